@@ -168,3 +168,15 @@ export type EngineEvent =
   | { type: "run_end"; index: number; time: Millis };
 
 export type EngineEventType = EngineEvent["type"];
+
+/** Several symbols aligned by timestamp (never by row). */
+export interface MarketData {
+  readonly symbols: readonly string[];
+  /** Same order as `symbols`. */
+  readonly series: readonly SymbolSeries[];
+  /** The master timeline: the sorted union of every symbol's timestamps. */
+  readonly times: Float64Array;
+  /** Per symbol, per master index: the index into that symbol's series, or -1 when the symbol has
+   * no bar at that time (it then does not trade at that time). */
+  readonly barIndex: readonly Int32Array[];
+}
