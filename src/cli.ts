@@ -1,0 +1,82 @@
+import { Command, CommanderError, Option } from "commander";
+import { VERSION } from "./version.js";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const RUN_EXAMPLES = `
+Examples:
+  $ agenticbt run strategies/sma-crossover.ts --data data/GOOG.csv
+  $ agenticbt run strategies/sma-crossover.ts --data data/GOOG.csv --param fast=10 --param slow=30 --commission 0.001
+  $ agenticbt run strategies/rsi-reversion.ts --data data/SPY_D.csv --from 2010-01-01 --to 2014-12-31 --json
+  $ agenticbt run strategies/buy-and-hold.ts --data ORCL=data/orcl-1995-2014.txt NVDA=data/nvda-1999-2014.txt
+
+Exit codes: 0 success, 1 the run failed or was interrupted, 2 bad usage or bad input.
+Every run is written to .agenticbt/runs/<id>/ (result.json, equity.csv, trades.csv, orders.jsonl, ...).`;
+
+/** Errors that carry their own exit code (bad input = 2) print their message only. */
+function exitCodeOf(err: unknown): number {
+  if (err && typeof err === "object" && "exitCode" in err && typeof err.exitCode === "number") return err.exitCode;
+  return 1;
+}
+
+export function buildProgram(): Command {
+  const program = new Command()
+    .name("agenticbt")
+    .description("Backtest the trader, not just the strategy: a deterministic backtest runner for LLM trading agents and code strategies.")
+    .version(VERSION)
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+
+  program
+    .command("run")
+    .description("Backtest a strategy on OHLCV CSV data and write the run to .agenticbt/runs/<id>/")
+    .argument("<strategy>", "strategy file: strategies/<name>.ts (code)")
+    .requiredOption("-d, --data <csv...>", "OHLCV CSV file(s); SYM=path names the symbol (default: file name)")
+    .option("--cash <amount>", "initial cash", "10000")
+    .option("--commission <rate>", "commission as a fraction of notional, e.g. 0.001 = 0.1%", "0")
+    .option("--commission-fixed <amount>", "fixed commission per order (charged on its first fill)", "0")
+    .option("--slippage <rate>", "adverse slippage as a fraction of price (market and stop fills)", "0")
+    .option("--slippage-ticks <n>", "adverse slippage in ticks instead of a fraction")
+    .option("--tick-size <size>", "price tick for --slippage-ticks", "0.01")
+    .option("--trade-on-close", "fill market orders at the decision bar's close instead of the next open")
+    .option("--fractional", "allow fractional units (crypto, FX)")
+    .option("--allow-short", "allow short positions (margin-checked)")
+    .option("--short-margin <fraction>", "margin held against shorts, as a fraction of their notional", "0.5")
+    .option("--volume-cap <fraction>", "fill at most this fraction of a bar's volume; the rest stays working")
+    .option("--max-position-weight <fraction>", "risk limit: max |position| / equity per symbol")
+    .option("--max-open-positions <n>", "risk limit: max number of open positions")
+    .option("--max-gross-exposure <fraction>", "risk limit: max (long + short) / equity")
+    .option("--halt-drawdown <fraction>", "flatten and stop trading once drawdown reaches this fraction")
+    .option("--from <date>", "first bar to trade (earlier bars are history for indicators)")
+    .option("--to <date>", "last bar (later bars are not loaded)")
+    .option("-p, --param <key=value>", "strategy parameter (repeatable)", collect)
+    .option("--name <name>", "run name (default: the strategy's name)")
+    .option("--runs-dir <dir>", "where run directories go", ".agenticbt/runs")
+    .option("--strict", "reject unsorted data instead of sorting it with a warning")
+    .option("--tz <zone>", "IANA time zone that timestamps with a UTC offset are converted to")
+    .addOption(new Option("--json", "print result.json alone on stdout"))
+    .option("-q, --quiet", "no progress lines")
+    .addHelpText("after", RUN_EXAMPLES)
+    .action(async (strategy: string, opts) => {
+      const { runCommand } = await import("./cli/run-command.js");
+      process.exitCode = await runCommand(strategy, opts);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are successes; every other parse error is bad usage.
+      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
+      return 2;
+    }
+    process.stderr.write(`error: ${(err as Error).message}\n`);
+    return exitCodeOf(err);
+  }
+}

@@ -1,0 +1,516 @@
+import type { BrokerConfig } from "./broker-config.js";
+import { dayKey } from "./calendar.js";
+import { applySlippage, type BarPrices, commissionFor, matchPrice } from "./fill-model.js";
+import { Portfolio } from "./portfolio.js";
+import { checkRisk } from "./risk-check.js";
+import { roundUnits, unitsForBudget } from "./sizing.js";
+import type {
+  AccountSnapshot,
+  EngineEvent,
+  MarketData,
+  Order,
+  OrderRequest,
+  Position,
+  Side,
+} from "./types.js";
+import { validateOrderRequest } from "./validate-order.js";
+
+const EPS = 1e-9;
+
+/** Book-keeping the public Order does not need to show. */
+interface Working {
+  order: Order;
+  sym: number;
+  /** First master index at which the order may fill. */
+  activeFrom: number;
+  /** For bracket children activated inside a bar: the entry's raw fill price, used instead of the
+   * open because the open happened before the entry. */
+  sameBarReference: number;
+  sameBarIndex: number;
+  /** The other bracket leg, if any. */
+  sibling: Working | null;
+  /** The bracket's children, once the entry has (partly) filled. */
+  children: Working[] | null;
+}
+
+export type EventSink = (event: EngineEvent) => void;
+
+/**
+ * The simulated broker: validates orders, fills them bar by bar by the documented rules, keeps the
+ * portfolio and reports everything as typed events. Pure and synchronous: same data and same
+ * orders give bit-identical results.
+ */
+export class Broker {
+  readonly portfolio: Portfolio;
+  readonly orders: Order[] = [];
+  private working: Working[] = [];
+  private nextId = 1;
+  private peakEquity: number;
+  halted = false;
+  haltReason: string | null = null;
+  private readonly bar: BarPrices = { open: 0, high: 0, low: 0, close: 0 };
+
+  constructor(
+    readonly data: MarketData,
+    readonly config: BrokerConfig,
+    private readonly emit: EventSink | null = null,
+  ) {
+    this.portfolio = new Portfolio(data.symbols, config.initialCash);
+    this.peakEquity = config.initialCash;
+  }
+
+  symbolIndex(symbol: string): number {
+    return this.data.symbols.indexOf(symbol);
+  }
+
+  /** Accepts or rejects an order placed at the close of bar `index`. It may fill from the next bar
+   * (or at this close for a market order under trade-on-close, see `fillAtClose`). */
+  submit(request: OrderRequest, index: number): Order {
+    const time = this.data.times[index] ?? 0;
+    const sym = this.symbolIndex(request.symbol);
+    const problem = validateOrderRequest(request, sym >= 0, this.config);
+    const order: Order = {
+      id: this.nextId++,
+      symbol: request.symbol,
+      side: request.side ?? null,
+      type: request.type ?? "market",
+      size: request.size,
+      limitPrice: request.limitPrice ?? null,
+      stopPrice: request.stopPrice ?? null,
+      tif: request.tif ?? { kind: "gtc" },
+      stopLoss: request.stopLoss ?? null,
+      takeProfit: request.takeProfit ?? null,
+      tag: request.tag ?? null,
+      submittedIndex: index,
+      submittedTime: time,
+      parentId: null,
+      ocoId: null,
+      status: "working",
+      remainingQty: request.size.kind === "qty" ? request.size.qty : null,
+      filledQty: 0,
+      avgFillPrice: 0,
+      barsWorked: 0,
+      dayKey: null,
+      reason: null,
+      fixedFeeCharged: false,
+    };
+    this.orders.push(order);
+    const reason = problem ?? (this.halted ? `trading halted: ${this.haltReason}` : null);
+    if (reason !== null) {
+      order.status = "rejected";
+      order.reason = reason;
+      this.emit?.({ type: "order_rejected", index, time, order, reason });
+      return order;
+    }
+    this.working.push({
+      order,
+      sym,
+      activeFrom: index + 1,
+      sameBarReference: 0,
+      sameBarIndex: -1,
+      sibling: null,
+      children: null,
+    });
+    this.emit?.({ type: "order_accepted", index, time, order });
+    return order;
+  }
+
+  cancel(orderId: number, index: number, reason = "cancelled by the strategy"): boolean {
+    const w = this.working.find((x) => x.order.id === orderId);
+    if (!w) return false;
+    this.finish(w, "cancelled", reason, index);
+    return true;
+  }
+
+  workingOrders(): readonly Order[] {
+    return this.working.map((w) => w.order);
+  }
+
+  /** Processes working orders against bar `index`, in submission order, then marks at the close. */
+  processBar(index: number): void {
+    const { barIndex, series } = this.data;
+    if (this.working.length > 0) {
+      // Children activated during this pass are appended and seen in the same pass.
+      for (let k = 0; k < this.working.length; k++) {
+        const w = this.working[k] as Working;
+        if (w.order.status !== "working" || w.activeFrom > index) continue;
+        const bi = (barIndex[w.sym] as Int32Array)[index] as number;
+        if (bi < 0) continue;
+        const s = series[w.sym];
+        if (!s) continue;
+        this.bar.open = s.open[bi] as number;
+        this.bar.high = s.high[bi] as number;
+        this.bar.low = s.low[bi] as number;
+        this.bar.close = s.close[bi] as number;
+        if (this.expired(w, index)) continue;
+        const reference = w.sameBarIndex === index ? w.sameBarReference : this.bar.open;
+        this.tryFill(w, index, reference, bi);
+      }
+      this.compact();
+    }
+    this.markToClose(index);
+  }
+
+  /** Under trade-on-close, market orders placed at this bar's close fill at that close. */
+  fillAtClose(index: number): void {
+    if (!this.config.tradeOnClose) return;
+    let any = false;
+    for (let k = 0; k < this.working.length; k++) {
+      const w = this.working[k] as Working;
+      const o = w.order;
+      if (o.status !== "working" || o.type !== "market" || o.submittedIndex !== index) continue;
+      const bi = (this.data.barIndex[w.sym] as Int32Array)[index] as number;
+      if (bi < 0) continue;
+      const close = (this.data.series[w.sym] as { close: Float64Array }).close[bi] as number;
+      this.bar.open = close;
+      this.bar.high = close;
+      this.bar.low = close;
+      this.bar.close = close;
+      this.tryFill(w, index, close, bi, "close");
+      any = true;
+    }
+    if (any) this.compact();
+  }
+
+  /** Updates last prices to the closes of bar `index` and checks the drawdown halt. */
+  markToClose(index: number): void {
+    const { barIndex, series } = this.data;
+    const last = this.portfolio.lastPrice;
+    for (let s = 0; s < series.length; s++) {
+      const bi = (barIndex[s] as Int32Array)[index] as number;
+      if (bi >= 0) last[s] = (series[s] as { close: Float64Array }).close[bi] as number;
+    }
+  }
+
+  /** Checks the drawdown halt after the bar's equity is final. */
+  checkHalt(index: number, equity: number): void {
+    if (equity > this.peakEquity) this.peakEquity = equity;
+    const limit = this.config.risk.haltDrawdown;
+    if (limit === null || this.halted) return;
+    const dd = 1 - equity / this.peakEquity;
+    if (dd < limit) return;
+    this.halted = true;
+    this.haltReason = `drawdown ${(dd * 100).toFixed(2)}% reached the ${(limit * 100).toFixed(2)}% limit`;
+    for (const w of [...this.working]) this.finish(w, "cancelled", `trading halted: ${this.haltReason}`, index);
+    this.compact();
+    // Flatten at the next open: these orders bypass the halt because they only reduce risk.
+    for (let s = 0; s < this.data.symbols.length; s++) {
+      if ((this.portfolio.qty[s] as number) === 0) continue;
+      const order = this.submitUnchecked(s, index, "halt: flatten");
+      this.emit?.({ type: "order_accepted", index, time: this.data.times[index] ?? 0, order });
+    }
+  }
+
+  account(): AccountSnapshot {
+    const positions: Position[] = [];
+    const p = this.portfolio;
+    let gross = 0;
+    for (let s = 0; s < p.qty.length; s++) {
+      const q = p.qty[s] as number;
+      if (q === 0) continue;
+      const lastPrice = p.lastPrice[s] as number;
+      gross += Math.abs(q * lastPrice);
+      positions.push({ symbol: this.data.symbols[s] as string, qty: q, avgPrice: p.avgPrice(s), lastPrice });
+    }
+    return { cash: p.cash, equity: p.equity(), grossExposure: gross, positions };
+  }
+
+  private submitUnchecked(sym: number, index: number, tag: string): Order {
+    const order: Order = {
+      id: this.nextId++,
+      symbol: this.data.symbols[sym] as string,
+      side: null,
+      type: "market",
+      size: { kind: "weight", weight: 0 },
+      limitPrice: null,
+      stopPrice: null,
+      tif: { kind: "gtc" },
+      stopLoss: null,
+      takeProfit: null,
+      tag,
+      submittedIndex: index,
+      submittedTime: this.data.times[index] ?? 0,
+      parentId: null,
+      ocoId: null,
+      status: "working",
+      remainingQty: null,
+      filledQty: 0,
+      avgFillPrice: 0,
+      barsWorked: 0,
+      dayKey: null,
+      reason: null,
+      fixedFeeCharged: false,
+    };
+    this.orders.push(order);
+    this.working.push({
+      order,
+      sym,
+      activeFrom: index + 1,
+      sameBarReference: 0,
+      sameBarIndex: -1,
+      sibling: null,
+      children: null,
+    });
+    return order;
+  }
+
+  /** Applies time in force before the order may fill in this bar. */
+  private expired(w: Working, index: number): boolean {
+    const o = w.order;
+    o.barsWorked++;
+    const tif = o.tif;
+    if (tif.kind === "bars" && o.barsWorked > tif.bars) {
+      this.finish(w, "expired", `time in force: ${tif.bars} bar(s) elapsed`, index);
+      return true;
+    }
+    if (tif.kind === "day") {
+      const day = dayKey(this.data.times[index] ?? 0);
+      if (o.dayKey === null) o.dayKey = day;
+      else if (o.dayKey !== day) {
+        this.finish(w, "expired", "time in force: the trading day ended", index);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private tryFill(w: Working, index: number, reference: number, bi: number, closeBasis?: "close"): void {
+    const o = w.order;
+    const side = this.resolveSide(w, reference, index);
+    if (side === null) return;
+    const match = matchPrice(o.type, side, o.limitPrice, o.stopPrice, this.bar, reference);
+    if (match === null) return;
+    // One-cancels-other: when both legs could fill in this bar, the stop-loss wins (conservative).
+    // Stop-loss children are created before take-profit ones, so only the take-profit needs this.
+    if (w.sibling && o.type === "limit" && w.sibling.order.status === "working") {
+      const sib = w.sibling.order;
+      const sibSide = sib.side as Side;
+      const sibRef = w.sibling.sameBarIndex === index ? w.sibling.sameBarReference : this.bar.open;
+      if (matchPrice(sib.type, sibSide, sib.limitPrice, sib.stopPrice, this.bar, sibRef) !== null) return;
+    }
+    const price = applySlippage(match.price, side, o.type, this.config);
+    let qty = this.resolveQty(w, side, price, index);
+    if (qty === null) return;
+    if (o.parentId !== null) {
+      // Bracket children only ever reduce the position they protect.
+      const held = Math.abs(this.portfolio.qty[w.sym] as number);
+      const protects = (this.portfolio.qty[w.sym] as number) > 0 ? side === "sell" : side === "buy";
+      if (held === 0 || !protects) {
+        this.finish(w, "cancelled", "the position it protected is already closed", index);
+        return;
+      }
+      qty = Math.min(qty, held);
+    }
+    const cap = this.config.volumeCap;
+    if (cap !== null) {
+      const volume = (this.data.series[w.sym] as { volume: Float64Array }).volume[bi] as number;
+      const allowed = roundUnits(volume * cap, this.config);
+      if (allowed <= 0) return;
+      qty = Math.min(qty, allowed);
+    }
+    if (qty <= EPS) return;
+    const commission = commissionFor(qty, price, !o.fixedFeeCharged, this.config);
+    const rejection = this.checkAffordable(w, side, qty, price, commission);
+    if (rejection !== null) {
+      this.finish(w, "rejected", rejection, index);
+      return;
+    }
+    this.executeFill(w, side, qty, price, match.price, commission, index, closeBasis ?? match.basis);
+  }
+
+  /** Weight orders choose their side when they fill: towards the target. */
+  private resolveSide(w: Working, price: number, index: number): Side | null {
+    const o = w.order;
+    if (o.side !== null) return o.side;
+    if (o.size.kind !== "weight") return null;
+    const target = this.targetUnits(w.sym, o.size.weight, price);
+    const current = this.portfolio.qty[w.sym] as number;
+    if (Math.abs(target - current) <= EPS) {
+      this.finish(w, "cancelled", "already at the target weight", index);
+      return null;
+    }
+    return target > current ? "buy" : "sell";
+  }
+
+  private targetUnits(sym: number, weight: number, price: number): number {
+    if (weight === 0) return 0;
+    const equity = this.equityAt(sym, price);
+    const units = unitsForBudget(equity * Math.abs(weight), price, this.config, false);
+    return weight < 0 ? -units : units;
+  }
+
+  /** Equity at the moment of a fill: the filling symbol at the fill price, the others at their
+   * last known price (this bar's open is not yet a close, so they keep the previous close). */
+  private equityAt(sym: number, price: number): number {
+    const p = this.portfolio;
+    return p.equity() + (p.qty[sym] as number) * (price - (p.lastPrice[sym] as number));
+  }
+
+  /** Units to fill now; sizes fraction and weight orders on their first fill. */
+  private resolveQty(w: Working, side: Side, price: number, index: number): number | null {
+    const o = w.order;
+    if (o.remainingQty === null) {
+      let units: number;
+      if (o.size.kind === "fraction") {
+        units = unitsForBudget(this.equityAt(w.sym, price) * o.size.fraction, price, this.config, !o.fixedFeeCharged);
+      } else if (o.size.kind === "weight") {
+        units = Math.abs(this.targetUnits(w.sym, o.size.weight, price) - (this.portfolio.qty[w.sym] as number));
+        units = roundUnits(units, this.config);
+      } else {
+        units = o.size.qty;
+      }
+      if (units <= EPS) {
+        this.finish(w, "rejected", "the order sizes to zero units at this price and equity", index);
+        return null;
+      }
+      o.remainingQty = units;
+      if (o.side === null) o.side = side;
+    }
+    return o.remainingQty;
+  }
+
+  /** Cash, margin, short and risk checks for a fill that would add risk; reducing fills pass. */
+  private checkAffordable(w: Working, side: Side, qty: number, price: number, commission: number): string | null {
+    const p = this.portfolio;
+    const before = p.qty[w.sym] as number;
+    const after = before + (side === "buy" ? qty : -qty);
+    const addsRisk = Math.abs(after) > Math.abs(before) + EPS || Math.sign(after) * Math.sign(before) < 0;
+    if (!addsRisk) return null;
+    if (after < -EPS && !this.config.allowShort) {
+      return "shorting is not allowed: this sell is larger than the position; pass --allow-short to permit shorts";
+    }
+    const cashAfter = p.cash - (after - before) * price - commission;
+    const exp = p.exposure(w.sym, price, after);
+    const equityAfter = cashAfter + exp.long - exp.short;
+    // A cash account pays for longs in full; shorts must leave cash covering the short notional
+    // plus the margin fraction of it (which is equity >= long + margin x short).
+    const required = (1 + this.config.shortMargin) * exp.short;
+    if (cashAfter < required - 1e-7) {
+      if (exp.short <= EPS) {
+        return `insufficient cash: the fill needs ${(cashAfter < 0 ? p.cash - cashAfter : 0).toFixed(2)} and the account has ${p.cash.toFixed(2)}`;
+      }
+      return `insufficient margin: shorts of ${exp.short.toFixed(2)} need cash of ${required.toFixed(2)} (short proceeds plus ${(this.config.shortMargin * 100).toFixed(0)}% margin), the account would have ${cashAfter.toFixed(2)}`;
+    }
+    return checkRisk(this.config.risk, {
+      positionNotional: Math.abs(after * price),
+      long: exp.long,
+      short: exp.short,
+      openPositions: exp.open,
+      equity: equityAfter,
+    });
+  }
+
+  private executeFill(
+    w: Working,
+    side: Side,
+    qty: number,
+    price: number,
+    rawPrice: number,
+    commission: number,
+    index: number,
+    basis: string,
+  ): void {
+    const o = w.order;
+    const time = this.data.times[index] ?? 0;
+    const slippage = Math.abs(price - rawPrice) * qty;
+    const trades = this.portfolio.applyFill(w.sym, side, qty, price, commission, slippage, index, time, o.id);
+    o.fixedFeeCharged = true;
+    o.avgFillPrice = (o.avgFillPrice * o.filledQty + price * qty) / (o.filledQty + qty);
+    o.filledQty += qty;
+    o.remainingQty = (o.remainingQty ?? qty) - qty;
+    this.emit?.({
+      type: "fill",
+      index,
+      time,
+      fill: { orderId: o.id, symbol: o.symbol, side, qty, price, rawPrice, commission, slippage, index, time, basis },
+    });
+    for (const trade of trades) this.emit?.({ type: "trade_closed", index, time, trade });
+    if (o.remainingQty <= EPS) {
+      o.remainingQty = 0;
+      o.status = "filled";
+    }
+    if (w.sibling && w.sibling.order.status === "working") {
+      const sib = w.sibling;
+      if (o.status === "filled") this.finish(sib, "cancelled", `one-cancels-other: order ${o.id} filled`, index);
+      else sib.order.remainingQty = Math.max(0, (sib.order.remainingQty ?? 0) - qty);
+    }
+    if (o.stopLoss !== null || o.takeProfit !== null) this.attachChildren(w, side, qty, rawPrice, index);
+  }
+
+  /** Brackets: each entry fill adds its units to the protective children (created on the first). */
+  private attachChildren(entry: Working, side: Side, qty: number, entryPrice: number, index: number): void {
+    if (entry.children) {
+      for (const c of entry.children) if (c.order.status === "working") c.order.remainingQty = (c.order.remainingQty ?? 0) + qty;
+      return;
+    }
+    const exitSide: Side = side === "buy" ? "sell" : "buy";
+    const o = entry.order;
+    const make = (type: "stop" | "limit", price: number): Working => {
+      const child: Order = {
+        id: this.nextId++,
+        symbol: o.symbol,
+        side: exitSide,
+        type,
+        size: { kind: "qty", qty },
+        limitPrice: type === "limit" ? price : null,
+        stopPrice: type === "stop" ? price : null,
+        tif: { kind: "gtc" },
+        stopLoss: null,
+        takeProfit: null,
+        tag: type === "stop" ? "stop-loss" : "take-profit",
+        submittedIndex: index,
+        submittedTime: this.data.times[index] ?? 0,
+        parentId: o.id,
+        ocoId: null,
+        status: "working",
+        remainingQty: qty,
+        filledQty: 0,
+        avgFillPrice: 0,
+        barsWorked: 0,
+        dayKey: null,
+        reason: null,
+        fixedFeeCharged: false,
+      };
+      this.orders.push(child);
+      // Active in this very bar, after the entry: the rest of the bar may already hit it.
+      return { order: child, sym: entry.sym, activeFrom: index, sameBarReference: entryPrice, sameBarIndex: index, sibling: null, children: null };
+    };
+    const children: Working[] = [];
+    if (o.stopLoss !== null) children.push(make("stop", o.stopLoss));
+    if (o.takeProfit !== null) children.push(make("limit", o.takeProfit));
+    const [a, b] = children;
+    if (a && b) {
+      a.sibling = b;
+      b.sibling = a;
+      a.order.ocoId = b.order.id;
+      b.order.ocoId = a.order.id;
+    }
+    entry.children = children;
+    const time = this.data.times[index] ?? 0;
+    for (const c of children) {
+      this.working.push(c);
+      this.emit?.({ type: "order_accepted", index, time, order: c.order });
+    }
+  }
+
+  private finish(w: Working, status: "cancelled" | "rejected" | "expired", reason: string, index: number): void {
+    const o = w.order;
+    if (o.status !== "working") return;
+    o.status = status;
+    o.reason = reason;
+    const time = this.data.times[index] ?? 0;
+    if (status === "expired") this.emit?.({ type: "order_expired", index, time, order: o });
+    else if (status === "rejected") this.emit?.({ type: "order_rejected", index, time, order: o, reason });
+    else this.emit?.({ type: "order_cancelled", index, time, order: o, reason });
+    // Cancelling a working entry leaves no children; cancelling a leg leaves its sibling alone.
+  }
+
+  private compact(): void {
+    let j = 0;
+    for (let k = 0; k < this.working.length; k++) {
+      const w = this.working[k] as Working;
+      if (w.order.status === "working") this.working[j++] = w;
+    }
+    this.working.length = j;
+  }
+}

@@ -1,0 +1,187 @@
+import type { ClosedTrade, Millis, Side } from "./types.js";
+
+/** An open lot: units bought (or sold short) by one fill, closed first-in first-out. */
+interface Lot {
+  qty: number;
+  price: number;
+  index: number;
+  time: Millis;
+  orderId: number;
+  /** Entry commission and slippage not yet attributed to a closed trade. */
+  commission: number;
+  slippage: number;
+}
+
+const EPS = 1e-9;
+
+/**
+ * Cash, positions and lots for a fixed list of symbols (indexed, so the hot path avoids maps).
+ * Closing fills consume lots FIFO and produce closed trades; a fill larger than the position
+ * closes it and opens the remainder the other way (a reversal).
+ */
+export class Portfolio {
+  cash: number;
+  readonly qty: Float64Array;
+  readonly lastPrice: Float64Array;
+  private readonly lots: Lot[][];
+  private tradeSeq = 0;
+  totalCommission = 0;
+  totalSlippage = 0;
+
+  constructor(
+    readonly symbols: readonly string[],
+    initialCash: number,
+  ) {
+    this.cash = initialCash;
+    this.qty = new Float64Array(symbols.length);
+    this.lastPrice = new Float64Array(symbols.length);
+    this.lots = symbols.map(() => []);
+  }
+
+  equity(): number {
+    let e = this.cash;
+    for (let s = 0; s < this.qty.length; s++) {
+      const q = this.qty[s] as number;
+      if (q !== 0) e += q * (this.lastPrice[s] as number);
+    }
+    return e;
+  }
+
+  /** Long and short notional at the last prices, optionally with one symbol at another price. */
+  exposure(overrideSym = -1, overridePrice = 0, overrideQty = 0): { long: number; short: number; open: number } {
+    let long = 0;
+    let short = 0;
+    let open = 0;
+    for (let s = 0; s < this.qty.length; s++) {
+      const q = s === overrideSym ? overrideQty : (this.qty[s] as number);
+      const p = s === overrideSym ? overridePrice : (this.lastPrice[s] as number);
+      if (q > EPS) long += q * p;
+      else if (q < -EPS) short -= q * p;
+      if (Math.abs(q) > EPS) open++;
+    }
+    return { long, short, open };
+  }
+
+  avgPrice(sym: number): number {
+    const lots = this.lots[sym] as Lot[];
+    let units = 0;
+    let cost = 0;
+    for (const lot of lots) {
+      units += Math.abs(lot.qty);
+      cost += Math.abs(lot.qty) * lot.price;
+    }
+    return units > 0 ? cost / units : 0;
+  }
+
+  /** Applies a fill and returns the trades it closed. */
+  applyFill(
+    sym: number,
+    side: Side,
+    qty: number,
+    price: number,
+    commission: number,
+    slippage: number,
+    index: number,
+    time: Millis,
+    orderId: number,
+  ): ClosedTrade[] {
+    const signed = side === "buy" ? qty : -qty;
+    this.cash -= signed * price + commission;
+    this.totalCommission += commission;
+    this.totalSlippage += slippage;
+    const lots = this.lots[sym] as Lot[];
+    const closed: ClosedTrade[] = [];
+    let remaining = qty;
+    const symbol = this.symbols[sym] as string;
+    // Close opposite lots first-in first-out.
+    while (remaining > EPS && lots.length > 0) {
+      const lot = lots[0] as Lot;
+      if ((lot.qty > 0) === (signed > 0)) break;
+      const lotUnits = Math.abs(lot.qty);
+      const take = Math.min(lotUnits, remaining);
+      const share = take / qty;
+      const lotShare = take / lotUnits;
+      const entryCommission = lot.commission * lotShare;
+      const entrySlippage = lot.slippage * lotShare;
+      const exitCommission = commission * share;
+      const exitSlippage = slippage * share;
+      const direction = lot.qty > 0 ? 1 : -1;
+      const pnl = direction * take * (price - lot.price) - entryCommission - exitCommission;
+      closed.push({
+        id: ++this.tradeSeq,
+        symbol,
+        side: direction > 0 ? "long" : "short",
+        qty: take,
+        entryIndex: lot.index,
+        entryTime: lot.time,
+        entryPrice: lot.price,
+        exitIndex: index,
+        exitTime: time,
+        exitPrice: price,
+        pnl,
+        returnPct: pnl / (lot.price * take),
+        commission: entryCommission + exitCommission,
+        slippage: entrySlippage + exitSlippage,
+        entryOrderId: lot.orderId,
+        exitOrderId: orderId,
+      });
+      remaining -= take;
+      if (take >= lotUnits - EPS) {
+        lots.shift();
+      } else {
+        lot.qty -= direction * take;
+        lot.commission -= entryCommission;
+        lot.slippage -= entrySlippage;
+      }
+    }
+    if (remaining > EPS) {
+      const share = remaining / qty;
+      lots.push({
+        qty: side === "buy" ? remaining : -remaining,
+        price,
+        index,
+        time,
+        orderId,
+        commission: commission * share,
+        slippage: slippage * share,
+      });
+    }
+    let q = 0;
+    for (const lot of lots) q += lot.qty;
+    this.qty[sym] = Math.abs(q) < EPS ? 0 : q;
+    return closed;
+  }
+
+  /** Open lots as trades valued at the last price, for end-of-run statistics only: nothing is
+   * sold, and no exit commission is invented. */
+  openLotsAsTrades(index: number, time: Millis): ClosedTrade[] {
+    const out: ClosedTrade[] = [];
+    for (let s = 0; s < this.lots.length; s++) {
+      const price = this.lastPrice[s] as number;
+      for (const lot of this.lots[s] as Lot[]) {
+        const units = Math.abs(lot.qty);
+        const direction = lot.qty > 0 ? 1 : -1;
+        const pnl = direction * units * (price - lot.price) - lot.commission;
+        out.push({
+          id: ++this.tradeSeq,
+          symbol: this.symbols[s] as string,
+          side: direction > 0 ? "long" : "short",
+          qty: units,
+          entryIndex: lot.index,
+          entryTime: lot.time,
+          entryPrice: lot.price,
+          exitIndex: index,
+          exitTime: time,
+          exitPrice: price,
+          pnl,
+          returnPct: pnl / (lot.price * units),
+          commission: lot.commission,
+          slippage: lot.slippage,
+          entryOrderId: lot.orderId,
+          exitOrderId: 0,
+        });
+      }
+    }
+    return out;
+  }
+}

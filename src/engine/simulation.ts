@@ -1,0 +1,60 @@
+import { Broker, type EventSink } from "./broker.js";
+import type { BrokerConfig } from "./broker-config.js";
+import { type CalendarFlags, calendarFlagsAt, dayKey, isoWeekKey, monthKey } from "./calendar.js";
+import type { MarketData } from "./types.js";
+
+/**
+ * Steps a broker over a master timeline in two phases per bar, so that a decision can sit between
+ * them: `openBar` fills working orders inside bar i and marks to its close; the decision then sees
+ * bar i; `closeBar` fills trade-on-close orders, records the bar's equity and emits calendar events.
+ */
+export class Simulation {
+  readonly broker: Broker;
+  readonly equity: Float64Array;
+  /** 1 where a position was open at the bar's close. */
+  readonly exposed: Uint8Array;
+  private readonly flags: CalendarFlags = { dayEnd: false, weekEnd: false, monthEnd: false };
+
+  constructor(
+    readonly data: MarketData,
+    config: BrokerConfig,
+    private readonly emit: EventSink | null = null,
+  ) {
+    this.broker = new Broker(data, config, emit);
+    this.equity = new Float64Array(data.times.length);
+    this.exposed = new Uint8Array(data.times.length);
+  }
+
+  get length(): number {
+    return this.data.times.length;
+  }
+
+  openBar(i: number): void {
+    this.emit?.({ type: "bar", index: i, time: this.data.times[i] ?? 0 });
+    this.broker.processBar(i);
+  }
+
+  closeBar(i: number): CalendarFlags {
+    const broker = this.broker;
+    broker.fillAtClose(i);
+    const p = broker.portfolio;
+    const equity = p.equity();
+    this.equity[i] = equity;
+    let open = 0;
+    for (let s = 0; s < p.qty.length; s++) if (p.qty[s] !== 0) open = 1;
+    this.exposed[i] = open;
+    broker.checkHalt(i, equity);
+    const flags = calendarFlagsAt(this.data.times, i, this.flags);
+    if (this.emit && flags.dayEnd) {
+      const time = this.data.times[i] ?? 0;
+      this.emit({ type: "day_end", index: i, time, key: dayKey(time) });
+      if (flags.weekEnd) this.emit({ type: "week_end", index: i, time, key: isoWeekKey(time) });
+      if (flags.monthEnd) this.emit({ type: "month_end", index: i, time, key: monthKey(time) });
+    }
+    return flags;
+  }
+
+  finish(lastIndex: number): void {
+    this.emit?.({ type: "run_end", index: lastIndex, time: this.data.times[lastIndex] ?? 0 });
+  }
+}

@@ -1,0 +1,59 @@
+import type { BrokerConfig } from "./broker-config.js";
+import type { OrderRequest } from "./types.js";
+
+const positive = (x: number | undefined): boolean => x !== undefined && Number.isFinite(x) && x > 0;
+
+/** Checks an order's shape when it is placed. Returns the reason for rejecting it, or null.
+ * Affordability is checked when it fills, against the account at that moment. */
+export function validateOrderRequest(
+  r: OrderRequest,
+  symbolKnown: boolean,
+  config: BrokerConfig,
+): string | null {
+  if (!symbolKnown) return `unknown symbol ${JSON.stringify(r.symbol)}`;
+  const type = r.type ?? "market";
+  if (type !== "market" && type !== "limit" && type !== "stop") {
+    return `unknown order type ${JSON.stringify(type)}: use market, limit or stop`;
+  }
+  const size = r.size;
+  if (size.kind === "qty") {
+    if (!positive(size.qty)) return "quantity must be a positive number";
+    if (!config.fractional && !Number.isInteger(size.qty)) {
+      return `quantity ${size.qty} is not a whole number of units; pass --fractional to trade fractions`;
+    }
+  } else if (size.kind === "fraction") {
+    if (!positive(size.fraction) || size.fraction > 1) {
+      return "fraction of equity must be in (0, 1]";
+    }
+  } else if (size.kind === "weight") {
+    if (!Number.isFinite(size.weight) || Math.abs(size.weight) > 10) {
+      return "target weight must be a number between -10 and 10";
+    }
+    if (size.weight < 0 && !config.allowShort) {
+      return "a negative target weight is a short; pass --allow-short to permit shorts";
+    }
+  }
+  if (size.kind !== "weight" && r.side !== "buy" && r.side !== "sell") {
+    return "side must be buy or sell";
+  }
+  if (type === "limit" && !positive(r.limitPrice)) return "a limit order needs a positive limit price";
+  if (type === "stop" && !positive(r.stopPrice)) return "a stop order needs a positive stop price";
+  const tif = r.tif;
+  if (tif && tif.kind === "bars" && !(Number.isInteger(tif.bars) && tif.bars >= 1)) {
+    return "time in force in bars must be a whole number >= 1";
+  }
+  if (r.stopLoss !== undefined || r.takeProfit !== undefined) {
+    if (size.kind === "weight") return "brackets need a buy or sell order sized by quantity or fraction";
+    if (r.stopLoss !== undefined && !positive(r.stopLoss)) return "stop-loss must be a positive price";
+    if (r.takeProfit !== undefined && !positive(r.takeProfit)) return "take-profit must be a positive price";
+    if (r.stopLoss !== undefined && r.takeProfit !== undefined) {
+      const ok = r.side === "buy" ? r.stopLoss < r.takeProfit : r.stopLoss > r.takeProfit;
+      if (!ok) {
+        return r.side === "buy"
+          ? "for a buy bracket the stop-loss must be below the take-profit"
+          : "for a sell bracket the stop-loss must be above the take-profit";
+      }
+    }
+  }
+  return null;
+}

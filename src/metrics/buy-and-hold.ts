@@ -1,0 +1,33 @@
+import type { MarketData } from "../engine/types.js";
+
+/**
+ * The benchmark every result is shown beside: cash split equally across the symbols, each share
+ * bought at the symbol's first close in the window (no costs, fractional units) and held to the
+ * end. With one symbol this is backtesting.py's "Buy & Hold Return" (last close / first close − 1).
+ */
+export function buyAndHoldEquity(data: MarketData, initialCash: number, start = 0): Float64Array {
+  const n = data.times.length;
+  const out = new Float64Array(Math.max(0, n - start));
+  const k = data.series.length;
+  const share = initialCash / Math.max(1, k);
+  const units = new Float64Array(k);
+  const last = new Float64Array(k);
+  const bought = new Uint8Array(k);
+  for (let i = start; i < n; i++) {
+    let equity = 0;
+    for (let s = 0; s < k; s++) {
+      const bi = (data.barIndex[s] as Int32Array)[i] as number;
+      if (bi >= 0) {
+        const close = (data.series[s] as { close: Float64Array }).close[bi] as number;
+        last[s] = close;
+        if (!bought[s]) {
+          bought[s] = 1;
+          units[s] = share / close;
+        }
+      }
+      equity += bought[s] ? (units[s] as number) * (last[s] as number) : share;
+    }
+    out[i - start] = equity;
+  }
+  return out;
+}

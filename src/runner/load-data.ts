@@ -1,0 +1,93 @@
+import { alignSeries } from "../engine/align-series.js";
+import { isIntraday, timeLabel } from "../engine/calendar.js";
+import type { MarketData, SymbolSeries } from "../engine/types.js";
+import { loadCsv } from "../data/load-csv.js";
+import { parseTimestamp, TIMESTAMP_FORMATS } from "../data/parse-timestamp.js";
+import type { RunConfig } from "./run-config.js";
+import type { DataFileInfo } from "./run-result.js";
+import { UsageError } from "./run-errors.js";
+
+export interface LoadedData {
+  data: MarketData;
+  /** First master index inside the window; earlier bars are history for indicators only. */
+  startIndex: number;
+  dataInfo: DataFileInfo[];
+  warnings: string[];
+}
+
+const DAY_MS = 86_400_000;
+
+function parseBound(value: string, flag: string): { t: number; dateOnly: boolean } {
+  const t = parseTimestamp(value.trim());
+  if (Number.isNaN(t)) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a date. Use ${TIMESTAMP_FORMATS}.`);
+  }
+  return { t, dateOnly: value.trim().length <= 10 };
+}
+
+/**
+ * Loads and validates every data file (throwing a DataError, exit code 2, before anything is
+ * simulated), cuts the data at `--to` so no later bar is even in memory, and aligns the symbols.
+ */
+export function loadData(config: RunConfig): LoadedData {
+  if (config.data.length === 0) throw new UsageError("No data: pass at least one --data <csv>.");
+  const warnings: string[] = [];
+  const from = config.from ? parseBound(config.from, "--from") : null;
+  const to = config.to ? parseBound(config.to, "--to") : null;
+  const toMs = to ? (to.dateOnly ? to.t + DAY_MS - 1 : to.t) : Number.POSITIVE_INFINITY;
+  if (from && from.t > toMs) throw new UsageError(`--from ${config.from} is after --to ${config.to}.`);
+  const series: SymbolSeries[] = [];
+  const info: DataFileInfo[] = [];
+  for (const spec of config.data) {
+    const opts: { symbol?: string; strict?: boolean; tz?: string } = { strict: config.strict };
+    if (spec.symbol) opts.symbol = spec.symbol;
+    if (config.tz) opts.tz = config.tz;
+    const loaded = loadCsv(spec.file, opts);
+    warnings.push(...loaded.warnings);
+    const s = cutAfter(loaded.series, toMs);
+    const intraday = isIntraday(s.time);
+    series.push(s);
+    info.push({
+      symbol: s.symbol,
+      file: spec.file,
+      sha256: loaded.sha256,
+      bars: s.length,
+      first: s.length ? timeLabel(s.time[0] as number, intraday) : null,
+      last: s.length ? timeLabel(s.time[s.length - 1] as number, intraday) : null,
+    });
+  }
+  let data: MarketData;
+  try {
+    data = alignSeries(series);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  let startIndex = 0;
+  if (from) {
+    while (startIndex < data.times.length && (data.times[startIndex] as number) < from.t) startIndex++;
+  }
+  if (startIndex >= data.times.length) {
+    throw new UsageError(
+      `No bars between --from ${config.from ?? "(start)"} and --to ${config.to ?? "(end)"}: check the window against the data's dates.`,
+    );
+  }
+  return { data, startIndex, dataInfo: info, warnings };
+}
+
+function cutAfter(s: SymbolSeries, toMs: number): SymbolSeries {
+  if (!Number.isFinite(toMs)) return s;
+  let n = s.length;
+  while (n > 0 && (s.time[n - 1] as number) > toMs) n--;
+  if (n === s.length) return s;
+  return {
+    symbol: s.symbol,
+    source: s.source,
+    length: n,
+    time: s.time.subarray(0, n),
+    open: s.open.subarray(0, n),
+    high: s.high.subarray(0, n),
+    low: s.low.subarray(0, n),
+    close: s.close.subarray(0, n),
+    volume: s.volume.subarray(0, n),
+  };
+}

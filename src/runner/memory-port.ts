@@ -1,0 +1,25 @@
+import { recall } from "../memory/keyword-recall.js";
+import type { MemoryWorkspace } from "../memory/workspace.js";
+import type { MemoryPort } from "../strategy/types.js";
+
+const REVIEW_KEY = /^(week|month)_(\d{4}-(?:W\d{2}|\d{2}))$/;
+
+/** Binds the strategy-facing memory functions to the run's workspace. A note key shaped like a
+ * review (`week_2024-W07`, `month_2024-03`) is written to reviews/, as a trader would expect. */
+export function memoryPort(workspace: MemoryWorkspace, dir: string): MemoryPort {
+  return {
+    log: (content, at) => {
+      workspace.log(content, at);
+    },
+    note: (key, content, at) => {
+      const m = REVIEW_KEY.exec(key);
+      if (m) workspace.review(m[1] as "week" | "month", m[2] as string, content, at);
+      else workspace.note(key, content, at);
+    },
+    review: (period, periodKey, content, at) => {
+      workspace.review(period, periodKey, content, at);
+    },
+    readNote: (key) => workspace.readNote(key),
+    recall: (query, limit, asOf) => recall(dir, query, { limit, asOf }),
+  };
+}

@@ -1,0 +1,270 @@
+import type { Broker } from "../engine/broker.js";
+import { clockKey, dayKey, isoWeekKey, monthKey } from "../engine/calendar.js";
+import type {
+  AccountSnapshot,
+  Bar,
+  MarketData,
+  Order,
+  OrderRequest,
+  SymbolSeries,
+} from "../engine/types.js";
+import { IndicatorCache } from "../indicators/indicator-cache.js";
+import type { IndicatorName } from "../indicators/catalogue.js";
+import type {
+  Citation,
+  IndicatorView,
+  MemoryPort,
+  OrderOptions,
+  Params,
+  StrategyContext,
+} from "./types.js";
+
+/** Raised for a strategy's misuse of the context (unknown symbol, bad arguments). */
+export class StrategyUsageError extends Error {
+  override readonly name = "StrategyUsageError";
+}
+
+/** What an order or memory call did during one decision: the runner records it. */
+export interface ContextActivity {
+  orders: Order[];
+  cancels: number[];
+  memory: { tool: string; key?: string; chars: number }[];
+  recalls: { query: string; citations: Citation[] }[];
+}
+
+class LiveIndicator implements IndicatorView {
+  constructor(
+    private readonly ctx: BacktestContext,
+    private readonly sym: number,
+    private readonly values: Float64Array,
+  ) {}
+  get value(): number | null {
+    return this.at(0);
+  }
+  at(ago: number): number | null {
+    const i = this.ctx.symbolBar(this.sym) - ago;
+    if (i < 0 || ago < 0) return null;
+    const v = this.values[i];
+    return v === undefined || Number.isNaN(v) ? null : v;
+  }
+}
+
+/**
+ * The one context object of a run, advanced bar by bar (reused, so the hot path allocates nothing).
+ * It reads only bars at or before the current index, which is what keeps strategies causal.
+ */
+export class BacktestContext implements StrategyContext {
+  index = -1;
+  time = 0;
+  readonly symbols: readonly string[];
+  readonly symbol: string;
+  private readonly lastBar: Int32Array;
+  private readonly intraday: boolean;
+  activity: ContextActivity = { orders: [], cancels: [], memory: [], recalls: [] };
+
+  constructor(
+    private readonly data: MarketData,
+    private readonly broker: Broker,
+    readonly params: Readonly<Params>,
+    private readonly memory: MemoryPort | null,
+    private readonly indicators: IndicatorCache = new IndicatorCache(),
+  ) {
+    this.symbols = data.symbols;
+    this.symbol = data.symbols[0] ?? "";
+    this.lastBar = new Int32Array(data.symbols.length).fill(-1);
+    this.intraday = data.times.some((t) => t % 86_400_000 !== 0);
+  }
+
+  /** Moves to master bar `i`. */
+  advance(i: number): void {
+    this.index = i;
+    this.time = this.data.times[i] ?? 0;
+    const map = this.data.barIndex;
+    for (let s = 0; s < map.length; s++) {
+      const bi = (map[s] as Int32Array)[i] as number;
+      if (bi >= 0) this.lastBar[s] = bi;
+    }
+  }
+
+  /** Starts recording what the strategy does in one decision. */
+  resetActivity(): ContextActivity {
+    const previous = this.activity;
+    this.activity = { orders: [], cancels: [], memory: [], recalls: [] };
+    return previous;
+  }
+
+  /** Index into a symbol's own series of its latest bar at or before now (-1 if none yet). */
+  symbolBar(sym: number): number {
+    return this.lastBar[sym] as number;
+  }
+
+  get timeLabel(): string {
+    return this.intraday ? `${dayKey(this.time)} ${clockKey(this.time)}` : dayKey(this.time);
+  }
+
+  private sym(symbol: string | undefined): number {
+    if (symbol === undefined) return 0;
+    const s = this.data.symbols.indexOf(symbol);
+    if (s < 0) {
+      throw new StrategyUsageError(
+        `Unknown symbol ${JSON.stringify(symbol)}. This run has: ${this.data.symbols.join(", ")}.`,
+      );
+    }
+    return s;
+  }
+
+  private series(s: number): SymbolSeries {
+    return this.data.series[s] as SymbolSeries;
+  }
+
+  bar(symbol?: string): Bar | null {
+    const s = this.sym(symbol);
+    const bi = (this.data.barIndex[s] as Int32Array)[this.index] as number;
+    return bi < 0 ? null : barAt(this.series(s), bi);
+  }
+
+  bars(n: number, symbol?: string): Bar[] {
+    const s = this.sym(symbol);
+    const last = this.symbolBar(s);
+    const out: Bar[] = [];
+    for (let i = Math.max(0, last - Math.max(0, Math.floor(n)) + 1); i <= last; i++) {
+      out.push(barAt(this.series(s), i));
+    }
+    return out;
+  }
+
+  close(ago = 0, symbol?: string): number | null {
+    const s = this.sym(symbol);
+    const i = this.symbolBar(s) - ago;
+    return i < 0 || ago < 0 ? null : (this.series(s).close[i] as number);
+  }
+
+  barCount(symbol?: string): number {
+    return this.symbolBar(this.sym(symbol)) + 1;
+  }
+
+  indicator(
+    name: string,
+    params: Record<string, number> = {},
+    options: { symbol?: string; output?: string } = {},
+  ): IndicatorView {
+    const s = this.sym(options.symbol);
+    const result = this.indicators.get(this.series(s), name as IndicatorName, params);
+    const keys = Object.keys(result.outputs);
+    const key = options.output ?? (keys.includes("value") ? "value" : keys[0]);
+    const values = key === undefined ? undefined : result.outputs[key];
+    if (!values) {
+      throw new StrategyUsageError(
+        `Indicator ${name} has no output ${JSON.stringify(options.output)}; it has: ${keys.join(", ")}.`,
+      );
+    }
+    return new LiveIndicator(this, s, values);
+  }
+
+  account(): AccountSnapshot {
+    return this.broker.account();
+  }
+
+  position(symbol?: string): number {
+    return this.broker.portfolio.qty[this.sym(symbol)] as number;
+  }
+
+  get cash(): number {
+    return this.broker.portfolio.cash;
+  }
+
+  get equity(): number {
+    return this.broker.portfolio.equity();
+  }
+
+  orders(): readonly Order[] {
+    return this.broker.workingOrders();
+  }
+
+  order(request: OrderRequest): Order {
+    this.sym(request.symbol);
+    const order = this.broker.submit(request, this.index);
+    this.activity.orders.push(order);
+    return order;
+  }
+
+  buy(options: OrderOptions = {}): Order {
+    return this.order(toRequest("buy", options, this.symbol));
+  }
+
+  sell(options: OrderOptions = {}): Order {
+    return this.order(toRequest("sell", options, this.symbol));
+  }
+
+  targetWeight(weight: number, symbol?: string): Order {
+    return this.order({ symbol: symbol ?? this.symbol, size: { kind: "weight", weight } });
+  }
+
+  closePosition(symbol?: string): Order {
+    return this.targetWeight(0, symbol);
+  }
+
+  cancel(orderId: number): boolean {
+    const ok = this.broker.cancel(orderId, this.index);
+    if (ok) this.activity.cancels.push(orderId);
+    return ok;
+  }
+
+  private requireMemory(): MemoryPort {
+    if (!this.memory) throw new StrategyUsageError("Memory is not available in this run.");
+    return this.memory;
+  }
+
+  log(content: string): void {
+    this.requireMemory().log(content, this.time);
+    this.activity.memory.push({ tool: "log", chars: content.length });
+  }
+
+  note(key: string, content: string): void {
+    this.requireMemory().note(key, content, this.time);
+    this.activity.memory.push({ tool: "note", key, chars: content.length });
+  }
+
+  readNote(key: string): string | null {
+    return this.requireMemory().readNote(key);
+  }
+
+  review(period: "week" | "month", content: string): void {
+    const key = period === "week" ? isoWeekKey(this.time) : monthKey(this.time);
+    this.requireMemory().review(period, key, content, this.time);
+    this.activity.memory.push({ tool: "review", key: `${period}_${key}`, chars: content.length });
+  }
+
+  recall(query: string, limit = 5): Citation[] {
+    const citations = this.requireMemory().recall(query, limit, this.time);
+    this.activity.recalls.push({ query, citations });
+    return citations;
+  }
+}
+
+function barAt(s: SymbolSeries, i: number): Bar {
+  return {
+    time: s.time[i] as number,
+    open: s.open[i] as number,
+    high: s.high[i] as number,
+    low: s.low[i] as number,
+    close: s.close[i] as number,
+    volume: s.volume[i] as number,
+  };
+}
+
+function toRequest(side: "buy" | "sell", o: OrderOptions, defaultSymbol: string): OrderRequest {
+  const type = o.limit !== undefined ? "limit" : o.stop !== undefined ? "stop" : "market";
+  const size =
+    o.qty !== undefined
+      ? ({ kind: "qty", qty: o.qty } as const)
+      : ({ kind: "fraction", fraction: o.fraction ?? 1 } as const);
+  const request: OrderRequest = { symbol: o.symbol ?? defaultSymbol, side, type, size };
+  if (o.limit !== undefined) request.limitPrice = o.limit;
+  if (o.stop !== undefined) request.stopPrice = o.stop;
+  if (o.stopLoss !== undefined) request.stopLoss = o.stopLoss;
+  if (o.takeProfit !== undefined) request.takeProfit = o.takeProfit;
+  if (o.tif !== undefined) request.tif = o.tif;
+  if (o.tag !== undefined) request.tag = o.tag;
+  return request;
+}

@@ -1,0 +1,123 @@
+import type {
+  AccountSnapshot,
+  Bar,
+  ClosedTrade,
+  Fill,
+  Millis,
+  Order,
+  OrderRequest,
+  TimeInForce,
+} from "../engine/types.js";
+
+export type ParamValue = number | string | boolean;
+export type Params = Record<string, ParamValue>;
+
+/** A recall hit: where in the run's memory, and how well it matched. */
+export interface Citation {
+  path: string;
+  startLine: number;
+  endLine: number;
+  snippet: string;
+  score: number;
+  source: "journal" | "note" | "review" | "playbook";
+}
+
+/** The memory a strategy may use; the runner binds it to the run directory. */
+export interface MemoryPort {
+  log(content: string, at: Millis): void;
+  note(key: string, content: string, at: Millis): void;
+  review(period: "week" | "month", periodKey: string, content: string, at: Millis): void;
+  readNote(key: string): string | null;
+  recall(query: string, limit: number, asOf: Millis): Citation[];
+}
+
+/** A live indicator: reads the value at the current bar each time it is asked. */
+export interface IndicatorView {
+  /** Value at the current bar of its symbol, or null during warm-up. */
+  readonly value: number | null;
+  /** Value `ago` bars back (0 = current), or null. Never reads past the current bar. */
+  at(ago: number): number | null;
+}
+
+export interface OrderOptions {
+  symbol?: string;
+  qty?: number;
+  /** Fraction of equity, converted to units at the fill. */
+  fraction?: number;
+  limit?: number;
+  stop?: number;
+  stopLoss?: number;
+  takeProfit?: number;
+  tif?: TimeInForce;
+  tag?: string;
+}
+
+/** Everything a strategy sees at the close of a bar. Nothing here reads a later bar. */
+export interface StrategyContext {
+  readonly index: number;
+  readonly time: Millis;
+  /** `YYYY-MM-DD` (or `YYYY-MM-DD HH:MM` for intraday data) of the current bar. */
+  readonly timeLabel: string;
+  readonly symbols: readonly string[];
+  /** The first symbol: the default for every call that takes a symbol. */
+  readonly symbol: string;
+  readonly params: Readonly<Params>;
+  /** Current bar of a symbol, or null when it has no bar at this time. */
+  bar(symbol?: string): Bar | null;
+  /** The last `n` bars of a symbol up to and including the current one. */
+  bars(n: number, symbol?: string): Bar[];
+  /** Close `ago` bars back (0 = current). */
+  close(ago?: number, symbol?: string): number | null;
+  /** Bars the symbol has had so far (its own count, not the master timeline's). */
+  barCount(symbol?: string): number;
+  /** A live view of an indicator; create it once (in `init`) and read `.value` each bar. */
+  indicator(name: string, params?: Record<string, number>, options?: { symbol?: string; output?: string }): IndicatorView;
+
+  account(): AccountSnapshot;
+  /** Signed units held (negative = short). */
+  position(symbol?: string): number;
+  readonly cash: number;
+  readonly equity: number;
+  orders(): readonly Order[];
+
+  order(request: OrderRequest): Order;
+  buy(options?: OrderOptions): Order;
+  sell(options?: OrderOptions): Order;
+  /** Market order to a target weight of equity (negative = short), sized at the fill. */
+  targetWeight(weight: number, symbol?: string): Order;
+  /** Market order that closes the whole position at the next fill. */
+  closePosition(symbol?: string): Order;
+  cancel(orderId: number): boolean;
+
+  /** Appends `[HH:MM] content` to today's journal. */
+  log(content: string): void;
+  /** Overwrites notes/<key>.md (the previous version is kept in backups/); `playbook` appends a lesson. */
+  note(key: string, content: string): void;
+  readNote(key: string): string | null;
+  /** Writes this week's or month's review (in onWeekEnd / onMonthEnd). */
+  review(period: "week" | "month", content: string): void;
+  recall(query: string, limit?: number): Citation[];
+}
+
+/**
+ * A code strategy: default-export one from `strategies/<name>.ts`. `init` runs once before the
+ * first bar and returns the strategy's state (e.g. indicator views); every hook receives it.
+ */
+export interface Strategy<S = unknown> {
+  name: string;
+  description?: string;
+  /** Default parameters; `--param key=value` overrides them (values keep the default's type). */
+  params?: Params;
+  init?(ctx: StrategyContext): S;
+  onBar(ctx: StrategyContext, state: S): void | Promise<void>;
+  onFill?(ctx: StrategyContext, fill: Fill, state: S): void | Promise<void>;
+  onTradeClosed?(ctx: StrategyContext, trade: ClosedTrade, state: S): void | Promise<void>;
+  onDayEnd?(ctx: StrategyContext, day: string, state: S): void | Promise<void>;
+  onWeekEnd?(ctx: StrategyContext, week: string, state: S): void | Promise<void>;
+  onMonthEnd?(ctx: StrategyContext, month: string, state: S): void | Promise<void>;
+}
+
+/** Identity helper that gives a strategy literal its types (state inferred from `init`). */
+export function defineStrategy<S>(strategy: Strategy<S>): Strategy<S> {
+  return strategy;
+}
