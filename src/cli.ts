@@ -15,14 +15,17 @@ Every run is written to .agenticbt/runs/<id>/ (result.json, equity.csv, trades.c
 
 /** Errors that carry their own exit code (bad input = 2) print their message only. */
 function exitCodeOf(err: unknown): number {
-  if (err && typeof err === "object" && "exitCode" in err && typeof err.exitCode === "number") return err.exitCode;
+  if (err && typeof err === "object" && "exitCode" in err && typeof err.exitCode === "number")
+    return err.exitCode;
   return 1;
 }
 
 export function buildProgram(): Command {
   const program = new Command()
     .name("agenticbt")
-    .description("Backtest the trader, not just the strategy: a deterministic backtest runner for LLM trading agents and code strategies.")
+    .description(
+      "Backtest the trader, not just the strategy: a deterministic backtest runner for LLM trading agents and code strategies.",
+    )
     .version(VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
@@ -31,22 +34,46 @@ export function buildProgram(): Command {
     .command("run")
     .description("Backtest a strategy on OHLCV CSV data and write the run to .agenticbt/runs/<id>/")
     .argument("<strategy>", "strategy file: strategies/<name>.ts (code)")
-    .requiredOption("-d, --data <csv...>", "OHLCV CSV file(s); SYM=path names the symbol (default: file name)")
+    .requiredOption(
+      "-d, --data <csv...>",
+      "OHLCV CSV file(s); SYM=path names the symbol (default: file name)",
+    )
     .option("--cash <amount>", "initial cash", "10000")
     .option("--commission <rate>", "commission as a fraction of notional, e.g. 0.001 = 0.1%", "0")
-    .option("--commission-fixed <amount>", "fixed commission per order (charged on its first fill)", "0")
-    .option("--slippage <rate>", "adverse slippage as a fraction of price (market and stop fills)", "0")
+    .option(
+      "--commission-fixed <amount>",
+      "fixed commission per order (charged on its first fill)",
+      "0",
+    )
+    .option(
+      "--slippage <rate>",
+      "adverse slippage as a fraction of price (market and stop fills)",
+      "0",
+    )
     .option("--slippage-ticks <n>", "adverse slippage in ticks instead of a fraction")
     .option("--tick-size <size>", "price tick for --slippage-ticks", "0.01")
-    .option("--trade-on-close", "fill market orders at the decision bar's close instead of the next open")
+    .option(
+      "--trade-on-close",
+      "fill market orders at the decision bar's close instead of the next open",
+    )
     .option("--fractional", "allow fractional units (crypto, FX)")
     .option("--allow-short", "allow short positions (margin-checked)")
-    .option("--short-margin <fraction>", "margin held against shorts, as a fraction of their notional", "0.5")
-    .option("--volume-cap <fraction>", "fill at most this fraction of a bar's volume; the rest stays working")
+    .option(
+      "--short-margin <fraction>",
+      "margin held against shorts, as a fraction of their notional",
+      "0.5",
+    )
+    .option(
+      "--volume-cap <fraction>",
+      "fill at most this fraction of a bar's volume; the rest stays working",
+    )
     .option("--max-position-weight <fraction>", "risk limit: max |position| / equity per symbol")
     .option("--max-open-positions <n>", "risk limit: max number of open positions")
     .option("--max-gross-exposure <fraction>", "risk limit: max (long + short) / equity")
-    .option("--halt-drawdown <fraction>", "flatten and stop trading once drawdown reaches this fraction")
+    .option(
+      "--halt-drawdown <fraction>",
+      "flatten and stop trading once drawdown reaches this fraction",
+    )
     .option("--from <date>", "first bar to trade (earlier bars are history for indicators)")
     .option("--to <date>", "last bar (later bars are not loaded)")
     .option("-p, --param <key=value>", "strategy parameter (repeatable)", collect)
@@ -73,7 +100,12 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       // Help and version are successes; every other parse error is bad usage.
-      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
+      if (
+        err.code === "commander.helpDisplayed" ||
+        err.code === "commander.version" ||
+        err.code === "commander.help"
+      )
+        return 0;
       return 2;
     }
     process.stderr.write(`error: ${(err as Error).message}\n`);

@@ -9,13 +9,15 @@ const buyAndHold: Strategy<{ bought: Set<string> }> = {
   description: "Buy each symbol once with an equal share of equity and hold to the end.",
   init: () => ({ bought: new Set<string>() }),
   onBar(ctx, state) {
-    const share = 1 / ctx.symbols.length;
     for (const symbol of ctx.symbols) {
       if (state.bought.has(symbol) || ctx.bar(symbol) === null) continue;
+      // Symbols that start later share the cash still free; 0.5 % is left as room for the
+      // overnight move of positions already held (fraction sizing uses equity at the fill).
+      const remaining = ctx.symbols.length - state.bought.size;
       state.bought.add(symbol);
-      // Each order takes 1/N of the equity at its own fill, so later fills stay affordable.
-      const remaining = ctx.symbols.length - state.bought.size + 1;
-      ctx.buy({ symbol, fraction: Math.min(1, share * (ctx.symbols.length / remaining)), tag: "buy and hold" });
+      const headroom = state.bought.size > 1 ? 0.995 : 1;
+      const fraction = Math.min(1, (ctx.cash / remaining / ctx.equity) * headroom);
+      ctx.buy({ symbol, fraction, tag: "buy and hold" });
     }
   },
 };

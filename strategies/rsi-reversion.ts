@@ -31,9 +31,18 @@ const rsiReversion: Strategy<State> = {
     const close = ctx.close();
     if (rsi === null || trend === null || close === null) return;
     const held = ctx.position();
-    if (held === 0 && ctx.orders().length === 0 && rsi < Number(ctx.params.oversold) && close > trend) {
+    if (
+      held === 0 &&
+      ctx.orders().length === 0 &&
+      rsi < Number(ctx.params.oversold) &&
+      close > trend
+    ) {
       const stopLoss = close * (1 - Number(ctx.params.stopPct) / 100);
-      ctx.buy({ fraction: 1, stopLoss, tag: `RSI ${fmt(rsi)} oversold above SMA${ctx.params.trendPeriod}` });
+      ctx.buy({
+        fraction: 1,
+        stopLoss,
+        tag: `RSI ${fmt(rsi)} oversold above SMA${ctx.params.trendPeriod}`,
+      });
       state.entryRsi = rsi;
       ctx.log(
         `Signal: RSI ${fmt(rsi)} < ${ctx.params.oversold} with close ${fmt(close)} above the ${ctx.params.trendPeriod}-bar SMA ${fmt(trend)}. Buying at the next open, stop-loss ${fmt(stopLoss)}.`,
@@ -42,7 +51,9 @@ const rsiReversion: Strategy<State> = {
       // Cancel the protective stop first, then exit at the next open.
       for (const o of ctx.orders()) if (o.parentId !== null) ctx.cancel(o.id);
       ctx.closePosition();
-      ctx.log(`Exit signal: RSI ${fmt(rsi)} recovered above ${ctx.params.exit}. Selling at the next open.`);
+      ctx.log(
+        `Exit signal: RSI ${fmt(rsi)} recovered above ${ctx.params.exit}. Selling at the next open.`,
+      );
     }
   },
   onFill(ctx, fill, state) {
@@ -65,7 +76,10 @@ const rsiReversion: Strategy<State> = {
     ctx.log(
       `Closed ${trade.side} ${trade.symbol}: ${trade.qty} units ${fmt(trade.entryPrice)} → ${fmt(trade.exitPrice)}, P&L ${fmt(trade.pnl)} (${fmt(trade.returnPct * 100)}%), a ${outcome}.`,
     );
-    ctx.note(`position_${trade.symbol}`, `# Position ${trade.symbol}\n\nFlat since ${ctx.timeLabel}. Last trade: ${outcome}, ${fmt(trade.returnPct * 100)}%.`);
+    ctx.note(
+      `position_${trade.symbol}`,
+      `# Position ${trade.symbol}\n\nFlat since ${ctx.timeLabel}. Last trade: ${outcome}, ${fmt(trade.returnPct * 100)}%.`,
+    );
   },
   onMonthEnd(ctx, month) {
     const a = ctx.account();

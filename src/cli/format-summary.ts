@@ -1,9 +1,16 @@
 import type { RunResult } from "../runner/run-result.js";
 
-type Row = [label: string, strategy: number | null | undefined, benchmark: number | null | undefined, digits: number];
+type Row = [
+  label: string,
+  strategy: number | null | undefined,
+  benchmark: number | null | undefined,
+  digits: number,
+];
 
 const fmt = (v: number | null | undefined, digits: number): string =>
-  v === null || v === undefined ? "n/a" : v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  v === null || v === undefined
+    ? "n/a"
+    : v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** The short strategy-vs-buy-and-hold table printed at the end of a run. */
 export function formatSummary(r: RunResult): string {
@@ -25,11 +32,22 @@ export function formatSummary(r: RunResult): string {
     ["Commissions", m?.commissions, 0, 2],
     ["Final equity", m?.equityFinal, null, 2],
   ];
-  const lines = [head, "", `${"".padEnd(22)}${"Strategy".padStart(14)}${"Buy & hold".padStart(14)}`];
+  const lines = [
+    head,
+    "",
+    `${"".padEnd(22)}${"Strategy".padStart(14)}${"Buy & hold".padStart(14)}`,
+  ];
   for (const [label, s, bench, digits] of rows) {
-    lines.push(`${label.padEnd(22)}${fmt(s, digits).padStart(14)}${(bench === null ? "" : fmt(bench, digits)).padStart(14)}`);
+    lines.push(
+      `${label.padEnd(22)}${fmt(s, digits).padStart(14)}${(bench === null ? "" : fmt(bench, digits)).padStart(14)}`,
+    );
   }
-  if (m && m.trades < 30) lines.push("", `Small sample: ${m.trades} closed trade(s); treat trade statistics with caution.`);
-  if (r.status !== "completed") lines.push("", `Status: ${r.status}${r.error ? ` (${r.error.type}: ${r.error.message})` : ""}`);
+  if (m && m.trades < 30)
+    lines.push(
+      "",
+      `Small sample: ${m.trades} closed trade(s); treat trade statistics with caution.`,
+    );
+  if (r.status !== "completed")
+    lines.push("", `Status: ${r.status}${r.error ? ` (${r.error.type}: ${r.error.message})` : ""}`);
   return lines.join("\n");
 }

@@ -15,12 +15,16 @@ export function plainRenderer(out: NodeJS.WritableStream): (event: RunEvent) => 
         const decile = Math.floor((e.done / e.total) * 10);
         if (decile !== lastDecile) {
           lastDecile = decile;
-          out.write(`${String(Math.round((e.done / e.total) * 100)).padStart(3)}%  ${e.time}  equity ${e.equity.toFixed(2)}\n`);
+          out.write(
+            `${String(Math.round((e.done / e.total) * 100)).padStart(3)}%  ${e.time}  equity ${e.equity.toFixed(2)}\n`,
+          );
         }
         return;
       }
       case "run_finished":
-        out.write(`run ${e.result.id}: ${e.result.status} in ${(e.result.timings.totalMs / 1000).toFixed(2)} s\n`);
+        out.write(
+          `run ${e.result.id}: ${e.result.status} in ${(e.result.timings.totalMs / 1000).toFixed(2)} s\n`,
+        );
         return;
       default:
         return;

@@ -1,9 +1,9 @@
 import path from "node:path";
-import { brokerConfig } from "../engine/broker-config.js";
 import { parseSymbolArg } from "../data/symbol-name.js";
+import { brokerConfig } from "../engine/broker-config.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
-import type { RunConfig } from "../runner/run-config.js";
 import type { RunHandle } from "../runner/run-backtest.js";
+import type { RunConfig } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
@@ -40,7 +40,9 @@ export interface RunCommandOptions {
 /** Turns command-line options into a resolved run config, refusing bad values (exit code 2). */
 export function buildRunConfig(strategy: string, o: RunCommandOptions): RunConfig {
   if (!o.data || o.data.length === 0) {
-    throw new UsageError("No data: pass --data <csv> (several files, or SYM=path, for several symbols).");
+    throw new UsageError(
+      "No data: pass --data <csv> (several files, or SYM=path, for several symbols).",
+    );
   }
   const nullable = (v: number | undefined) => (v === undefined ? null : v);
   const broker = brokerConfig({
@@ -56,10 +58,18 @@ export function buildRunConfig(strategy: string, o: RunCommandOptions): RunConfi
     shortMargin: numberOption("--short-margin", o.shortMargin, { min: 0, max: 10 }) ?? 0.5,
     volumeCap: nullable(numberOption("--volume-cap", o.volumeCap, { min: 1e-9, max: 1 })),
     risk: {
-      maxPositionWeight: nullable(numberOption("--max-position-weight", o.maxPositionWeight, { min: 0 })),
-      maxOpenPositions: nullable(numberOption("--max-open-positions", o.maxOpenPositions, { min: 1, integer: true })),
-      maxGrossExposure: nullable(numberOption("--max-gross-exposure", o.maxGrossExposure, { min: 0 })),
-      haltDrawdown: nullable(numberOption("--halt-drawdown", o.haltDrawdown, { min: 1e-9, max: 1 })),
+      maxPositionWeight: nullable(
+        numberOption("--max-position-weight", o.maxPositionWeight, { min: 0 }),
+      ),
+      maxOpenPositions: nullable(
+        numberOption("--max-open-positions", o.maxOpenPositions, { min: 1, integer: true }),
+      ),
+      maxGrossExposure: nullable(
+        numberOption("--max-gross-exposure", o.maxGrossExposure, { min: 0 }),
+      ),
+      haltDrawdown: nullable(
+        numberOption("--halt-drawdown", o.haltDrawdown, { min: 1e-9, max: 1 }),
+      ),
     },
   });
   return {
@@ -89,7 +99,9 @@ export async function runCommand(strategy: string, o: RunCommandOptions): Promis
   const onSigint = () => {
     interrupts++;
     if (interrupts > 1) process.exit(130);
-    process.stderr.write("\nInterrupted: finishing the current bar and writing the run (Ctrl-C again to abort).\n");
+    process.stderr.write(
+      "\nInterrupted: finishing the current bar and writing the run (Ctrl-C again to abort).\n",
+    );
     handle?.interrupt();
   };
   process.on("SIGINT", onSigint);
@@ -103,7 +115,9 @@ export async function runCommand(strategy: string, o: RunCommandOptions): Promis
     if (o.json) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     } else {
-      process.stdout.write(`${formatSummary(result)}\n\nRun ${result.id}\n${path.relative(process.cwd(), path.join(config.runsRoot, result.id)) || "."}\n`);
+      process.stdout.write(
+        `${formatSummary(result)}\n\nRun ${result.id}\n${path.relative(process.cwd(), path.join(config.runsRoot, result.id)) || "."}\n`,
+      );
     }
     return result.status === "completed" ? 0 : 1;
   } finally {

@@ -44,7 +44,12 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   allowShort: false,
   shortMargin: 0.5,
   volumeCap: null,
-  risk: { maxPositionWeight: null, maxOpenPositions: null, maxGrossExposure: null, haltDrawdown: null },
+  risk: {
+    maxPositionWeight: null,
+    maxOpenPositions: null,
+    maxGrossExposure: null,
+    haltDrawdown: null,
+  },
 };
 
 export function brokerConfig(overrides: Partial<BrokerConfig> = {}): BrokerConfig {

@@ -27,6 +27,9 @@ interface Working {
    * open because the open happened before the entry. */
   sameBarReference: number;
   sameBarIndex: number;
+  /** The part of that bar's range still ahead of the entry on the open → high → low → close path. */
+  sameBarHigh: number;
+  sameBarLow: number;
   /** The other bracket leg, if any. */
   sibling: Working | null;
   /** The bracket's children, once the entry has (partly) filled. */
@@ -108,6 +111,8 @@ export class Broker {
       activeFrom: index + 1,
       sameBarReference: 0,
       sameBarIndex: -1,
+      sameBarHigh: 0,
+      sameBarLow: 0,
       sibling: null,
       children: null,
     });
@@ -143,8 +148,18 @@ export class Broker {
         this.bar.low = s.low[bi] as number;
         this.bar.close = s.close[bi] as number;
         if (this.expired(w, index)) continue;
-        const reference = w.sameBarIndex === index ? w.sameBarReference : this.bar.open;
+        let reference = this.bar.open;
+        if (w.sameBarIndex === index) {
+          reference = w.sameBarReference;
+          this.bar.high = w.sameBarHigh;
+          this.bar.low = w.sameBarLow;
+        }
         this.tryFill(w, index, reference, bi);
+        // A `bars` order that had its last chance in this bar expires now, not at the next one.
+        const tif = w.order.tif;
+        if (w.order.status === "working" && tif.kind === "bars" && w.order.barsWorked >= tif.bars) {
+          this.finish(w, "expired", `time in force: ${tif.bars} bar(s) elapsed`, index);
+        }
       }
       this.compact();
     }
@@ -172,7 +187,19 @@ export class Broker {
     if (any) this.compact();
   }
 
-  /** Updates last prices to the closes of bar `index` and checks the drawdown halt. */
+  /** At the last bar of a trading day: DAY orders that could fill today expire now. */
+  expireDayOrders(index: number): void {
+    let any = false;
+    for (const w of this.working) {
+      if (w.order.status === "working" && w.order.tif.kind === "day" && w.order.dayKey !== null) {
+        this.finish(w, "expired", "time in force: the trading day ended", index);
+        any = true;
+      }
+    }
+    if (any) this.compact();
+  }
+
+  /** Updates last prices to the closes of bar `index`. */
   markToClose(index: number): void {
     const { barIndex, series } = this.data;
     const last = this.portfolio.lastPrice;
@@ -191,7 +218,8 @@ export class Broker {
     if (dd < limit) return;
     this.halted = true;
     this.haltReason = `drawdown ${(dd * 100).toFixed(2)}% reached the ${(limit * 100).toFixed(2)}% limit`;
-    for (const w of [...this.working]) this.finish(w, "cancelled", `trading halted: ${this.haltReason}`, index);
+    for (const w of [...this.working])
+      this.finish(w, "cancelled", `trading halted: ${this.haltReason}`, index);
     this.compact();
     // Flatten at the next open: these orders bypass the halt because they only reduce risk.
     for (let s = 0; s < this.data.symbols.length; s++) {
@@ -210,7 +238,12 @@ export class Broker {
       if (q === 0) continue;
       const lastPrice = p.lastPrice[s] as number;
       gross += Math.abs(q * lastPrice);
-      positions.push({ symbol: this.data.symbols[s] as string, qty: q, avgPrice: p.avgPrice(s), lastPrice });
+      positions.push({
+        symbol: this.data.symbols[s] as string,
+        qty: q,
+        avgPrice: p.avgPrice(s),
+        lastPrice,
+      });
     }
     return { cash: p.cash, equity: p.equity(), grossExposure: gross, positions };
   }
@@ -248,6 +281,8 @@ export class Broker {
       activeFrom: index + 1,
       sameBarReference: 0,
       sameBarIndex: -1,
+      sameBarHigh: 0,
+      sameBarLow: 0,
       sibling: null,
       children: null,
     });
@@ -274,7 +309,13 @@ export class Broker {
     return false;
   }
 
-  private tryFill(w: Working, index: number, reference: number, bi: number, closeBasis?: "close"): void {
+  private tryFill(
+    w: Working,
+    index: number,
+    reference: number,
+    bi: number,
+    closeBasis?: "close",
+  ): void {
     const o = w.order;
     const side = this.resolveSide(w, reference, index);
     if (side === null) return;
@@ -285,8 +326,10 @@ export class Broker {
     if (w.sibling && o.type === "limit" && w.sibling.order.status === "working") {
       const sib = w.sibling.order;
       const sibSide = sib.side as Side;
+      // Both legs of one bracket share the same remaining range, already in this.bar.
       const sibRef = w.sibling.sameBarIndex === index ? w.sibling.sameBarReference : this.bar.open;
-      if (matchPrice(sib.type, sibSide, sib.limitPrice, sib.stopPrice, this.bar, sibRef) !== null) return;
+      if (matchPrice(sib.type, sibSide, sib.limitPrice, sib.stopPrice, this.bar, sibRef) !== null)
+        return;
     }
     const price = applySlippage(match.price, side, o.type, this.config);
     let qty = this.resolveQty(w, side, price, index);
@@ -315,7 +358,16 @@ export class Broker {
       this.finish(w, "rejected", rejection, index);
       return;
     }
-    this.executeFill(w, side, qty, price, match.price, commission, index, closeBasis ?? match.basis);
+    this.executeFill(
+      w,
+      side,
+      qty,
+      price,
+      match.price,
+      commission,
+      index,
+      closeBasis ?? match.basis,
+    );
   }
 
   /** Weight orders choose their side when they fill: towards the target. */
@@ -323,7 +375,7 @@ export class Broker {
     const o = w.order;
     if (o.side !== null) return o.side;
     if (o.size.kind !== "weight") return null;
-    const target = this.targetUnits(w.sym, o.size.weight, price);
+    const target = this.targetUnits(w.sym, o.size.weight, price, !o.fixedFeeCharged);
     const current = this.portfolio.qty[w.sym] as number;
     if (Math.abs(target - current) <= EPS) {
       this.finish(w, "cancelled", "already at the target weight", index);
@@ -332,10 +384,10 @@ export class Broker {
     return target > current ? "buy" : "sell";
   }
 
-  private targetUnits(sym: number, weight: number, price: number): number {
+  private targetUnits(sym: number, weight: number, price: number, chargeFixed: boolean): number {
     if (weight === 0) return 0;
     const equity = this.equityAt(sym, price);
-    const units = unitsForBudget(equity * Math.abs(weight), price, this.config, false);
+    const units = unitsForBudget(equity * Math.abs(weight), price, this.config, chargeFixed);
     return weight < 0 ? -units : units;
   }
 
@@ -352,9 +404,17 @@ export class Broker {
     if (o.remainingQty === null) {
       let units: number;
       if (o.size.kind === "fraction") {
-        units = unitsForBudget(this.equityAt(w.sym, price) * o.size.fraction, price, this.config, !o.fixedFeeCharged);
+        units = unitsForBudget(
+          this.equityAt(w.sym, price) * o.size.fraction,
+          price,
+          this.config,
+          !o.fixedFeeCharged,
+        );
       } else if (o.size.kind === "weight") {
-        units = Math.abs(this.targetUnits(w.sym, o.size.weight, price) - (this.portfolio.qty[w.sym] as number));
+        units = Math.abs(
+          this.targetUnits(w.sym, o.size.weight, price, !o.fixedFeeCharged) -
+            (this.portfolio.qty[w.sym] as number),
+        );
         units = roundUnits(units, this.config);
       } else {
         units = o.size.qty;
@@ -370,11 +430,18 @@ export class Broker {
   }
 
   /** Cash, margin, short and risk checks for a fill that would add risk; reducing fills pass. */
-  private checkAffordable(w: Working, side: Side, qty: number, price: number, commission: number): string | null {
+  private checkAffordable(
+    w: Working,
+    side: Side,
+    qty: number,
+    price: number,
+    commission: number,
+  ): string | null {
     const p = this.portfolio;
     const before = p.qty[w.sym] as number;
     const after = before + (side === "buy" ? qty : -qty);
-    const addsRisk = Math.abs(after) > Math.abs(before) + EPS || Math.sign(after) * Math.sign(before) < 0;
+    const addsRisk =
+      Math.abs(after) > Math.abs(before) + EPS || Math.sign(after) * Math.sign(before) < 0;
     if (!addsRisk) return null;
     if (after < -EPS && !this.config.allowShort) {
       return "shorting is not allowed: this sell is larger than the position; pass --allow-short to permit shorts";
@@ -413,7 +480,17 @@ export class Broker {
     const o = w.order;
     const time = this.data.times[index] ?? 0;
     const slippage = Math.abs(price - rawPrice) * qty;
-    const trades = this.portfolio.applyFill(w.sym, side, qty, price, commission, slippage, index, time, o.id);
+    const trades = this.portfolio.applyFill(
+      w.sym,
+      side,
+      qty,
+      price,
+      commission,
+      slippage,
+      index,
+      time,
+      o.id,
+    );
     o.fixedFeeCharged = true;
     o.avgFillPrice = (o.avgFillPrice * o.filledQty + price * qty) / (o.filledQty + qty);
     o.filledQty += qty;
@@ -422,7 +499,19 @@ export class Broker {
       type: "fill",
       index,
       time,
-      fill: { orderId: o.id, symbol: o.symbol, side, qty, price, rawPrice, commission, slippage, index, time, basis },
+      fill: {
+        orderId: o.id,
+        symbol: o.symbol,
+        side,
+        qty,
+        price,
+        rawPrice,
+        commission,
+        slippage,
+        index,
+        time,
+        basis,
+      },
     });
     for (const trade of trades) this.emit?.({ type: "trade_closed", index, time, trade });
     if (o.remainingQty <= EPS) {
@@ -431,20 +520,36 @@ export class Broker {
     }
     if (w.sibling && w.sibling.order.status === "working") {
       const sib = w.sibling;
-      if (o.status === "filled") this.finish(sib, "cancelled", `one-cancels-other: order ${o.id} filled`, index);
+      if (o.status === "filled")
+        this.finish(sib, "cancelled", `one-cancels-other: order ${o.id} filled`, index);
       else sib.order.remainingQty = Math.max(0, (sib.order.remainingQty ?? 0) - qty);
     }
-    if (o.stopLoss !== null || o.takeProfit !== null) this.attachChildren(w, side, qty, rawPrice, index);
+    if (o.stopLoss !== null || o.takeProfit !== null)
+      this.attachChildren(w, side, qty, rawPrice, basis, index);
   }
 
   /** Brackets: each entry fill adds its units to the protective children (created on the first). */
-  private attachChildren(entry: Working, side: Side, qty: number, entryPrice: number, index: number): void {
+  private attachChildren(
+    entry: Working,
+    side: Side,
+    qty: number,
+    entryPrice: number,
+    basis: string,
+    index: number,
+  ): void {
     if (entry.children) {
-      for (const c of entry.children) if (c.order.status === "working") c.order.remainingQty = (c.order.remainingQty ?? 0) + qty;
+      for (const c of entry.children)
+        if (c.order.status === "working") c.order.remainingQty = (c.order.remainingQty ?? 0) + qty;
       return;
     }
     const exitSide: Side = side === "buy" ? "sell" : "buy";
     const o = entry.order;
+    // What of this bar is still ahead of the entry: an entry filled on the way down (limit buy,
+    // stop sell) has only low and close left, so the high it came from cannot fill a child.
+    const fellToEntry =
+      (basis === "limit" && side === "buy") || (basis === "stop" && side === "sell");
+    const aheadHigh = fellToEntry ? Math.max(entryPrice, this.bar.close) : this.bar.high;
+    const aheadLow = this.bar.low;
     const make = (type: "stop" | "limit", price: number): Working => {
       const child: Order = {
         id: this.nextId++,
@@ -473,7 +578,17 @@ export class Broker {
       };
       this.orders.push(child);
       // Active in this very bar, after the entry: the rest of the bar may already hit it.
-      return { order: child, sym: entry.sym, activeFrom: index, sameBarReference: entryPrice, sameBarIndex: index, sibling: null, children: null };
+      return {
+        order: child,
+        sym: entry.sym,
+        activeFrom: index,
+        sameBarReference: entryPrice,
+        sameBarIndex: index,
+        sameBarHigh: aheadHigh,
+        sameBarLow: aheadLow,
+        sibling: null,
+        children: null,
+      };
     };
     const children: Working[] = [];
     if (o.stopLoss !== null) children.push(make("stop", o.stopLoss));
@@ -493,14 +608,20 @@ export class Broker {
     }
   }
 
-  private finish(w: Working, status: "cancelled" | "rejected" | "expired", reason: string, index: number): void {
+  private finish(
+    w: Working,
+    status: "cancelled" | "rejected" | "expired",
+    reason: string,
+    index: number,
+  ): void {
     const o = w.order;
     if (o.status !== "working") return;
     o.status = status;
     o.reason = reason;
     const time = this.data.times[index] ?? 0;
     if (status === "expired") this.emit?.({ type: "order_expired", index, time, order: o });
-    else if (status === "rejected") this.emit?.({ type: "order_rejected", index, time, order: o, reason });
+    else if (status === "rejected")
+      this.emit?.({ type: "order_rejected", index, time, order: o, reason });
     else this.emit?.({ type: "order_cancelled", index, time, order: o, reason });
     // Cancelling a working entry leaves no children; cancelling a leg leaves its sibling alone.
   }

@@ -35,10 +35,14 @@ export function matchPrice(
     const limit = limitPrice as number;
     if (side === "buy") {
       if (bar.low > limit) return null;
-      return reference < limit ? { price: reference, basis: "gap" } : { price: limit, basis: "limit" };
+      return reference < limit
+        ? { price: reference, basis: "gap" }
+        : { price: limit, basis: "limit" };
     }
     if (bar.high < limit) return null;
-    return reference > limit ? { price: reference, basis: "gap" } : { price: limit, basis: "limit" };
+    return reference > limit
+      ? { price: reference, basis: "gap" }
+      : { price: limit, basis: "limit" };
   }
   const stop = stopPrice as number;
   if (side === "buy") {

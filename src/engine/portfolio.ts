@@ -48,7 +48,11 @@ export class Portfolio {
   }
 
   /** Long and short notional at the last prices, optionally with one symbol at another price. */
-  exposure(overrideSym = -1, overridePrice = 0, overrideQty = 0): { long: number; short: number; open: number } {
+  exposure(
+    overrideSym = -1,
+    overridePrice = 0,
+    overrideQty = 0,
+  ): { long: number; short: number; open: number } {
     let long = 0;
     let short = 0;
     let open = 0;
@@ -96,7 +100,7 @@ export class Portfolio {
     // Close opposite lots first-in first-out.
     while (remaining > EPS && lots.length > 0) {
       const lot = lots[0] as Lot;
-      if ((lot.qty > 0) === (signed > 0)) break;
+      if (lot.qty > 0 === signed > 0) break;
       const lotUnits = Math.abs(lot.qty);
       const take = Math.min(lotUnits, remaining);
       const share = take / qty;

@@ -1,6 +1,13 @@
 import { Broker, type EventSink } from "./broker.js";
 import type { BrokerConfig } from "./broker-config.js";
-import { type CalendarFlags, calendarFlagsAt, dayKey, isoWeekKey, monthKey } from "./calendar.js";
+import {
+  type CalendarFlags,
+  calendarFlagsAt,
+  dayKey,
+  dayNumber,
+  isoWeekKey,
+  monthKey,
+} from "./calendar.js";
 import type { MarketData } from "./types.js";
 
 /**
@@ -15,11 +22,19 @@ export class Simulation {
   readonly exposed: Uint8Array;
   private readonly flags: CalendarFlags = { dayEnd: false, weekEnd: false, monthEnd: false };
 
+  private readonly barEvents: boolean;
+  private readonly calendarEvents: boolean;
+
+  /** `events` chooses the per-bar event kinds worth their cost: a bar event on every bar, and
+   * day/week/month ends (on daily data every bar ends a day). Order and fill events always flow. */
   constructor(
     readonly data: MarketData,
     config: BrokerConfig,
     private readonly emit: EventSink | null = null,
+    events: { bars?: boolean; calendar?: boolean } = { bars: true, calendar: true },
   ) {
+    this.barEvents = emit !== null && events.bars === true;
+    this.calendarEvents = emit !== null && events.calendar === true;
     this.broker = new Broker(data, config, emit);
     this.equity = new Float64Array(data.times.length);
     this.exposed = new Uint8Array(data.times.length);
@@ -30,10 +45,11 @@ export class Simulation {
   }
 
   openBar(i: number): void {
-    this.emit?.({ type: "bar", index: i, time: this.data.times[i] ?? 0 });
+    if (this.barEvents) this.emit?.({ type: "bar", index: i, time: this.data.times[i] ?? 0 });
     this.broker.processBar(i);
   }
 
+  /** Returns the calendar flags of bar i when calendar events are on (otherwise all false). */
   closeBar(i: number): CalendarFlags {
     const broker = this.broker;
     broker.fillAtClose(i);
@@ -44,6 +60,10 @@ export class Simulation {
     for (let s = 0; s < p.qty.length; s++) if (p.qty[s] !== 0) open = 1;
     this.exposed[i] = open;
     broker.checkHalt(i, equity);
+    const next = this.data.times[i + 1];
+    if (next === undefined || dayNumber(next) !== dayNumber(this.data.times[i] ?? 0))
+      broker.expireDayOrders(i);
+    if (!this.calendarEvents) return this.flags;
     const flags = calendarFlagsAt(this.data.times, i, this.flags);
     if (this.emit && flags.dayEnd) {
       const time = this.data.times[i] ?? 0;

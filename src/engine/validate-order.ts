@@ -36,16 +36,20 @@ export function validateOrderRequest(
   if (size.kind !== "weight" && r.side !== "buy" && r.side !== "sell") {
     return "side must be buy or sell";
   }
-  if (type === "limit" && !positive(r.limitPrice)) return "a limit order needs a positive limit price";
+  if (type === "limit" && !positive(r.limitPrice))
+    return "a limit order needs a positive limit price";
   if (type === "stop" && !positive(r.stopPrice)) return "a stop order needs a positive stop price";
   const tif = r.tif;
   if (tif && tif.kind === "bars" && !(Number.isInteger(tif.bars) && tif.bars >= 1)) {
     return "time in force in bars must be a whole number >= 1";
   }
   if (r.stopLoss !== undefined || r.takeProfit !== undefined) {
-    if (size.kind === "weight") return "brackets need a buy or sell order sized by quantity or fraction";
-    if (r.stopLoss !== undefined && !positive(r.stopLoss)) return "stop-loss must be a positive price";
-    if (r.takeProfit !== undefined && !positive(r.takeProfit)) return "take-profit must be a positive price";
+    if (size.kind === "weight")
+      return "brackets need a buy or sell order sized by quantity or fraction";
+    if (r.stopLoss !== undefined && !positive(r.stopLoss))
+      return "stop-loss must be a positive price";
+    if (r.takeProfit !== undefined && !positive(r.takeProfit))
+      return "take-profit must be a positive price";
     if (r.stopLoss !== undefined && r.takeProfit !== undefined) {
       const ok = r.side === "buy" ? r.stopLoss < r.takeProfit : r.stopLoss > r.takeProfit;
       if (!ok) {

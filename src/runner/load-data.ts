@@ -1,11 +1,11 @@
+import { loadCsv } from "../data/load-csv.js";
+import { parseTimestamp, TIMESTAMP_FORMATS } from "../data/parse-timestamp.js";
 import { alignSeries } from "../engine/align-series.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import type { MarketData, SymbolSeries } from "../engine/types.js";
-import { loadCsv } from "../data/load-csv.js";
-import { parseTimestamp, TIMESTAMP_FORMATS } from "../data/parse-timestamp.js";
 import type { RunConfig } from "./run-config.js";
-import type { DataFileInfo } from "./run-result.js";
 import { UsageError } from "./run-errors.js";
+import type { DataFileInfo } from "./run-result.js";
 
 export interface LoadedData {
   data: MarketData;
@@ -20,7 +20,9 @@ const DAY_MS = 86_400_000;
 function parseBound(value: string, flag: string): { t: number; dateOnly: boolean } {
   const t = parseTimestamp(value.trim());
   if (Number.isNaN(t)) {
-    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a date. Use ${TIMESTAMP_FORMATS}.`);
+    throw new UsageError(
+      `${flag} ${JSON.stringify(value)} is not a date. Use ${TIMESTAMP_FORMATS}.`,
+    );
   }
   return { t, dateOnly: value.trim().length <= 10 };
 }
@@ -35,7 +37,8 @@ export function loadData(config: RunConfig): LoadedData {
   const from = config.from ? parseBound(config.from, "--from") : null;
   const to = config.to ? parseBound(config.to, "--to") : null;
   const toMs = to ? (to.dateOnly ? to.t + DAY_MS - 1 : to.t) : Number.POSITIVE_INFINITY;
-  if (from && from.t > toMs) throw new UsageError(`--from ${config.from} is after --to ${config.to}.`);
+  if (from && from.t > toMs)
+    throw new UsageError(`--from ${config.from} is after --to ${config.to}.`);
   const series: SymbolSeries[] = [];
   const info: DataFileInfo[] = [];
   for (const spec of config.data) {
@@ -64,7 +67,8 @@ export function loadData(config: RunConfig): LoadedData {
   }
   let startIndex = 0;
   if (from) {
-    while (startIndex < data.times.length && (data.times[startIndex] as number) < from.t) startIndex++;
+    while (startIndex < data.times.length && (data.times[startIndex] as number) < from.t)
+      startIndex++;
   }
   if (startIndex >= data.times.length) {
     throw new UsageError(

@@ -8,7 +8,9 @@ import { StrategyLoadError } from "./run-errors.js";
 export async function loadStrategy(file: string): Promise<Strategy<unknown>> {
   const abs = path.resolve(file);
   if (!fs.existsSync(abs)) {
-    throw new StrategyLoadError(`Strategy file not found: ${file}. Pass a path such as strategies/sma-crossover.ts.`);
+    throw new StrategyLoadError(
+      `Strategy file not found: ${file}. Pass a path such as strategies/sma-crossover.ts.`,
+    );
   }
   let mod: Record<string, unknown>;
   try {

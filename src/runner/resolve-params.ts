@@ -1,4 +1,4 @@
-import type { ParamValue, Params } from "../strategy/types.js";
+import type { Params, ParamValue } from "../strategy/types.js";
 import { UsageError } from "./run-errors.js";
 
 /** Parses `key=value` pairs from `--param`. Values stay strings until matched to a default. */
@@ -6,7 +6,10 @@ export function parseParamArgs(args: readonly string[]): Params {
   const out: Params = {};
   for (const arg of args) {
     const eq = arg.indexOf("=");
-    if (eq <= 0) throw new UsageError(`--param ${JSON.stringify(arg)} must look like key=value, e.g. --param fast=10.`);
+    if (eq <= 0)
+      throw new UsageError(
+        `--param ${JSON.stringify(arg)} must look like key=value, e.g. --param fast=10.`,
+      );
     out[arg.slice(0, eq).trim()] = arg.slice(eq + 1).trim();
   }
   return out;

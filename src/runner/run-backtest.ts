@@ -1,14 +1,14 @@
 import path from "node:path";
-import { alignSeries } from "../engine/align-series.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData, Order } from "../engine/types.js";
+import { MemoryWorkspace } from "../memory/workspace.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import { computeBenchmarkMetrics, computeMetrics } from "../metrics/compute-metrics.js";
-import { MemoryWorkspace } from "../memory/workspace.js";
 import { BacktestContext, type ContextActivity } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
+import { VERSION } from "../version.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
@@ -17,8 +17,7 @@ import { RESULT_SCHEMA_VERSION, type RunConfig } from "./run-config.js";
 import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
 import type { RunResult, RunStatus } from "./run-result.js";
-import { type ReportedTrade, equityCsv, tradesCsv, writeText } from "./write-outputs.js";
-import { VERSION } from "../version.js";
+import { equityCsv, type ReportedTrade, tradesCsv, writeText } from "./write-outputs.js";
 
 export interface RunHandle {
   /** Asks the loop to stop after the current bar; the run is written with status `interrupted`. */
@@ -68,7 +67,8 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     nullReasons: {},
     benchmark: {
       kind: "buy_and_hold",
-      description: "equal weight across symbols, each bought at its first close in the window, no costs",
+      description:
+        "equal weight across symbols, each bought at its first close in the window, no costs",
       symbols: [...data.symbols],
       metrics: null,
       nullReasons: {},
@@ -84,23 +84,35 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   };
   writeJsonAtomic(path.join(dir, "config.json"), { id, ...config, params });
   writeJsonAtomic(path.join(dir, "result.json"), result);
-  emit({ type: "run_started", id, dir, strategy: strategy.name, symbols: [...data.symbols], bars: result.period.bars });
+  emit({
+    type: "run_started",
+    id,
+    dir,
+    strategy: strategy.name,
+    symbols: [...data.symbols],
+    bars: result.period.bars,
+  });
   for (const w of warnings) emit({ type: "warning", message: w });
 
   const workspace = new MemoryWorkspace({ dir, runId: id });
   workspace.init(playbookFor(strategy, params));
 
   let interrupted = false;
-  options.onStart?.({ interrupt: () => { interrupted = true; } });
+  options.onStart?.({
+    interrupt: () => {
+      interrupted = true;
+    },
+  });
 
   const orderLog: string[] = [];
   const decisionLog: string[] = [];
   const trades: ReportedTrade[] = [];
   const pending: EngineEvent[] = [];
   const sink = (e: EngineEvent) => {
-    if (e.type !== "bar") pending.push(e);
+    pending.push(e);
   };
-  const sim = new Simulation(data, config.broker, sink);
+  const wantsCalendar = Boolean(strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd);
+  const sim = new Simulation(data, config.broker, sink, { bars: false, calendar: wantsCalendar });
   const ctx = new BacktestContext(data, sim.broker, params, memoryPort(workspace, dir));
   const cash = new Float64Array(data.times.length);
   let status: RunStatus = "completed";
@@ -121,16 +133,19 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       }
       ctx.advance(i);
       sim.openBar(i);
-      await hooks.drain(pending, i);
+      // Awaiting only when there is something to await keeps synchronous strategies fast.
+      if (pending.length) await hooks.drain(pending, i);
       ctx.resetActivity();
       const r = strategy.onBar(ctx, state);
       if (r instanceof Promise) await r;
       hooks.record(i, "bar", ctx.resetActivity());
-      await hooks.drain(pending, i);
+      if (pending.length) await hooks.drain(pending, i);
       sim.closeBar(i);
       cash[i] = sim.broker.portfolio.cash;
       lastIndex = i;
-      await hooks.drain(pending, i);
+      if (pending.length) await hooks.drain(pending, i);
+      // Let signals (Ctrl-C) and progress output through on long synchronous runs.
+      if ((i & 0x3fff) === 0x3fff) await new Promise<void>((resolve) => setImmediate(resolve));
       const done = i - startIndex + 1;
       if (done % progressEvery === 0 || done === total) {
         emit({ type: "progress", done, total, time: label(i), equity: sim.equity[i] as number });
@@ -140,20 +155,32 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     pending.length = 0;
   } catch (err) {
     status = "failed";
-    result.error = { type: (err as Error).name || "Error", message: (err as Error).message ?? String(err) };
+    result.error = {
+      type: (err as Error).name || "Error",
+      message: (err as Error).message ?? String(err),
+    };
   }
   simulateMs = performance.now() - t1;
 
   const t2 = performance.now();
-  const bench = buyAndHoldEquity(data, config.broker.initialCash, startIndex).subarray(0, lastIndex + 1 - startIndex);
+  const bench = buyAndHoldEquity(data, config.broker.initialCash, startIndex).subarray(
+    0,
+    lastIndex + 1 - startIndex,
+  );
   finishResult(result, sim, data, startIndex, lastIndex, trades, config.broker.initialCash, bench);
   result.memory = { ...workspace.stats() };
   const times = data.times.subarray(startIndex, lastIndex + 1);
   const equity = sim.equity.subarray(startIndex, lastIndex + 1);
-  writeText(path.join(dir, "equity.csv"), equityCsv(times, equity, cash.subarray(startIndex, lastIndex + 1), bench, intraday));
+  writeText(
+    path.join(dir, "equity.csv"),
+    equityCsv(times, equity, cash.subarray(startIndex, lastIndex + 1), bench, intraday),
+  );
   writeText(path.join(dir, "trades.csv"), tradesCsv(trades, intraday));
   writeText(path.join(dir, "orders.jsonl"), orderLog.length ? `${orderLog.join("\n")}\n` : "");
-  writeText(path.join(dir, "decisions.jsonl"), decisionLog.length ? `${decisionLog.join("\n")}\n` : "");
+  writeText(
+    path.join(dir, "decisions.jsonl"),
+    decisionLog.length ? `${decisionLog.join("\n")}\n` : "",
+  );
   result.status = status;
   result.timings = {
     loadMs: round(loadMs),
@@ -183,7 +210,10 @@ function finishResult(
   // Positions still open are valued at the last close as trades for the statistics (like
   // backtesting.py's finalize_trades); they are flagged and no exit fill or commission is invented.
   const openTrades = broker.portfolio.openLotsAsTrades(lastIndex, data.times[lastIndex] ?? 0);
-  const reported: ReportedTrade[] = [...trades, ...openTrades.map((t) => ({ ...t, openAtEnd: true }))];
+  const reported: ReportedTrade[] = [
+    ...trades,
+    ...openTrades.map((t) => ({ ...t, openAtEnd: true })),
+  ];
   trades.splice(0, trades.length, ...reported);
   const counts = { submitted: 0, filled: 0, rejected: 0, cancelled: 0, expired: 0, working: 0 };
   for (const o of broker.orders) {
@@ -266,23 +296,29 @@ class HookRunner {
         this.orderLog.push(JSON.stringify(orderRecord(e, this.label(e.index))));
         return;
       case "fill":
-        this.orderLog.push(JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }));
+        this.orderLog.push(
+          JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }),
+        );
         this.emit({ type: "fill", time: this.label(e.index), fill: e.fill });
         if (s.onFill) await this.hook("fill", index, () => s.onFill?.(ctx, e.fill, this.state));
         return;
       case "trade_closed":
         this.trades.push({ ...e.trade, openAtEnd: false });
         this.emit({ type: "trade_closed", time: this.label(e.index), trade: e.trade });
-        if (s.onTradeClosed) await this.hook("trade_closed", index, () => s.onTradeClosed?.(ctx, e.trade, this.state));
+        if (s.onTradeClosed)
+          await this.hook("trade_closed", index, () => s.onTradeClosed?.(ctx, e.trade, this.state));
         return;
       case "day_end":
-        if (s.onDayEnd) await this.hook("day_end", index, () => s.onDayEnd?.(ctx, e.key, this.state));
+        if (s.onDayEnd)
+          await this.hook("day_end", index, () => s.onDayEnd?.(ctx, e.key, this.state));
         return;
       case "week_end":
-        if (s.onWeekEnd) await this.hook("week_end", index, () => s.onWeekEnd?.(ctx, e.key, this.state));
+        if (s.onWeekEnd)
+          await this.hook("week_end", index, () => s.onWeekEnd?.(ctx, e.key, this.state));
         return;
       case "month_end":
-        if (s.onMonthEnd) await this.hook("month_end", index, () => s.onMonthEnd?.(ctx, e.key, this.state));
+        if (s.onMonthEnd)
+          await this.hook("month_end", index, () => s.onMonthEnd?.(ctx, e.key, this.state));
         return;
       default:
         return;
@@ -334,5 +370,14 @@ function orderSummary(o: Order) {
 function orderRecord(e: Extract<EngineEvent, { order: unknown }>, time: string) {
   const event = e.type.replace("order_", "");
   // The order object may have moved on by the time the event is written: the event is the status.
-  return { event, time, bar: e.index, ...orderSummary(e.order), status: event, reason: "reason" in e ? e.reason : e.order.reason, parentId: e.order.parentId, ocoId: e.order.ocoId };
+  return {
+    event,
+    time,
+    bar: e.index,
+    ...orderSummary(e.order),
+    status: event,
+    reason: "reason" in e ? e.reason : e.order.reason,
+    parentId: e.order.parentId,
+    ocoId: e.order.ocoId,
+  };
 }

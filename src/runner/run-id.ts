@@ -18,7 +18,11 @@ function stamp(d: Date): string {
  * (`YYYYMMDD-HHMMSS-mmm-<name>-<suffix>`); the directory is claimed with an exclusive mkdir, so
  * concurrent runs (threads or processes) can never share or overwrite one.
  */
-export function createRunDir(runsRoot: string, name: string, now = new Date()): { id: string; dir: string } {
+export function createRunDir(
+  runsRoot: string,
+  name: string,
+  now = new Date(),
+): { id: string; dir: string } {
   fs.mkdirSync(runsRoot, { recursive: true });
   const base = `${stamp(now)}-${slug(name)}`;
   for (let attempt = 0; attempt < 1000; attempt++) {
@@ -32,5 +36,7 @@ export function createRunDir(runsRoot: string, name: string, now = new Date()): 
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
   }
-  throw new Error(`Could not create a unique run directory under ${runsRoot}; remove stale runs and retry.`);
+  throw new Error(
+    `Could not create a unique run directory under ${runsRoot}; remove stale runs and retry.`,
+  );
 }

@@ -31,7 +31,14 @@ export interface RunResult {
     nullReasons: Record<string, string>;
   };
   trades: { closed: number; openAtEnd: number };
-  orders: { submitted: number; filled: number; rejected: number; cancelled: number; expired: number; working: number };
+  orders: {
+    submitted: number;
+    filled: number;
+    rejected: number;
+    cancelled: number;
+    expired: number;
+    working: number;
+  };
   memory: Record<string, number> | null;
   warnings: string[];
   timings: { loadMs: number; simulateMs: number; writeMs: number; totalMs: number };

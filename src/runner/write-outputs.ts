@@ -1,5 +1,5 @@
-import type { ClosedTrade } from "../engine/types.js";
 import { timeLabel } from "../engine/calendar.js";
+import type { ClosedTrade } from "../engine/types.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 
 /** A trade still open at the end, valued at the last close for the statistics (no exit fill). */

@@ -8,8 +8,8 @@ import type {
   OrderRequest,
   SymbolSeries,
 } from "../engine/types.js";
-import { IndicatorCache } from "../indicators/indicator-cache.js";
 import type { IndicatorName } from "../indicators/catalogue.js";
+import { IndicatorCache } from "../indicators/indicator-cache.js";
 import type {
   Citation,
   IndicatorView,
@@ -88,9 +88,12 @@ export class BacktestContext implements StrategyContext {
 
   /** Starts recording what the strategy does in one decision. */
   resetActivity(): ContextActivity {
-    const previous = this.activity;
-    this.activity = { orders: [], cancels: [], memory: [], recalls: [] };
-    return previous;
+    const a = this.activity;
+    // Most bars do nothing: keep the empty record instead of allocating a new one.
+    if (a.orders.length || a.cancels.length || a.memory.length || a.recalls.length) {
+      this.activity = { orders: [], cancels: [], memory: [], recalls: [] };
+    }
+    return a;
   }
 
   /** Index into a symbol's own series of its latest bar at or before now (-1 if none yet). */

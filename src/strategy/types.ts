@@ -71,7 +71,11 @@ export interface StrategyContext {
   /** Bars the symbol has had so far (its own count, not the master timeline's). */
   barCount(symbol?: string): number;
   /** A live view of an indicator; create it once (in `init`) and read `.value` each bar. */
-  indicator(name: string, params?: Record<string, number>, options?: { symbol?: string; output?: string }): IndicatorView;
+  indicator(
+    name: string,
+    params?: Record<string, number>,
+    options?: { symbol?: string; output?: string },
+  ): IndicatorView;
 
   account(): AccountSnapshot;
   /** Signed units held (negative = short). */

@@ -1,0 +1,62 @@
+import fs from "node:fs";
+import type { SymbolSeries } from "../src/engine/types.js";
+
+/** Deterministic pseudo-random numbers (mulberry32), so every bench run sees the same series. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const DAY = 86_400_000;
+const START = Date.UTC(1900, 0, 1);
+
+/** A random-walk daily series of `n` bars (valid OHLC: high ≥ max(open, close), low ≤ min). */
+export function randomWalk(n: number, seed = 42): SymbolSeries {
+  const rnd = prng(seed);
+  const time = new Float64Array(n);
+  const open = new Float64Array(n);
+  const high = new Float64Array(n);
+  const low = new Float64Array(n);
+  const close = new Float64Array(n);
+  const volume = new Float64Array(n);
+  let price = 100;
+  for (let i = 0; i < n; i++) {
+    time[i] = START + i * DAY;
+    const o = price;
+    const c = Math.max(1, o * (1 + (rnd() - 0.5) * 0.04));
+    const h = Math.max(o, c) * (1 + rnd() * 0.01);
+    const l = Math.min(o, c) * (1 - rnd() * 0.01);
+    open[i] = round2(o);
+    close[i] = round2(c);
+    high[i] = Math.max(round2(h), open[i] as number, close[i] as number);
+    low[i] = Math.min(round2(l), open[i] as number, close[i] as number);
+    volume[i] = Math.floor(1000 + rnd() * 100_000);
+    price = close[i] as number;
+  }
+  return { symbol: "BENCH", source: "generated", length: n, time, open, high, low, close, volume };
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** Writes a series as a Yahoo-style CSV. */
+export function writeCsv(file: string, s: SymbolSeries): void {
+  const fd = fs.openSync(file, "w");
+  fs.writeSync(fd, "Date,Open,High,Low,Close,Volume\n");
+  let chunk = "";
+  for (let i = 0; i < s.length; i++) {
+    const d = new Date(s.time[i] as number).toISOString().slice(0, 10);
+    chunk += `${d},${s.open[i]},${s.high[i]},${s.low[i]},${s.close[i]},${s.volume[i]}\n`;
+    if (chunk.length > 1 << 20) {
+      fs.writeSync(fd, chunk);
+      chunk = "";
+    }
+  }
+  fs.writeSync(fd, chunk);
+  fs.closeSync(fd);
+}

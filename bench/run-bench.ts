@@ -1,0 +1,142 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { alignSeries } from "../src/engine/align-series.js";
+import { brokerConfig } from "../src/engine/broker-config.js";
+import { Simulation } from "../src/engine/simulation.js";
+import type { MarketData } from "../src/engine/types.js";
+import { BacktestContext } from "../src/strategy/context.js";
+import type { Strategy } from "../src/strategy/types.js";
+import smaCrossover from "../strategies/sma-crossover.js";
+import { randomWalk, writeCsv } from "./generate-series.js";
+
+const BARS = Number(process.env.BENCH_BARS ?? 1_000_000);
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+const noop: Strategy<undefined> = { name: "noop", onBar() {} };
+
+/** The runner's per-bar sequence without I/O: what "engine throughput" means. */
+function simulate(
+  data: MarketData,
+  strategy: Strategy<unknown>,
+  params: Record<string, number | boolean>,
+) {
+  const events: unknown[] = [];
+  const sim = new Simulation(data, brokerConfig({ commissionRate: 0.001 }), (e) => events.push(e), {
+    bars: false,
+    calendar: false,
+  });
+  const ctx = new BacktestContext(data, sim.broker, params, null);
+  const t0 = performance.now();
+  ctx.advance(0);
+  const state = strategy.init ? strategy.init(ctx) : undefined;
+  for (let i = 0; i < data.times.length; i++) {
+    ctx.advance(i);
+    sim.openBar(i);
+    strategy.onBar(ctx, state);
+    sim.closeBar(i);
+    events.length = 0;
+  }
+  const ms = performance.now() - t0;
+  return {
+    ms,
+    barsPerSec: data.times.length / (ms / 1000),
+    trades: sim.broker.orders.length,
+    equity: sim.equity[data.times.length - 1],
+  };
+}
+
+function best<T extends { ms: number }>(runs: number, f: () => T): T {
+  let out: T | null = null;
+  for (let k = 0; k < runs; k++) {
+    const r = f();
+    if (out === null || r.ms < out.ms) out = r;
+  }
+  return out as T;
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+function main(): void {
+  console.log(
+    `agenticbt bench: ${BARS.toLocaleString("en-US")} bars, node ${process.version}, ${os.cpus().length} cores`,
+  );
+  const series = randomWalk(BARS);
+  const data = alignSeries([series]);
+
+  const noopRun = best(3, () => simulate(data, noop as Strategy<unknown>, {}));
+  const smaRun = best(3, () =>
+    simulate(data, smaCrossover as Strategy<unknown>, { fast: 10, slow: 30, longShort: false }),
+  );
+  console.log(
+    `engine, no-op strategy:    ${Math.round(noopRun.barsPerSec).toLocaleString("en-US")} bars/s (${noopRun.ms.toFixed(1)} ms)`,
+  );
+  console.log(
+    `engine, SMA crossover:     ${Math.round(smaRun.barsPerSec).toLocaleString("en-US")} bars/s (${smaRun.ms.toFixed(1)} ms, ${smaRun.trades} orders; indicators included)`,
+  );
+
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agenticbt-bench-"));
+  const csv = path.join(tmp, "BENCH.csv");
+  writeCsv(csv, series);
+  const e2e = spawnSync(
+    process.execPath,
+    [
+      path.join(ROOT, "bench", "e2e-child.mjs"),
+      "run",
+      path.join(ROOT, "strategies", "sma-crossover.ts"),
+      "--data",
+      csv,
+      "--commission",
+      "0.001",
+      "--runs-dir",
+      path.join(tmp, "runs"),
+      "--json",
+    ],
+    { cwd: tmp, encoding: "utf8", maxBuffer: 1 << 28 },
+  );
+  const line = e2e.stderr.split("\n").find((l) => l.startsWith("BENCH "));
+  if (e2e.status !== 0 || !line) {
+    console.error(e2e.stderr);
+    throw new Error(`end-to-end run failed with exit code ${e2e.status}`);
+  }
+  const child = JSON.parse(line.slice(6)) as { ms: number; maxRssMB: number };
+  const result = JSON.parse(e2e.stdout) as {
+    timings: Record<string, number>;
+    metrics: { trades: number };
+  };
+  console.log(
+    `end to end, ${BARS.toLocaleString("en-US")}-row CSV: ${(child.ms / 1000).toFixed(2)} s (load ${result.timings.loadMs} ms, simulate ${result.timings.simulateMs} ms, write ${result.timings.writeMs} ms), peak RSS ${child.maxRssMB.toFixed(0)} MB`,
+  );
+  const figures = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cores: os.cpus().length,
+    bars: BARS,
+    engine: {
+      noopBarsPerSec: Math.round(noopRun.barsPerSec),
+      smaCrossoverBarsPerSec: Math.round(smaRun.barsPerSec),
+      goalBarsPerSec: 2_000_000,
+    },
+    endToEnd: {
+      seconds: Math.round(child.ms) / 1000,
+      timings: result.timings,
+      peakRssMB: Math.round(child.maxRssMB),
+      goalSeconds: 4,
+      goalPeakMB: 400,
+      csvMB: mb(fs.statSync(csv).size),
+    },
+  };
+  fs.rmSync(tmp, { recursive: true, force: true });
+  const outDir = path.join(ROOT, "bench", "results");
+  fs.mkdirSync(outDir, { recursive: true });
+  const out = path.join(outDir, "latest.json");
+  fs.writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`);
+  const ok = (b: boolean) => (b ? "met" : "MISSED");
+  console.log(
+    `goals: engine >= 2,000,000 bars/s ${ok(smaRun.barsPerSec >= 2e6)}; end to end <= 4 s ${ok(child.ms <= 4000)}; peak <= 400 MB ${ok(child.maxRssMB <= 400)}`,
+  );
+  console.log(`wrote ${path.relative(ROOT, out)}`);
+}
+
+main();

@@ -1,0 +1,9 @@
+// Names of the run directory's memory layout (SPEC §6), shared by the writer and the recall.
+
+export const PLAYBOOK_FILE = "playbook.md";
+/** `note("playbook", …)` appends a lesson to the manual instead of writing a note. */
+export const PLAYBOOK_KEY = "playbook";
+export const MEMORY_DIRS = ["journal", "notes", "reviews", "backups"] as const;
+
+/** A journal entry starts with the simulated clock time. */
+export const JOURNAL_ENTRY = /^\[\d{2}:\d{2}\]/;

@@ -1,0 +1,86 @@
+export const MS_PER_DAY = 86_400_000;
+
+/**
+ * Above this share of weekend days the market is taken to trade seven days a week. backtesting.py
+ * uses 60 % of the share a seven-day market would have (2/7), which tolerates a few stray weekend
+ * bars in an equity feed without calling it a crypto feed.
+ */
+const WEEKEND_SHARE_THRESHOLD = (2 / 7) * 0.6;
+
+/** How returns are sampled before annualising: one value per calendar day, or one per bar. */
+export type Sampling = "day" | "bar";
+
+export interface Annualisation {
+  periodsPerYear: number;
+  sampling: Sampling;
+}
+
+/** Median gap between consecutive timestamps, in days; null with fewer than two bars. */
+export function medianSpacingDays(times: Float64Array): number | null {
+  if (times.length < 2) return null;
+  const gaps: number[] = [];
+  for (let i = 1; i < times.length; i++) gaps.push((times[i]! - times[i - 1]!) / MS_PER_DAY);
+  gaps.sort((a, b) => a - b);
+  const mid = gaps.length >> 1;
+  return gaps.length % 2 === 1 ? gaps[mid]! : (gaps[mid - 1]! + gaps[mid]!) / 2;
+}
+
+/** UTC day number (days since the epoch) of a timestamp. */
+export function dayNumber(time: number): number {
+  return Math.floor(time / MS_PER_DAY);
+}
+
+/** Share of the distinct calendar days in `times` that are a Saturday or a Sunday. */
+export function weekendShare(times: Float64Array): number {
+  let days = 0;
+  let weekendDays = 0;
+  let lastDay = Number.NaN;
+  for (const t of times) {
+    const day = dayNumber(t);
+    if (day === lastDay) continue;
+    lastDay = day;
+    days++;
+    const weekday = new Date(t).getUTCDay();
+    if (weekday === 0 || weekday === 6) weekendDays++;
+  }
+  return days === 0 ? 0 : weekendDays / days;
+}
+
+/**
+ * Periods per year from the bar spacing. Bars a day apart or closer are sampled once per calendar
+ * day and annualised with 252 (or 365 when weekends trade); coarser bars are already one period
+ * each, so they are used as they are.
+ */
+export function detectAnnualisation(times: Float64Array): Annualisation | null {
+  const spacing = medianSpacingDays(times);
+  if (spacing === null || spacing <= 0) return null;
+  if (spacing < 2) {
+    const periodsPerYear = weekendShare(times) > WEEKEND_SHARE_THRESHOLD ? 365 : 252;
+    return { periodsPerYear, sampling: "day" };
+  }
+  if (spacing >= 5 && spacing <= 9) return { periodsPerYear: 52, sampling: "bar" };
+  if (spacing >= 26 && spacing <= 35) return { periodsPerYear: 12, sampling: "bar" };
+  if (spacing >= 85 && spacing <= 95) return { periodsPerYear: 4, sampling: "bar" };
+  if (spacing >= 350 && spacing <= 380) return { periodsPerYear: 1, sampling: "bar" };
+  // Irregular spacings (every 2–4 days, say) get the calendar share they actually cover.
+  return { periodsPerYear: 365.25 / spacing, sampling: "bar" };
+}
+
+function addUtcYears(time: number, years: number): number {
+  const d = new Date(time);
+  d.setUTCFullYear(d.getUTCFullYear() + years);
+  return d.getTime();
+}
+
+/**
+ * Calendar years between two timestamps: whole years by the calendar, plus the remainder as a
+ * fraction of the year that follows. 2020-01-01 → 2022-01-01 is exactly 2 despite the leap day.
+ */
+export function yearsBetween(start: number, end: number): number {
+  if (end <= start) return 0;
+  let whole = Math.floor((end - start) / (366 * MS_PER_DAY));
+  while (addUtcYears(start, whole + 1) <= end) whole++;
+  const anchor = addUtcYears(start, whole);
+  const next = addUtcYears(start, whole + 1);
+  return whole + (end - anchor) / (next - anchor);
+}

@@ -1,0 +1,169 @@
+import { detectAnnualisation, MS_PER_DAY, yearsBetween } from "./annualisation.js";
+import { because, type Computed } from "./computed.js";
+import { computeDrawdowns } from "./drawdowns.js";
+import { geometricMean, mean, periodCloses, sampleVariance, simpleReturns } from "./returns.js";
+
+/** Statistics of one equity curve, shared by the strategy and its buy-and-hold benchmark. */
+export interface CurveStats {
+  durationDays: Computed;
+  equityFinal: Computed;
+  equityPeak: Computed;
+  returnPct: Computed;
+  returnAnnPct: Computed;
+  volatilityAnnPct: Computed;
+  cagrPct: Computed;
+  sharpe: Computed;
+  sortino: Computed;
+  calmar: Computed;
+  maxDrawdownPct: Computed;
+  avgDrawdownPct: Computed;
+  maxDrawdownDurationDays: Computed;
+  avgDrawdownDurationDays: Computed;
+  periodsPerYear: Computed;
+}
+
+/**
+ * Per-period standard deviations below this are rounding noise of a constant-return curve; treating
+ * them as 0 keeps Sharpe from reporting 10^17 for a curve that has no risk at all.
+ */
+const ZERO_VOLATILITY = 1e-12;
+
+/** `base` is the money the curve started from (initial cash), the denominator of total return. */
+export function computeCurveStats(
+  times: Float64Array,
+  equity: Float64Array,
+  base: number,
+): CurveStats {
+  const n = equity.length;
+  if (n === 0 || times.length !== n) {
+    const why = because(n === 0 ? "no bars" : "times and equity differ in length");
+    return {
+      durationDays: why,
+      equityFinal: why,
+      equityPeak: why,
+      returnPct: why,
+      returnAnnPct: why,
+      volatilityAnnPct: why,
+      cagrPct: why,
+      sharpe: why,
+      sortino: why,
+      calmar: why,
+      maxDrawdownPct: why,
+      avgDrawdownPct: why,
+      maxDrawdownDurationDays: why,
+      avgDrawdownDurationDays: why,
+      periodsPerYear: why,
+    };
+  }
+  const start = times[0]!;
+  const end = times[n - 1]!;
+  const final = equity[n - 1]!;
+  let peak = equity[0]!;
+  for (const v of equity) peak = Math.max(peak, v);
+  const baseValid = base > 0;
+  const badBase = because("the starting equity is not positive");
+
+  const dd = computeDrawdowns(times, equity);
+  const depths = dd.periods.map((p) => p.depth);
+  const durations = dd.periods.map((p) => p.durationDays);
+  const maxDd: Computed = dd.max;
+
+  const ann = annualised(times, equity);
+  const calmar: Computed =
+    typeof ann.returnAnn !== "number"
+      ? ann.returnAnn
+      : dd.max === 0
+        ? because("no drawdown: max drawdown is 0")
+        : ann.returnAnn / dd.max;
+
+  return {
+    durationDays: (end - start) / MS_PER_DAY,
+    equityFinal: final,
+    equityPeak: peak,
+    returnPct: baseValid ? ((final - base) / base) * 100 : badBase,
+    returnAnnPct: scale(ann.returnAnn, 100),
+    volatilityAnnPct: scale(ann.volatilityAnn, 100),
+    cagrPct: baseValid ? cagr(start, end, final / base) : badBase,
+    sharpe: ann.sharpe,
+    sortino: ann.sortino,
+    calmar,
+    maxDrawdownPct: scale(maxDd, -100),
+    avgDrawdownPct: depths.length === 0 ? 0 : -mean(depths) * 100,
+    maxDrawdownDurationDays:
+      durations.length === 0 ? 0 : durations.reduce((a, b) => Math.max(a, b)),
+    avgDrawdownDurationDays: durations.length === 0 ? 0 : mean(durations),
+    periodsPerYear: ann.periodsPerYear,
+  };
+}
+
+function scale(value: Computed, factor: number): Computed {
+  return typeof value === "number" ? value * factor : value;
+}
+
+function cagr(start: number, end: number, growth: number): Computed {
+  const years = yearsBetween(start, end);
+  if (years === 0) return because("the run spans no time");
+  if (growth < 0) return because("equity ended below 0, so a compound rate is undefined");
+  return (growth ** (1 / years) - 1) * 100;
+}
+
+interface Annualised {
+  periodsPerYear: Computed;
+  returnAnn: Computed;
+  volatilityAnn: Computed;
+  sharpe: Computed;
+  sortino: Computed;
+}
+
+/**
+ * Annualised return, volatility, Sharpe and Sortino from period returns, as backtesting.py computes
+ * them: compounding the geometric mean period return g over N periods a year, and the volatility of
+ * a compounded return, √((σ² + (1+g)²)^N − (1+g)^(2N)).
+ */
+function annualised(times: Float64Array, equity: Float64Array): Annualised {
+  const annualisation = detectAnnualisation(times);
+  if (annualisation === null) {
+    const why = because("needs at least two bars with distinct timestamps to find the bar spacing");
+    return { periodsPerYear: why, returnAnn: why, volatilityAnn: why, sharpe: why, sortino: why };
+  }
+  const N = annualisation.periodsPerYear;
+  const returns = simpleReturns(periodCloses(times, equity, annualisation.sampling));
+  const unit = annualisation.sampling === "day" ? "calendar days" : "bars";
+  if (returns.length === 0) {
+    const why = because(`needs at least two ${unit} to form a return`);
+    return { periodsPerYear: N, returnAnn: why, volatilityAnn: why, sharpe: why, sortino: why };
+  }
+  const g = geometricMean(returns);
+  if (g === null) {
+    const why = because("equity fell to 0 or below, so compounded returns are undefined");
+    return { periodsPerYear: N, returnAnn: why, volatilityAnn: why, sharpe: why, sortino: why };
+  }
+  const returnAnn = (1 + g) ** N - 1;
+
+  let volatilityAnn: Computed;
+  if (returns.length < 2) {
+    volatilityAnn = because(`needs at least three ${unit} (two returns) for a variance`);
+  } else {
+    const variance = sampleVariance(returns);
+    volatilityAnn =
+      Math.sqrt(variance) < ZERO_VOLATILITY
+        ? 0
+        : Math.sqrt(Math.max(0, (variance + (1 + g) ** 2) ** N - (1 + g) ** (2 * N)));
+  }
+  const sharpe: Computed =
+    typeof volatilityAnn !== "number"
+      ? because(`volatility is undefined: ${volatilityAnn.reason}`)
+      : volatilityAnn === 0
+        ? because("volatility is 0")
+        : returnAnn / volatilityAnn;
+
+  let downsideSquares = 0;
+  for (const r of returns) if (r < 0) downsideSquares += r * r;
+  const downside = Math.sqrt(downsideSquares / returns.length) * Math.sqrt(N);
+  const sortino: Computed =
+    downside < ZERO_VOLATILITY
+      ? because("no losing periods: downside deviation is 0")
+      : returnAnn / downside;
+
+  return { periodsPerYear: N, returnAnn, volatilityAnn, sharpe, sortino };
+}

@@ -1,0 +1,103 @@
+import fs from "node:fs";
+import path from "node:path";
+import { isErrnoCode } from "./errno.js";
+
+/**
+ * A file could not be written. The target keeps its previous content (or stays absent), because
+ * the new bytes only ever reach it through a single rename.
+ */
+export class AtomicWriteError extends Error {
+  override readonly name = "AtomicWriteError";
+  readonly file: string;
+
+  constructor(file: string, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `Could not write ${file}: ${reason}. Its previous content is unchanged; check that the ` +
+        "directory exists, is a directory, is writable and that the disk is not full.",
+      { cause },
+    );
+    this.file = file;
+  }
+}
+
+// Distinguishes temp files of concurrent writes from the same process (pid alone would collide).
+let tempCounter = 0;
+
+/**
+ * Replaces `file` with `data` so that a reader or a crash sees either the old or the new content,
+ * never a mix: the bytes go to a temp file in the same directory (rename is only atomic within one
+ * file system), are flushed to disk, and then the temp file is renamed over the target.
+ */
+export function writeFileAtomic(file: string, data: string | Uint8Array): void {
+  const dir = path.dirname(path.resolve(file));
+  tempCounter += 1;
+  // A leading dot keeps a stray temp file (after a crash) out of directory listings of *.md files.
+  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${tempCounter}.tmp`);
+  let fd: number | null = null;
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fd = fs.openSync(temp, "wx");
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = null;
+    fs.renameSync(temp, file);
+  } catch (err) {
+    if (fd !== null) closeQuietly(fd);
+    removeQuietly(temp);
+    throw new AtomicWriteError(file, err);
+  }
+  syncDirectory(dir);
+}
+
+/**
+ * Appends by rewriting the whole file atomically. That costs a read per append, which is fine for
+ * the small per-day files this is used for, and it keeps a half-written line out of the file.
+ */
+export function appendFileAtomic(file: string, text: string): void {
+  writeFileAtomic(file, readTextOrEmpty(file) + text);
+}
+
+/** Writes `value` as pretty-printed JSON with a trailing newline, atomically. */
+export function writeJsonAtomic(file: string, value: unknown): void {
+  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+function readTextOrEmpty(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (err) {
+    if (isErrnoCode(err, "ENOENT")) return "";
+    throw new AtomicWriteError(file, err);
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // The write already failed; that error is the one worth reporting.
+  }
+}
+
+function removeQuietly(file: string): void {
+  try {
+    fs.rmSync(file, { force: true });
+  } catch {
+    // Nothing to remove when the directory itself was unusable.
+  }
+}
+
+/** Makes the rename itself durable. Some platforms (Windows) cannot open directories: best effort. */
+function syncDirectory(dir: string): void {
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(dir, "r");
+    fs.fsyncSync(fd);
+  } catch {
+    // The content is already in place; only durability across a power cut is weaker here.
+  } finally {
+    if (fd !== null) closeQuietly(fd);
+  }
+}

@@ -1,0 +1,249 @@
+import { describe, expect, it } from "vitest";
+import type { OrderRequest } from "../../src/engine/types.js";
+import { daily, ofType, only, orderById, run, series } from "./helpers.js";
+
+const qty = (side: "buy" | "sell", n: number, symbol = "X"): OrderRequest => ({
+  symbol,
+  side,
+  size: { kind: "qty", qty: n },
+});
+const fraction = (side: "buy" | "sell", f: number, symbol = "X"): OrderRequest => ({
+  symbol,
+  side,
+  size: { kind: "fraction", fraction: f },
+});
+const weight = (w: number, symbol = "X"): OrderRequest => ({
+  symbol,
+  size: { kind: "weight", weight: w },
+});
+
+describe("fraction sizing", () => {
+  const X = series(
+    "X",
+    daily("2021-03-01", [
+      [100, 101, 99, 100],
+      [99, 100, 98, 99],
+    ]),
+  );
+
+  it("a 100% buy with commission never overdraws: floor(equity / (price × (1 + rate)))", () => {
+    const r = run(X, { commissionRate: 0.01 }, { 0: (b, i) => b.submit(fraction("buy", 1), i) });
+    const f = only(r.fills);
+    // floor(10000 / (99 × 1.01)) = floor(10000 / 99.99) = floor(100.01) = 100
+    // (a naive floor(10000 / 99) = 101 would cost 9999 + 99.99 commission > 10000)
+    expect(f.qty).toBe(100);
+    expect(f.commission).toBeCloseTo(99, 9); // 100 × 99 × 0.01
+    expect(r.broker.portfolio.cash).toBeCloseTo(1, 9); // 10000 - 9900 - 99
+    expect(r.broker.portfolio.cash).toBeGreaterThanOrEqual(0);
+  });
+
+  it("with a fixed fee the fee comes off the budget first", () => {
+    const r = run(
+      X,
+      { commissionRate: 0.01, commissionFixed: 5 },
+      { 0: (b, i) => b.submit(fraction("buy", 1), i) },
+    );
+    const f = only(r.fills);
+    // floor((10000 - 5) / 99.99) = floor(99.96) = 99
+    expect(f.qty).toBe(99);
+    expect(f.commission).toBeCloseTo(103.01, 9); // 99 × 99 × 0.01 + 5 = 98.01 + 5
+    expect(r.broker.portfolio.cash).toBeCloseTo(95.99, 9); // 10000 - 9801 - 103.01
+  });
+});
+
+describe("cash, shorts and margin", () => {
+  const X = series(
+    "X",
+    daily("2021-03-01", [
+      [100, 101, 99, 100],
+      [100, 101, 99, 100],
+      [100, 101, 99, 100],
+    ]),
+  );
+
+  it("a qty order worth more than the cash is rejected for insufficient cash", () => {
+    const r = run(X, {}, { 0: (b, i) => b.submit(qty("buy", 101), i) }); // 101 × 100 = 10100 > 10000
+    const rej = only(ofType(r.events, "order_rejected"));
+    expect(rej.index).toBe(1); // affordability is checked when it would fill
+    expect(rej.reason).toContain("insufficient cash");
+    expect(r.fills).toHaveLength(0);
+    expect(orderById(r, 1).status).toBe("rejected");
+    expect(r.broker.portfolio.qty[0]).toBe(0);
+    expect(r.broker.portfolio.cash).toBe(10_000);
+  });
+
+  it("exactly affordable (100 × 100 = 10000) fills and leaves cash 0", () => {
+    const r = run(X, {}, { 0: (b, i) => b.submit(qty("buy", 100), i) });
+    expect(only(r.fills).qty).toBe(100);
+    expect(r.broker.portfolio.cash).toBe(0);
+  });
+
+  it("a short without allowShort is rejected", () => {
+    const r = run(
+      X,
+      {},
+      {
+        0: (b, i) => {
+          b.submit(qty("sell", 10), i);
+          b.submit(weight(-0.5), i);
+        },
+      },
+    );
+    const rej = ofType(r.events, "order_rejected");
+    expect(rej.map((e) => e.order.id)).toEqual([2, 1]); // weight rejected at submit, sell at fill
+    expect(rej[0]?.reason).toContain("allow-short");
+    expect(rej[1]?.reason).toContain("shorting is not allowed");
+    expect(r.fills).toHaveLength(0);
+    expect(r.broker.portfolio.qty[0]).toBe(0);
+  });
+
+  it("a short at the margin boundary is accepted: cash + 100q ≥ 1.5 × 100q ⇔ q ≤ 200", () => {
+    const r = run(X, { allowShort: true }, { 0: (b, i) => b.submit(qty("sell", 200), i) });
+    // cash after = 10000 + 200 × 100 = 30000; required = (1 + 0.5) × 20000 = 30000
+    expect(only(r.fills).qty).toBe(200);
+    expect(r.broker.portfolio.qty[0]).toBe(-200);
+    expect(r.broker.portfolio.cash).toBe(30_000);
+    expect(r.equity[1]).toBe(10_000); // 30000 - 200 × 100
+  });
+
+  it("a short one unit beyond the margin is rejected with insufficient margin", () => {
+    const r = run(X, { allowShort: true }, { 0: (b, i) => b.submit(qty("sell", 201), i) });
+    // cash after = 10000 + 20100 = 30100 < required 1.5 × 20100 = 30150
+    const rej = only(ofType(r.events, "order_rejected"));
+    expect(rej.reason).toContain("insufficient margin");
+    expect(r.fills).toHaveLength(0);
+    expect(r.broker.portfolio.cash).toBe(10_000);
+  });
+});
+
+describe("volume cap", () => {
+  it("caps fills at floor(cap × volume) per bar; the remainder fills on the next bar", () => {
+    const X = series("X", [
+      ["2021-03-01", 100, 101, 99, 100, 50],
+      ["2021-03-02", 100, 101, 99, 100, 50], // cap 0.1 × 50 = 5 units
+      ["2021-03-03", 102, 103, 101, 102, 50], // remaining 3 units
+      ["2021-03-04", 102, 103, 101, 102, 50],
+    ]);
+    const r = run(
+      X,
+      { volumeCap: 0.1, commissionFixed: 1 },
+      { 0: (b, i) => b.submit(qty("buy", 8), i) },
+    );
+    expect(r.fills.map((f) => [f.index, f.qty, f.price, f.commission])).toEqual([
+      [1, 5, 100, 1], // fixed fee once per order, on its first fill
+      [2, 3, 102, 0],
+    ]);
+    const o = orderById(r, 1);
+    expect(o.status).toBe("filled");
+    expect(o.filledQty).toBe(8);
+    expect(o.avgFillPrice).toBeCloseTo(100.75, 12); // (5 × 100 + 3 × 102) / 8 = 806 / 8
+    expect(r.broker.portfolio.cash).toBe(9_193); // 10000 - 500 - 1 - 306
+  });
+});
+
+describe("target weight and reversals", () => {
+  it("a target weight tops a position up; weight 0 (closePosition) closes it", () => {
+    const X = series(
+      "X",
+      daily("2021-03-01", [
+        [100, 101, 99, 100],
+        [100, 101, 99, 100], // buy 10 at 100
+        [100, 101, 99, 100], // weight 0.5: equity 9000 + 10 × 100 = 10000 → floor(5000/100) = 50 → buy 40
+        [110, 111, 109, 110], // weight 0: sell 50 at 110
+      ]),
+    );
+    const r = run(
+      X,
+      {},
+      {
+        0: (b, i) => b.submit(qty("buy", 10), i),
+        1: (b, i) => b.submit(weight(0.5), i),
+        2: (b, i) => b.submit(weight(0), i),
+      },
+    );
+    expect(r.fills.map((f) => [f.orderId, f.side, f.qty, f.price])).toEqual([
+      [1, "buy", 10, 100],
+      [2, "buy", 40, 100],
+      [3, "sell", 50, 110],
+    ]);
+    expect(r.trades.map((t) => [t.qty, t.pnl])).toEqual([
+      [10, 100], // 10 × (110 - 100)
+      [40, 400], // 40 × (110 - 100)
+    ]);
+    expect(r.broker.portfolio.qty[0]).toBe(0);
+    expect(r.broker.portfolio.cash).toBe(10_500);
+    expect(orderById(r, 3).status).toBe("filled");
+  });
+
+  it("reversal: a close placed before a new short fills first; the short is sized from the equity after it", () => {
+    const X = series(
+      "X",
+      daily("2021-03-01", [
+        [100, 101, 99, 100],
+        [100, 101, 99, 100], // buy 50 at 100, commission 50 → cash 4950
+        [120, 121, 119, 120], // close 50 at 120, commission 60 → cash 10890; then the short
+      ]),
+    );
+    const r = run(
+      X,
+      { allowShort: true, commissionRate: 0.01 },
+      {
+        0: (b, i) => b.submit(qty("buy", 50), i),
+        1: (b, i) => {
+          b.submit(weight(0), i);
+          b.submit(fraction("sell", 0.5), i);
+        },
+      },
+    );
+    // short units = floor(10890 × 0.5 / (120 × 1.01)) = floor(5445 / 121.2) = floor(44.93) = 44
+    // (sized from the equity before the close, 4950 + 50 × 120 = 10950, it would be
+    //  floor(5475 / 121.2) = 45)
+    expect(r.fills.map((f) => [f.orderId, f.side, f.qty, f.price])).toEqual([
+      [1, "buy", 50, 100],
+      [2, "sell", 50, 120],
+      [3, "sell", 44, 120],
+    ]);
+    expect(r.broker.portfolio.qty[0]).toBe(-44);
+    // cash = 10890 + 44 × 120 - 52.8 = 16117.2 ; equity at close 120 = 16117.2 - 5280 = 10837.2
+    expect(r.broker.portfolio.cash).toBeCloseTo(16_117.2, 9);
+    expect(r.equity[2]).toBeCloseTo(10_837.2, 9);
+    expect(only(r.trades).pnl).toBeCloseTo(890, 9); // 50 × 20 - 50 - 60
+  });
+
+  it("all-in switch between symbols: the close fills first so the new entry can use its proceeds", () => {
+    const A = series(
+      "A",
+      daily("2021-03-01", [
+        [100, 101, 99, 100],
+        [100, 101, 99, 100], // A: 100 units at 100, cash 0
+        [110, 111, 109, 110], // A sold at 110 → cash 11000
+      ]),
+    );
+    const B = series(
+      "B",
+      daily("2021-03-01", [
+        [50, 51, 49, 50],
+        [50, 51, 49, 50],
+        [50, 51, 49, 52], // B bought with 11000 / 50 = 220 units
+      ]),
+    );
+    const r = run(
+      [A, B],
+      {},
+      {
+        0: (b, i) => b.submit(fraction("buy", 1, "A"), i),
+        1: (b, i) => {
+          b.submit(weight(0, "A"), i);
+          b.submit(fraction("buy", 1, "B"), i);
+        },
+      },
+    );
+    expect(r.fills.map((f) => [f.symbol, f.side, f.qty, f.price])).toEqual([
+      ["A", "buy", 100, 100], // floor(10000 / 100)
+      ["A", "sell", 100, 110],
+      ["B", "buy", 220, 50], // floor(11000 / 50)
+    ]);
+    expect(r.broker.portfolio.cash).toBe(0);
+    expect(r.equity[2]).toBe(11_440); // 220 × close 52
+  });
+});

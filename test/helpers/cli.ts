@@ -1,0 +1,34 @@
+import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname, "..", "..");
+export const BIN = path.join(ROOT, "bin", "agenticbt");
+export const DATA = path.join(ROOT, "data");
+
+/** A fresh temp directory, removed by the caller's afterEach when wanted. */
+export function tempDir(prefix = "agenticbt-test-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Runs the built CLI (`npm test` builds first) as a user would. */
+export function cli(args: string[], cwd: string): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", maxBuffer: 1 << 26 });
+}
+
+export function cliAsync(args: string[], cwd: string) {
+  return spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+export function runDirs(runsRoot: string): string[] {
+  if (!fs.existsSync(runsRoot)) return [];
+  return fs
+    .readdirSync(runsRoot)
+    .sort()
+    .map((d) => path.join(runsRoot, d));
+}
+
+export function readJson<T = Record<string, unknown>>(file: string): T {
+  return JSON.parse(fs.readFileSync(file, "utf8")) as T;
+}

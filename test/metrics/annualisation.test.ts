@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import {
+  detectAnnualisation,
+  medianSpacingDays,
+  weekendShare,
+  yearsBetween,
+} from "../../src/metrics/annualisation.js";
+import { DAY, everyDay, HOUR, utc, weekdays } from "./fixtures.js";
+
+describe("detectAnnualisation", () => {
+  it("uses 252 days a year for daily weekday bars", () => {
+    // 2024-01-01 is a Monday; 20 weekdays span four weeks, no weekend day.
+    expect(detectAnnualisation(weekdays("2024-01-01T00:00:00", 20))).toEqual({
+      periodsPerYear: 252,
+      sampling: "day",
+    });
+  });
+
+  it("uses 365 when weekends trade (2 of every 7 days)", () => {
+    // 28 consecutive days: 8 weekend days / 28 = 0.286 > 0.6 · 2/7 = 0.171.
+    expect(detectAnnualisation(everyDay("2024-01-01T00:00:00", 28))).toEqual({
+      periodsPerYear: 365,
+      sampling: "day",
+    });
+  });
+
+  it("tolerates a stray weekend bar in an equity feed", () => {
+    // 20 weekdays + one Saturday: 1 / 21 = 0.048 < 0.171, still 252.
+    const times = Float64Array.from(
+      [...weekdays("2024-01-01T00:00:00", 20), utc("2024-01-06T00:00:00")].sort((a, b) => a - b),
+    );
+    expect(weekendShare(times)).toBeCloseTo(1 / 21, 12);
+    expect(detectAnnualisation(times)?.periodsPerYear).toBe(252);
+  });
+
+  it("uses 52 for weekly bars, one period per bar", () => {
+    const start = utc("2024-01-05T00:00:00");
+    const times = Float64Array.from({ length: 10 }, (_, i) => start + i * 7 * DAY);
+    expect(detectAnnualisation(times)).toEqual({ periodsPerYear: 52, sampling: "bar" });
+  });
+
+  it("uses 12 for monthly bars of uneven length (28–31 days)", () => {
+    const times = Float64Array.from({ length: 12 }, (_, m) => Date.UTC(2023, m, 1));
+    // Gaps 31,28,31,30,31,30,31,31,30,31,30: sorted, the 6th of 11 is 31.
+    expect(medianSpacingDays(times)).toBe(31);
+    expect(detectAnnualisation(times)).toEqual({ periodsPerYear: 12, sampling: "bar" });
+  });
+
+  it("resamples hourly weekday bars to days and uses 252", () => {
+    // Mon–Wed, bars at 10:00…15:00: median gap 1 h = 1/24 day.
+    const times = Float64Array.from(
+      [0, 1, 2].flatMap((d) =>
+        [10, 11, 12, 13, 14, 15].map((h) => utc("2024-01-01T00:00:00") + d * DAY + h * HOUR),
+      ),
+    );
+    expect(medianSpacingDays(times)).toBeCloseTo(1 / 24, 12);
+    expect(detectAnnualisation(times)).toEqual({ periodsPerYear: 252, sampling: "day" });
+  });
+
+  it("counts weekend share per distinct day for intraday data (crypto hourly → 365)", () => {
+    // 7 days × 24 hourly bars from Monday: 2 of 7 distinct days are weekend days.
+    const start = utc("2024-01-01T00:00:00");
+    const times = Float64Array.from({ length: 7 * 24 }, (_, i) => start + i * HOUR);
+    expect(weekendShare(times)).toBeCloseTo(2 / 7, 12);
+    expect(detectAnnualisation(times)?.periodsPerYear).toBe(365);
+  });
+
+  it("cannot annualise fewer than two bars", () => {
+    expect(detectAnnualisation(Float64Array.of(utc("2024-01-01T00:00:00")))).toBeNull();
+  });
+});
+
+describe("yearsBetween", () => {
+  it("counts calendar years, so a span with a leap day is still exactly 2", () => {
+    expect(yearsBetween(utc("2020-01-01T00:00:00"), utc("2022-01-01T00:00:00"))).toBe(2);
+  });
+
+  it("takes the remainder as a share of the following year", () => {
+    // 2021-01-01 → 2021-07-02 is 182 days of a 365-day year.
+    expect(yearsBetween(utc("2021-01-01T00:00:00"), utc("2021-07-02T00:00:00"))).toBeCloseTo(
+      182 / 365,
+      12,
+    );
+    // 2019-03-01 → 2020-09-01: 1 whole year to 2020-03-01, then 184 of the 365 days to 2021-03-01.
+    expect(yearsBetween(utc("2019-03-01T00:00:00"), utc("2020-09-01T00:00:00"))).toBeCloseTo(
+      1 + 184 / 365,
+      12,
+    );
+  });
+});
