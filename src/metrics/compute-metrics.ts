@@ -1,3 +1,4 @@
+import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { computeAlphaPct, computeBeta } from "./alpha-beta.js";
 import { because, type Computed, MetricsRecorder } from "./computed.js";
 import { computeCurveStats } from "./curve-stats.js";
@@ -6,12 +7,13 @@ import type { Metrics, MetricsInput, MetricsResult } from "./types.js";
 
 /**
  * Every performance metric of a finished run. Pure and synchronous; conventions follow
- * backtesting.py's compute_stats (see docs/metrics.md for the formulas and where we differ).
+ * backtesting.py's compute_stats (the README's "Metric conventions" gives the formulas and where we differ).
  */
 export function computeMetrics(input: MetricsInput): MetricsResult<Metrics> {
   const { times, equity, initialCash, trades, benchmark } = input;
   const bars = equity.length;
   const r = new MetricsRecorder();
+  const intraday = isIntraday(times);
   const curve = computeCurveStats(times, equity, initialCash);
   const t = computeTradeStats(trades);
   const buyHold = buyHoldReturnPct(benchmark);
@@ -19,8 +21,8 @@ export function computeMetrics(input: MetricsInput): MetricsResult<Metrics> {
   const exposure: Computed = bars === 0 ? because("no bars") : (input.exposedBars / bars) * 100;
 
   const metrics: Metrics = {
-    start: isoTime(times[0], "start", r),
-    end: isoTime(times[times.length - 1], "end", r),
+    start: label(times[0], intraday, "start", r),
+    end: label(times[times.length - 1], intraday, "end", r),
     durationDays: r.take("durationDays", curve.durationDays),
     bars,
     exposurePct: r.take("exposurePct", exposure),
@@ -66,12 +68,18 @@ function buyHoldReturnPct(benchmark: Float64Array): Computed {
   return ((last - first) / first) * 100;
 }
 
-function isoTime(time: number | undefined, field: string, r: MetricsRecorder): string | null {
+/** Times are wall clock as written, so they are shown as written: no `Z`, no offset. */
+function label(
+  time: number | undefined,
+  intraday: boolean,
+  field: string,
+  r: MetricsRecorder,
+): string | null {
   if (time === undefined || !Number.isFinite(time)) {
     r.nullReasons[field] = "no bars";
     return null;
   }
-  return new Date(time).toISOString();
+  return timeLabel(time, intraday);
 }
 
 export { computeBenchmarkMetrics } from "./benchmark-metrics.js";

@@ -59,7 +59,7 @@ export function computeCurveStats(
   const end = times[n - 1]!;
   const final = equity[n - 1]!;
   let peak = equity[0]!;
-  for (const v of equity) peak = Math.max(peak, v);
+  for (let i = 0; i < equity.length; i++) peak = Math.max(peak, equity[i]!);
   const baseValid = base > 0;
   const badBase = because("the starting equity is not positive");
 
@@ -158,7 +158,10 @@ function annualised(times: Float64Array, equity: Float64Array): Annualised {
         : returnAnn / volatilityAnn;
 
   let downsideSquares = 0;
-  for (const r of returns) if (r < 0) downsideSquares += r * r;
+  for (let i = 0; i < returns.length; i++) {
+    const r = returns[i]!;
+    if (r < 0) downsideSquares += r * r;
+  }
   const downside = Math.sqrt(downsideSquares / returns.length) * Math.sqrt(N);
   const sortino: Computed =
     downside < ZERO_VOLATILITY

@@ -1,49 +1,53 @@
 import { dayNumber, type Sampling } from "./annualisation.js";
 
-/** One value per period: the last equity of each UTC calendar day, or every bar as it is. */
+/** One value per period: the last equity of each UTC calendar day, or every bar as it is.
+ * Typed arrays throughout: at a million bars, growing JS arrays cost more than the arithmetic. */
 export function periodCloses(
   times: Float64Array,
   equity: Float64Array,
   sampling: Sampling,
-): number[] {
-  if (sampling === "bar") return Array.from(equity);
-  const closes: number[] = [];
+): Float64Array {
+  if (sampling === "bar") return equity;
+  const closes = new Float64Array(equity.length);
+  let n = 0;
   let lastDay = Number.NaN;
   for (let i = 0; i < times.length; i++) {
     const day = dayNumber(times[i]!);
-    if (day === lastDay) closes[closes.length - 1] = equity[i]!;
-    else closes.push(equity[i]!);
+    if (day === lastDay) closes[n - 1] = equity[i]!;
+    else closes[n++] = equity[i]!;
     lastDay = day;
   }
-  return closes;
+  return closes.subarray(0, n);
 }
 
 /** Simple period-over-period returns (n values give n − 1 returns). */
-export function simpleReturns(values: ArrayLike<number>): number[] {
-  const out: number[] = [];
-  for (let i = 1; i < values.length; i++) out.push(values[i]! / values[i - 1]! - 1);
+export function simpleReturns(values: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(Math.max(0, values.length - 1));
+  for (let i = 1; i < values.length; i++) out[i - 1] = values[i]! / values[i - 1]! - 1;
   return out;
 }
 
 /** Natural-log returns; null if any value is not positive (the log is then undefined). */
-export function logReturns(values: ArrayLike<number>): number[] | null {
-  const out: number[] = [];
+export function logReturns(values: ArrayLike<number>): Float64Array | null {
   for (let i = 0; i < values.length; i++) if (!(values[i]! > 0)) return null;
-  for (let i = 1; i < values.length; i++) out.push(Math.log(values[i]! / values[i - 1]!));
+  const out = new Float64Array(Math.max(0, values.length - 1));
+  for (let i = 1; i < values.length; i++) out[i - 1] = Math.log(values[i]! / values[i - 1]!);
   return out;
 }
 
-export function mean(xs: readonly number[]): number {
+type Numbers = ArrayLike<number>;
+
+export function mean(xs: Numbers): number {
   let sum = 0;
-  for (const x of xs) sum += x;
+  for (let i = 0; i < xs.length; i++) sum += xs[i]!;
   return sum / xs.length;
 }
 
 /** Sample variance (ddof = 1), as pandas' `.var()`; needs at least two values. */
-export function sampleVariance(xs: readonly number[]): number {
+export function sampleVariance(xs: Numbers): number {
   const m = mean(xs);
   let ss = 0;
-  for (const x of xs) ss += (x - m) ** 2;
+  for (let i = 0; i < xs.length; i++) ss += (xs[i]! - m) ** 2;
   return ss / (xs.length - 1);
 }
 
@@ -51,9 +55,10 @@ export function sampleVariance(xs: readonly number[]): number {
  * Geometric mean return, (∏(1 + r))^(1/n) − 1, computed in log space so long series cannot
  * overflow. Null when a return is −100 % or worse: the product then has no real root.
  */
-export function geometricMean(returns: readonly number[]): number | null {
+export function geometricMean(returns: Numbers): number | null {
   let logSum = 0;
-  for (const r of returns) {
+  for (let i = 0; i < returns.length; i++) {
+    const r = returns[i]!;
     if (!(1 + r > 0)) return null;
     logSum += Math.log1p(r);
   }
@@ -61,7 +66,7 @@ export function geometricMean(returns: readonly number[]): number | null {
 }
 
 /** Sample covariance (ddof = 1) of two equally long series. */
-export function sampleCovariance(xs: readonly number[], ys: readonly number[]): number {
+export function sampleCovariance(xs: Numbers, ys: Numbers): number {
   const mx = mean(xs);
   const my = mean(ys);
   let s = 0;

@@ -1,14 +1,16 @@
 import path from "node:path";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { Simulation } from "../engine/simulation.js";
-import type { EngineEvent, MarketData, Order } from "../engine/types.js";
+import type { EngineEvent, MarketData } from "../engine/types.js";
 import { MemoryWorkspace } from "../memory/workspace.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import { computeBenchmarkMetrics, computeMetrics } from "../metrics/compute-metrics.js";
-import { BacktestContext, type ContextActivity } from "../strategy/context.js";
+import { BacktestContext } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { VERSION } from "../version.js";
+import { BarLoop } from "./bar-loop.js";
+import { HookRunner } from "./hook-runner.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
@@ -17,7 +19,7 @@ import { RESULT_SCHEMA_VERSION, type RunConfig } from "./run-config.js";
 import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
 import type { RunResult, RunStatus } from "./run-result.js";
-import { equityCsv, type ReportedTrade, tradesCsv, writeText } from "./write-outputs.js";
+import { type ReportedTrade, tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
 
 export interface RunHandle {
   /** Asks the loop to stop after the current bar; the run is written with status `interrupted`. */
@@ -97,16 +99,6 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const workspace = new MemoryWorkspace({ dir, runId: id });
   workspace.init(playbookFor(strategy, params));
 
-  let interrupted = false;
-  options.onStart?.({
-    interrupt: () => {
-      interrupted = true;
-    },
-  });
-
-  const orderLog: string[] = [];
-  const decisionLog: string[] = [];
-  const trades: ReportedTrade[] = [];
   const pending: EngineEvent[] = [];
   const sink = (e: EngineEvent) => {
     pending.push(e);
@@ -114,45 +106,18 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const wantsCalendar = Boolean(strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd);
   const sim = new Simulation(data, config.broker, sink, { bars: false, calendar: wantsCalendar });
   const ctx = new BacktestContext(data, sim.broker, params, memoryPort(workspace, dir));
+  const hooks = new HookRunner(strategy, ctx, emit, label);
   const cash = new Float64Array(data.times.length);
   let status: RunStatus = "completed";
   let simulateMs = 0;
-  let lastIndex = startIndex - 1;
+  const loop = new BarLoop(sim, ctx, strategy, hooks, pending, cash, emit, label);
+  options.onStart?.({ interrupt: () => loop.interrupt() });
   const t1 = performance.now();
   try {
-    for (let i = 0; i < startIndex; i++) ctx.advance(i);
-    if (startIndex < data.times.length) ctx.advance(startIndex);
+    for (let i = 0; i <= startIndex && i < data.times.length; i++) ctx.advance(i);
     const state = strategy.init ? strategy.init(ctx) : undefined;
-    const total = data.times.length - startIndex;
-    const progressEvery = Math.max(1, Math.floor(total / 100));
-    const hooks = new HookRunner(strategy, ctx, state, orderLog, decisionLog, trades, emit, label);
-    for (let i = startIndex; i < data.times.length; i++) {
-      if (interrupted) {
-        status = "interrupted";
-        break;
-      }
-      ctx.advance(i);
-      sim.openBar(i);
-      // Awaiting only when there is something to await keeps synchronous strategies fast.
-      if (pending.length) await hooks.drain(pending, i);
-      ctx.resetActivity();
-      const r = strategy.onBar(ctx, state);
-      if (r instanceof Promise) await r;
-      hooks.record(i, "bar", ctx.resetActivity());
-      if (pending.length) await hooks.drain(pending, i);
-      sim.closeBar(i);
-      cash[i] = sim.broker.portfolio.cash;
-      lastIndex = i;
-      if (pending.length) await hooks.drain(pending, i);
-      // Let signals (Ctrl-C) and progress output through on long synchronous runs.
-      if ((i & 0x3fff) === 0x3fff) await new Promise<void>((resolve) => setImmediate(resolve));
-      const done = i - startIndex + 1;
-      if (done % progressEvery === 0 || done === total) {
-        emit({ type: "progress", done, total, time: label(i), equity: sim.equity[i] as number });
-      }
-    }
-    sim.finish(data.times.length - 1);
-    pending.length = 0;
+    hooks.state = state;
+    if (!(await loop.run(startIndex, state))) status = "interrupted";
   } catch (err) {
     status = "failed";
     result.error = {
@@ -160,6 +125,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       message: (err as Error).message ?? String(err),
     };
   }
+  const lastIndex = loop.lastClosed < startIndex ? startIndex - 1 : loop.lastClosed;
   simulateMs = performance.now() - t1;
 
   const t2 = performance.now();
@@ -167,19 +133,35 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     0,
     lastIndex + 1 - startIndex,
   );
-  finishResult(result, sim, data, startIndex, lastIndex, trades, config.broker.initialCash, bench);
+  finishResult(
+    result,
+    sim,
+    data,
+    startIndex,
+    lastIndex,
+    hooks.trades,
+    config.broker.initialCash,
+    bench,
+  );
   result.memory = { ...workspace.stats() };
   const times = data.times.subarray(startIndex, lastIndex + 1);
   const equity = sim.equity.subarray(startIndex, lastIndex + 1);
-  writeText(
+  writeEquityCsv(
     path.join(dir, "equity.csv"),
-    equityCsv(times, equity, cash.subarray(startIndex, lastIndex + 1), bench, intraday),
+    times,
+    equity,
+    cash.subarray(startIndex, lastIndex + 1),
+    bench,
+    intraday,
   );
-  writeText(path.join(dir, "trades.csv"), tradesCsv(trades, intraday));
-  writeText(path.join(dir, "orders.jsonl"), orderLog.length ? `${orderLog.join("\n")}\n` : "");
+  writeText(path.join(dir, "trades.csv"), tradesCsv(hooks.trades, intraday));
+  writeText(
+    path.join(dir, "orders.jsonl"),
+    hooks.orderLog.length ? `${hooks.orderLog.join("\n")}\n` : "",
+  );
   writeText(
     path.join(dir, "decisions.jsonl"),
-    decisionLog.length ? `${decisionLog.join("\n")}\n` : "",
+    hooks.decisionLog.length ? `${hooks.decisionLog.join("\n")}\n` : "",
   );
   result.status = status;
   result.timings = {
@@ -261,123 +243,4 @@ function playbookFor(strategy: Strategy<unknown>, params: Record<string, unknown
     lines.push("");
   }
   return `${lines.join("\n")}`;
-}
-
-/** Runs the strategy's hooks for engine events and writes the order and decision records. */
-class HookRunner {
-  constructor(
-    private readonly strategy: Strategy<unknown>,
-    private readonly ctx: BacktestContext,
-    private readonly state: unknown,
-    private readonly orderLog: string[],
-    private readonly decisionLog: string[],
-    private readonly trades: ReportedTrade[],
-    private readonly emit: RunEventListener,
-    private readonly label: (i: number) => string,
-  ) {}
-
-  async drain(pending: EngineEvent[], index: number): Promise<void> {
-    // Hooks may place orders, whose events land in `pending` too: process until empty.
-    for (let k = 0; k < pending.length; k++) {
-      const e = pending[k] as EngineEvent;
-      await this.handle(e, index);
-    }
-    pending.length = 0;
-  }
-
-  private async handle(e: EngineEvent, index: number): Promise<void> {
-    const s = this.strategy;
-    const ctx = this.ctx;
-    switch (e.type) {
-      case "order_accepted":
-      case "order_rejected":
-      case "order_cancelled":
-      case "order_expired":
-        this.orderLog.push(JSON.stringify(orderRecord(e, this.label(e.index))));
-        return;
-      case "fill":
-        this.orderLog.push(
-          JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }),
-        );
-        this.emit({ type: "fill", time: this.label(e.index), fill: e.fill });
-        if (s.onFill) await this.hook("fill", index, () => s.onFill?.(ctx, e.fill, this.state));
-        return;
-      case "trade_closed":
-        this.trades.push({ ...e.trade, openAtEnd: false });
-        this.emit({ type: "trade_closed", time: this.label(e.index), trade: e.trade });
-        if (s.onTradeClosed)
-          await this.hook("trade_closed", index, () => s.onTradeClosed?.(ctx, e.trade, this.state));
-        return;
-      case "day_end":
-        if (s.onDayEnd)
-          await this.hook("day_end", index, () => s.onDayEnd?.(ctx, e.key, this.state));
-        return;
-      case "week_end":
-        if (s.onWeekEnd)
-          await this.hook("week_end", index, () => s.onWeekEnd?.(ctx, e.key, this.state));
-        return;
-      case "month_end":
-        if (s.onMonthEnd)
-          await this.hook("month_end", index, () => s.onMonthEnd?.(ctx, e.key, this.state));
-        return;
-      default:
-        return;
-    }
-  }
-
-  private async hook(kind: string, index: number, call: () => void | Promise<void>): Promise<void> {
-    this.ctx.resetActivity();
-    const r = call();
-    if (r instanceof Promise) await r;
-    this.record(index, kind, this.ctx.resetActivity());
-  }
-
-  /** One decisions.jsonl line per decision or hook that did something (orders, memory, recall). */
-  record(index: number, kind: string, a: ContextActivity): void {
-    if (!a.orders.length && !a.cancels.length && !a.memory.length && !a.recalls.length) return;
-    this.decisionLog.push(
-      JSON.stringify({
-        time: this.label(index),
-        bar: index,
-        kind,
-        orders: a.orders.map(orderSummary),
-        cancels: a.cancels,
-        memory: a.memory,
-        recalls: a.recalls,
-      }),
-    );
-  }
-}
-
-function orderSummary(o: Order) {
-  return {
-    id: o.id,
-    symbol: o.symbol,
-    side: o.side,
-    type: o.type,
-    size: o.size,
-    limitPrice: o.limitPrice,
-    stopPrice: o.stopPrice,
-    stopLoss: o.stopLoss,
-    takeProfit: o.takeProfit,
-    tif: o.tif,
-    status: o.status,
-    reason: o.reason,
-    tag: o.tag,
-  };
-}
-
-function orderRecord(e: Extract<EngineEvent, { order: unknown }>, time: string) {
-  const event = e.type.replace("order_", "");
-  // The order object may have moved on by the time the event is written: the event is the status.
-  return {
-    event,
-    time,
-    bar: e.index,
-    ...orderSummary(e.order),
-    status: event,
-    reason: "reason" in e ? e.reason : e.order.reason,
-    parentId: e.order.parentId,
-    ocoId: e.order.ocoId,
-  };
 }

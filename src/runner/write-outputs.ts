@@ -1,35 +1,41 @@
 import { timeLabel } from "../engine/calendar.js";
 import type { ClosedTrade } from "../engine/types.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import { writeFileAtomic, writeTextAtomic } from "../util/atomic-write.js";
 
 /** A trade still open at the end, valued at the last close for the statistics (no exit fill). */
 export interface ReportedTrade extends ClosedTrade {
   openAtEnd: boolean;
 }
 
-export function equityCsv(
+/** equity.csv, streamed row by row: at a million bars one big string would cost seconds of GC. */
+export function writeEquityCsv(
+  file: string,
   times: Float64Array,
   equity: Float64Array,
   cash: Float64Array,
   benchmark: Float64Array,
   intraday: boolean,
-): string {
-  const parts: string[] = ["time,equity,cash,drawdown_pct,benchmark\n"];
-  let peak = Number.NEGATIVE_INFINITY;
-  let chunk = "";
-  for (let i = 0; i < equity.length; i++) {
-    const e = equity[i] as number;
-    if (e > peak) peak = e;
-    const dd = peak > 0 ? (e / peak - 1) * 100 : 0;
-    chunk += `${timeLabel(times[i] as number, intraday)},${e},${cash[i]},${dd === 0 ? 0 : dd},${benchmark[i]}\n`;
-    // Flush periodically so a million rows do not build one giant rope.
-    if (chunk.length > 1 << 16) {
-      parts.push(chunk);
-      chunk = "";
+): void {
+  writeTextAtomic(file, (out) => {
+    out.write("time,equity,cash,drawdown_pct,benchmark\n");
+    let peak = Number.NEGATIVE_INFINITY;
+    // Cash only changes on fills: reuse its text (number formatting is most of this loop's cost).
+    let lastCash = Number.NaN;
+    let cashText = "";
+    for (let i = 0; i < equity.length; i++) {
+      const e = equity[i] as number;
+      if (e > peak) peak = e;
+      const c = cash[i] as number;
+      if (c !== lastCash) {
+        lastCash = c;
+        cashText = String(c);
+      }
+      const dd = peak > 0 && e < peak ? String((e / peak - 1) * 100) : "0";
+      out.write(
+        `${timeLabel(times[i] as number, intraday)},${e},${cashText},${dd},${benchmark[i]}\n`,
+      );
     }
-  }
-  parts.push(chunk);
-  return parts.join("");
+  });
 }
 
 export function tradesCsv(trades: readonly ReportedTrade[], intraday: boolean): string {

@@ -30,6 +30,47 @@ let tempCounter = 0;
  * file system), are flushed to disk, and then the temp file is renamed over the target.
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array): void {
+  writeFileAtomicWith(file, (fd) => fs.writeFileSync(fd, data));
+}
+
+/** Receives text piece by piece; buffers it so a million small writes cost a few large ones. */
+export interface TextSink {
+  write(text: string): void;
+}
+
+const SINK_BUFFER = 1 << 20;
+
+/**
+ * Like `writeFileAtomic`, for output too large to build as one string (a million-row CSV): the
+ * producer writes pieces, which go through a 1 MiB buffer into the temp file.
+ */
+export function writeTextAtomic(file: string, produce: (sink: TextSink) => void): void {
+  writeFileAtomicWith(file, (fd) => {
+    const buf = Buffer.allocUnsafe(SINK_BUFFER);
+    let off = 0;
+    const flush = () => {
+      let done = 0;
+      while (done < off) done += fs.writeSync(fd, buf, done, off - done);
+      off = 0;
+    };
+    produce({
+      write(text: string) {
+        // Worst case 3 bytes per UTF-16 unit; pieces are small, so this rarely flushes early.
+        if (off + text.length * 3 > SINK_BUFFER) {
+          flush();
+          if (text.length * 3 > SINK_BUFFER) {
+            fs.writeSync(fd, text);
+            return;
+          }
+        }
+        off += buf.write(text, off, "utf8");
+      },
+    });
+    flush();
+  });
+}
+
+function writeFileAtomicWith(file: string, writeContent: (fd: number) => void): void {
   const dir = path.dirname(path.resolve(file));
   tempCounter += 1;
   // A leading dot keeps a stray temp file (after a crash) out of directory listings of *.md files.
@@ -38,7 +79,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   try {
     fs.mkdirSync(dir, { recursive: true });
     fd = fs.openSync(temp, "wx");
-    fs.writeFileSync(fd, data);
+    writeContent(fd);
     fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = null;

@@ -12,8 +12,8 @@ describe("computeMetrics on a flat curve", () => {
   );
 
   it("reports the span, zero return and zero volatility", () => {
-    expect(m.start).toBe("2024-01-01T00:00:00.000Z");
-    expect(m.end).toBe("2024-01-05T00:00:00.000Z");
+    expect(m.start).toBe("2024-01-01");
+    expect(m.end).toBe("2024-01-05");
     expect(m.durationDays).toBe(4);
     expect(m.bars).toBe(5);
     expect(m.exposurePct).toBe(60); // 3 of 5 bars

@@ -1,0 +1,121 @@
+import type { EngineEvent } from "../engine/types.js";
+import type { BacktestContext, ContextActivity } from "../strategy/context.js";
+import type { Strategy } from "../strategy/types.js";
+import { orderEventRecord, orderSummary } from "./order-records.js";
+import type { RunEventListener } from "./run-events.js";
+import type { ReportedTrade } from "./write-outputs.js";
+
+type Maybe = Promise<void> | undefined;
+
+/**
+ * Turns engine events into records (orders.jsonl, decisions.jsonl, trades) and calls the
+ * strategy's hooks. Synchronous unless a hook returns a promise: a sync strategy never pays for
+ * an await, which matters at a million bars.
+ */
+export class HookRunner {
+  readonly orderLog: string[] = [];
+  readonly decisionLog: string[] = [];
+  readonly trades: ReportedTrade[] = [];
+
+  /** The strategy's state, set once its `init` has run. */
+  state: unknown = undefined;
+
+  constructor(
+    private readonly strategy: Strategy<unknown>,
+    private readonly ctx: BacktestContext,
+    private readonly emit: RunEventListener,
+    private readonly label: (i: number) => string,
+  ) {}
+
+  /** Handles every pending event; hooks may place orders, whose events join the queue. */
+  drain(pending: EngineEvent[], index: number): Maybe {
+    for (let k = 0; k < pending.length; k++) {
+      const r = this.handle(pending[k] as EngineEvent, index);
+      if (r) return this.drainAsync(r, pending, k + 1, index);
+    }
+    pending.length = 0;
+    return undefined;
+  }
+
+  private async drainAsync(
+    first: Promise<void>,
+    pending: EngineEvent[],
+    from: number,
+    index: number,
+  ): Promise<void> {
+    await first;
+    for (let k = from; k < pending.length; k++) {
+      const r = this.handle(pending[k] as EngineEvent, index);
+      if (r) await r;
+    }
+    pending.length = 0;
+  }
+
+  private handle(e: EngineEvent, index: number): Maybe {
+    const s = this.strategy;
+    const ctx = this.ctx;
+    const state = this.state;
+    switch (e.type) {
+      case "order_accepted":
+      case "order_rejected":
+      case "order_cancelled":
+      case "order_expired":
+        this.orderLog.push(JSON.stringify(orderEventRecord(e, this.label(e.index))));
+        return undefined;
+      case "fill":
+        this.orderLog.push(
+          JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }),
+        );
+        this.emit({ type: "fill", time: this.label(e.index), fill: e.fill });
+        return s.onFill
+          ? this.hook("fill", index, () => s.onFill?.(ctx, e.fill, state))
+          : undefined;
+      case "trade_closed":
+        this.trades.push({ ...e.trade, openAtEnd: false });
+        this.emit({ type: "trade_closed", time: this.label(e.index), trade: e.trade });
+        return s.onTradeClosed
+          ? this.hook("trade_closed", index, () => s.onTradeClosed?.(ctx, e.trade, state))
+          : undefined;
+      case "day_end":
+        return s.onDayEnd
+          ? this.hook("day_end", index, () => s.onDayEnd?.(ctx, e.key, state))
+          : undefined;
+      case "week_end":
+        return s.onWeekEnd
+          ? this.hook("week_end", index, () => s.onWeekEnd?.(ctx, e.key, state))
+          : undefined;
+      case "month_end":
+        return s.onMonthEnd
+          ? this.hook("month_end", index, () => s.onMonthEnd?.(ctx, e.key, state))
+          : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  private hook(kind: string, index: number, call: () => void | Promise<void>): Maybe {
+    this.ctx.resetActivity();
+    const r = call();
+    if (r instanceof Promise) {
+      return r.then(() => this.record(index, kind, this.ctx.resetActivity()));
+    }
+    this.record(index, kind, this.ctx.resetActivity());
+    return undefined;
+  }
+
+  /** One decisions.jsonl line per decision or hook that did something (orders, memory, recall). */
+  record(index: number, kind: string, a: ContextActivity): void {
+    if (!a.orders.length && !a.cancels.length && !a.memory.length && !a.recalls.length) return;
+    this.decisionLog.push(
+      JSON.stringify({
+        time: this.label(index),
+        bar: index,
+        kind,
+        orders: a.orders.map(orderSummary),
+        cancels: a.cancels,
+        memory: a.memory,
+        recalls: a.recalls,
+      }),
+    );
+  }
+}
