@@ -175,6 +175,21 @@ describe("target weight and reversals", () => {
     expect(orderById(r, 3).status).toBe("filled");
   });
 
+  it("a full weight with a fixed fee fits the cash: the fee comes off the budget first", () => {
+    const X = series(
+      "X",
+      daily("2021-03-01", [
+        [100, 101, 99, 100],
+        [100, 101, 99, 100],
+      ]),
+    );
+    const r = run(X, { commissionFixed: 50 }, { 0: (b, i) => b.submit(weight(1), i) });
+    // floor((10000 - 50) / 100) = 99 units; cost 9900 + fee 50 = 9950 <= 10000
+    // (without the fee in the budget: 100 units, 10050 > 10000, rejected)
+    expect(only(r.fills).qty).toBe(99);
+    expect(r.broker.portfolio.cash).toBe(50);
+  });
+
   it("reversal: a close placed before a new short fills first; the short is sized from the equity after it", () => {
     const X = series(
       "X",

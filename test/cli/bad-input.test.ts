@@ -1,0 +1,68 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ROOT, cliAsync, runDirs, tempDir } from "../helpers/cli.js";
+
+const work = tempDir();
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+const HEADER = "Date,Open,High,Low,Close,Volume";
+const GOOD = "2020-01-02,10,11,9,10.5,100";
+
+/** Each SPEC §2 rule: a malformed file, the line the message must name, and what it must say. */
+const CASES: { name: string; text: string; line: number | null; mentions: string }[] = [
+  { name: "empty file", text: "", line: null, mentions: "empty" },
+  { name: "header only", text: `${HEADER}\n`, line: 1, mentions: "no data rows" },
+  { name: "missing column", text: "Date,Open,High,Low,Volume\n2020-01-02,10,11,9,100\n", line: 1, mentions: "Close" },
+  { name: "unparsable number", text: `${HEADER}\n${GOOD}\n2020-01-03,10,abc,9,10.5,100\n`, line: 3, mentions: "High" },
+  { name: "empty cell", text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,,10.5,100\n`, line: 3, mentions: "Low" },
+  { name: "NaN cell", text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,9,NaN,100\n`, line: 3, mentions: "Close" },
+  { name: "unparsable date", text: `${HEADER}\n${GOOD}\nyesterday,10,11,9,10.5,100\n`, line: 3, mentions: "Date" },
+  { name: "impossible date", text: `${HEADER}\n${GOOD}\n2020-02-30,10,11,9,10.5,100\n`, line: 3, mentions: "Date" },
+  { name: "non-positive price", text: `${HEADER}\n${GOOD}\n2020-01-03,0,11,9,10.5,100\n`, line: 3, mentions: "Open" },
+  { name: "high below open/close", text: `${HEADER}\n${GOOD}\n2020-01-03,10,10.2,9,10.5,100\n`, line: 3, mentions: "High" },
+  { name: "low above open/close", text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,10.2,10.5,100\n`, line: 3, mentions: "Low" },
+  { name: "wrong field count", text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,9,10.5\n`, line: 3, mentions: "field" },
+  { name: "duplicate timestamp", text: `${HEADER}\n${GOOD}\n${GOOD}\n`, line: 3, mentions: "2020-01-02" },
+];
+
+function exitOf(child: ReturnType<typeof cliAsync>): Promise<{ code: number | null; stderr: string }> {
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr })));
+}
+
+describe("bad input through the CLI", () => {
+  it("every malformed file exits with code 2, names the file and line, and simulates nothing", async () => {
+    const runs = path.join(work, "runs");
+    const results = await Promise.all(
+      CASES.map(async (c, k) => {
+        const file = path.join(work, `case-${k}.csv`);
+        fs.writeFileSync(file, c.text);
+        const child = cliAsync(["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", file, "--runs-dir", runs], work);
+        return { c, file, ...(await exitOf(child)) };
+      }),
+    );
+    for (const { c, file, code, stderr } of results) {
+      expect(code, `${c.name}: ${stderr}`).toBe(2);
+      expect(stderr, c.name).toContain(file);
+      if (c.line !== null) expect(stderr, c.name).toContain(`${file}:${c.line}`);
+      expect(stderr, c.name).toContain(c.mentions);
+    }
+    expect(runDirs(runs)).toEqual([]);
+  }, 120_000);
+
+  it("unsorted rows are sorted with a warning, or rejected with --strict (exit 2)", async () => {
+    const file = path.join(work, "unsorted.csv");
+    fs.writeFileSync(file, `${HEADER}\n2020-01-03,10,11,9,10.5,100\n${GOOD}\n2020-01-06,10,11,9,10.5,100\n`);
+    const runs = path.join(work, "runs-unsorted");
+    const lenient = await exitOf(cliAsync(["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", file, "--runs-dir", runs], work));
+    expect(lenient.code).toBe(0);
+    expect(lenient.stderr).toMatch(/warning: .*unsorted\.csv:3/);
+    const strict = await exitOf(cliAsync(["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", file, "--runs-dir", runs, "--strict"], work));
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toContain(`${file}:3`);
+  }, 60_000);
+});
