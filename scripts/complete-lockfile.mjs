@@ -8,8 +8,30 @@ import fs from "node:fs";
 const file = new URL("../package-lock.json", import.meta.url);
 const lock = JSON.parse(fs.readFileSync(file, "utf8"));
 const packages = lock.packages;
-const OS = ["android", "darwin", "freebsd", "linux", "openbsd", "sunos", "win32", "aix", "netbsd", "openharmony"];
-const CPU = ["arm64", "x64", "ia32", "arm", "ppc64", "s390x", "riscv64", "loong64", "mips64el", "wasm32"];
+const OS = [
+  "android",
+  "darwin",
+  "freebsd",
+  "linux",
+  "openbsd",
+  "sunos",
+  "win32",
+  "aix",
+  "netbsd",
+  "openharmony",
+];
+const CPU = [
+  "arm64",
+  "x64",
+  "ia32",
+  "arm",
+  "ppc64",
+  "s390x",
+  "riscv64",
+  "loong64",
+  "mips64el",
+  "wasm32",
+];
 let added = 0;
 for (const [key, entry] of Object.entries({ ...packages })) {
   for (const [name, version] of Object.entries(entry.optionalDependencies ?? {})) {

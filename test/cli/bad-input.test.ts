@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ROOT, cliAsync, runDirs, tempDir } from "../helpers/cli.js";
+import { cliAsync, ROOT, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -13,20 +13,77 @@ const GOOD = "2020-01-02,10,11,9,10.5,100";
 const CASES: { name: string; text: string; line: number | null; mentions: string }[] = [
   { name: "empty file", text: "", line: null, mentions: "empty" },
   { name: "header only", text: `${HEADER}\n`, line: 1, mentions: "no data rows" },
-  { name: "missing column", text: "Date,Open,High,Low,Volume\n2020-01-02,10,11,9,100\n", line: 1, mentions: "Close" },
-  { name: "unparsable number", text: `${HEADER}\n${GOOD}\n2020-01-03,10,abc,9,10.5,100\n`, line: 3, mentions: "High" },
-  { name: "empty cell", text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,,10.5,100\n`, line: 3, mentions: "Low" },
-  { name: "NaN cell", text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,9,NaN,100\n`, line: 3, mentions: "Close" },
-  { name: "unparsable date", text: `${HEADER}\n${GOOD}\nyesterday,10,11,9,10.5,100\n`, line: 3, mentions: "Date" },
-  { name: "impossible date", text: `${HEADER}\n${GOOD}\n2020-02-30,10,11,9,10.5,100\n`, line: 3, mentions: "Date" },
-  { name: "non-positive price", text: `${HEADER}\n${GOOD}\n2020-01-03,0,11,9,10.5,100\n`, line: 3, mentions: "Open" },
-  { name: "high below open/close", text: `${HEADER}\n${GOOD}\n2020-01-03,10,10.2,9,10.5,100\n`, line: 3, mentions: "High" },
-  { name: "low above open/close", text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,10.2,10.5,100\n`, line: 3, mentions: "Low" },
-  { name: "wrong field count", text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,9,10.5\n`, line: 3, mentions: "field" },
-  { name: "duplicate timestamp", text: `${HEADER}\n${GOOD}\n${GOOD}\n`, line: 3, mentions: "2020-01-02" },
+  {
+    name: "missing column",
+    text: "Date,Open,High,Low,Volume\n2020-01-02,10,11,9,100\n",
+    line: 1,
+    mentions: "Close",
+  },
+  {
+    name: "unparsable number",
+    text: `${HEADER}\n${GOOD}\n2020-01-03,10,abc,9,10.5,100\n`,
+    line: 3,
+    mentions: "High",
+  },
+  {
+    name: "empty cell",
+    text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,,10.5,100\n`,
+    line: 3,
+    mentions: "Low",
+  },
+  {
+    name: "NaN cell",
+    text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,9,NaN,100\n`,
+    line: 3,
+    mentions: "Close",
+  },
+  {
+    name: "unparsable date",
+    text: `${HEADER}\n${GOOD}\nyesterday,10,11,9,10.5,100\n`,
+    line: 3,
+    mentions: "Date",
+  },
+  {
+    name: "impossible date",
+    text: `${HEADER}\n${GOOD}\n2020-02-30,10,11,9,10.5,100\n`,
+    line: 3,
+    mentions: "Date",
+  },
+  {
+    name: "non-positive price",
+    text: `${HEADER}\n${GOOD}\n2020-01-03,0,11,9,10.5,100\n`,
+    line: 3,
+    mentions: "Open",
+  },
+  {
+    name: "high below open/close",
+    text: `${HEADER}\n${GOOD}\n2020-01-03,10,10.2,9,10.5,100\n`,
+    line: 3,
+    mentions: "High",
+  },
+  {
+    name: "low above open/close",
+    text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,10.2,10.5,100\n`,
+    line: 3,
+    mentions: "Low",
+  },
+  {
+    name: "wrong field count",
+    text: `${HEADER}\n${GOOD}\n2020-01-03,10,11,9,10.5\n`,
+    line: 3,
+    mentions: "field",
+  },
+  {
+    name: "duplicate timestamp",
+    text: `${HEADER}\n${GOOD}\n${GOOD}\n`,
+    line: 3,
+    mentions: "2020-01-02",
+  },
 ];
 
-function exitOf(child: ReturnType<typeof cliAsync>): Promise<{ code: number | null; stderr: string }> {
+function exitOf(
+  child: ReturnType<typeof cliAsync>,
+): Promise<{ code: number | null; stderr: string }> {
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
@@ -41,7 +98,17 @@ describe("bad input through the CLI", () => {
       CASES.map(async (c, k) => {
         const file = path.join(work, `case-${k}.csv`);
         fs.writeFileSync(file, c.text);
-        const child = cliAsync(["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", file, "--runs-dir", runs], work);
+        const child = cliAsync(
+          [
+            "run",
+            path.join(ROOT, "strategies/buy-and-hold.ts"),
+            "--data",
+            file,
+            "--runs-dir",
+            runs,
+          ],
+          work,
+        );
         return { c, file, ...(await exitOf(child)) };
       }),
     );
@@ -56,12 +123,33 @@ describe("bad input through the CLI", () => {
 
   it("unsorted rows are sorted with a warning, or rejected with --strict (exit 2)", async () => {
     const file = path.join(work, "unsorted.csv");
-    fs.writeFileSync(file, `${HEADER}\n2020-01-03,10,11,9,10.5,100\n${GOOD}\n2020-01-06,10,11,9,10.5,100\n`);
+    fs.writeFileSync(
+      file,
+      `${HEADER}\n2020-01-03,10,11,9,10.5,100\n${GOOD}\n2020-01-06,10,11,9,10.5,100\n`,
+    );
     const runs = path.join(work, "runs-unsorted");
-    const lenient = await exitOf(cliAsync(["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", file, "--runs-dir", runs], work));
+    const lenient = await exitOf(
+      cliAsync(
+        ["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", file, "--runs-dir", runs],
+        work,
+      ),
+    );
     expect(lenient.code).toBe(0);
     expect(lenient.stderr).toMatch(/warning: .*unsorted\.csv:3/);
-    const strict = await exitOf(cliAsync(["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", file, "--runs-dir", runs, "--strict"], work));
+    const strict = await exitOf(
+      cliAsync(
+        [
+          "run",
+          path.join(ROOT, "strategies/buy-and-hold.ts"),
+          "--data",
+          file,
+          "--runs-dir",
+          runs,
+          "--strict",
+        ],
+        work,
+      ),
+    );
     expect(strict.code).toBe(2);
     expect(strict.stderr).toContain(`${file}:3`);
   }, 60_000);

@@ -41,9 +41,8 @@ describe("time in force", () => {
     expect(o.status).toBe("expired");
     expect(o.dayKey).toBe("2021-03-02"); // its first eligible bar is bar 1, on day 1
     const exp = only(ofType(r.events, "order_expired"));
-    // Reported at the end of day 1 (bar 2) at the latest by the first bar of day 2 (bar 3).
-    expect(exp.index).toBeGreaterThanOrEqual(2);
-    expect(exp.index).toBeLessThanOrEqual(3);
+    // Expired at the close of bar 2, the last bar of day 1 (after that bar's decision).
+    expect(exp.index).toBe(2);
     expect(r.broker.portfolio.cash).toBe(10_000);
   });
 

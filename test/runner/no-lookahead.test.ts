@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DATA, ROOT, cli, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, DATA, ROOT, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -18,7 +18,15 @@ function writeFixtures(): { clean: string; poisoned: string } {
     if (k <= CUT) return line;
     const [idx, date, o, h, l, c, v] = line.split(",");
     const f = 1000 + (k % 7) * 500;
-    return [idx, date, Number(c) * f, Number(h) * f * 1.5, Number(l) * f * 0.5, Number(o) * f, v].join(",");
+    return [
+      idx,
+      date,
+      Number(c) * f,
+      Number(h) * f * 1.5,
+      Number(l) * f * 0.5,
+      Number(o) * f,
+      v,
+    ].join(",");
   });
   const poisonedFile = path.join(work, "poisoned", "SPY.csv");
   fs.mkdirSync(path.dirname(poisonedFile), { recursive: true });
@@ -35,23 +43,42 @@ describe("no look-ahead", () => {
     it(`${strategy}: absurd bars after t leave every decision, memory write and equity up to t unchanged`, () => {
       const dirs = [clean, poisoned].map((file, k) => {
         const runs = path.join(work, `runs-${strategy}-${k}`);
-        const r = cli(["run", path.join(ROOT, `strategies/${strategy}.ts`), "--data", file, "--runs-dir", runs, "--quiet", "--param", strategy === "sma-crossover" ? "fast=5" : "period=14"], work);
+        const r = cli(
+          [
+            "run",
+            path.join(ROOT, `strategies/${strategy}.ts`),
+            "--data",
+            file,
+            "--runs-dir",
+            runs,
+            "--quiet",
+            "--param",
+            strategy === "sma-crossover" ? "fast=5" : "period=14",
+          ],
+          work,
+        );
         expect(r.status, r.stderr).toBe(0);
         return runDirs(runs)[0] as string;
       });
       const [a, b] = dirs as [string, string];
       // Master index of the last clean bar is CUT - 1: decisions made there must not differ.
-      const before = (file: string) => readLines(file).filter((l) => JSON.parse(l).bar < CUT);
-      const decisionsA = before(path.join(a, "decisions.jsonl"));
+      const upToCut = (file: string) => readLines(file).filter((l) => JSON.parse(l).bar < CUT);
+      const decisionsA = upToCut(path.join(a, "decisions.jsonl"));
       expect(decisionsA.length).toBeGreaterThan(5);
-      expect(before(path.join(b, "decisions.jsonl"))).toEqual(decisionsA);
+      expect(upToCut(path.join(b, "decisions.jsonl"))).toEqual(decisionsA);
       // Equity rows 1..CUT (bars 0..CUT-1) are identical; the first poisoned bar changes them.
-      expect(readLines(path.join(b, "equity.csv")).slice(0, CUT + 1)).toEqual(readLines(path.join(a, "equity.csv")).slice(0, CUT + 1));
-      expect(readLines(path.join(b, "equity.csv"))[CUT + 1]).not.toEqual(readLines(path.join(a, "equity.csv"))[CUT + 1]);
+      expect(readLines(path.join(b, "equity.csv")).slice(0, CUT + 1)).toEqual(
+        readLines(path.join(a, "equity.csv")).slice(0, CUT + 1),
+      );
+      expect(readLines(path.join(b, "equity.csv"))[CUT + 1]).not.toEqual(
+        readLines(path.join(a, "equity.csv"))[CUT + 1],
+      );
       // Journal files dated before the first poisoned bar are byte-identical.
       const cutDate = (readLines(clean)[CUT + 1] as string).split(",")[1] as string;
       for (const f of fs.readdirSync(path.join(a, "journal")).filter((f) => f < `${cutDate}.md`)) {
-        expect(fs.readFileSync(path.join(b, "journal", f), "utf8")).toBe(fs.readFileSync(path.join(a, "journal", f), "utf8"));
+        expect(fs.readFileSync(path.join(b, "journal", f), "utf8")).toBe(
+          fs.readFileSync(path.join(a, "journal", f), "utf8"),
+        );
       }
     });
   }
