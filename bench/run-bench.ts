@@ -56,6 +56,39 @@ function best<T extends { ms: number }>(runs: number, f: () => T): T {
   return out as T;
 }
 
+interface EndToEnd {
+  ms: number;
+  maxRssMB: number;
+  result: { timings: Record<string, number> };
+}
+
+/** `agenticbt run` on the CSV in a child process (the real CLI, as a user runs it). */
+function endToEnd(csv: string, runsDir: string, cwd: string): EndToEnd {
+  const e2e = spawnSync(
+    process.execPath,
+    [
+      path.join(ROOT, "bench", "e2e-child.mjs"),
+      "run",
+      path.join(ROOT, "strategies", "sma-crossover.ts"),
+      "--data",
+      csv,
+      "--commission",
+      "0.001",
+      "--runs-dir",
+      runsDir,
+      "--json",
+    ],
+    { cwd, encoding: "utf8", maxBuffer: 1 << 28 },
+  );
+  const line = e2e.stderr.split("\n").find((l) => l.startsWith("BENCH "));
+  if (e2e.status !== 0 || !line) {
+    console.error(e2e.stderr);
+    throw new Error(`end-to-end run failed with exit code ${e2e.status}`);
+  }
+  const child = JSON.parse(line.slice(6)) as { ms: number; maxRssMB: number };
+  return { ...child, result: JSON.parse(e2e.stdout) as EndToEnd["result"] };
+}
+
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 function main(): void {
@@ -79,34 +112,14 @@ function main(): void {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agenticbt-bench-"));
   const csv = path.join(tmp, "BENCH.csv");
   writeCsv(csv, series);
-  const e2e = spawnSync(
-    process.execPath,
-    [
-      path.join(ROOT, "bench", "e2e-child.mjs"),
-      "run",
-      path.join(ROOT, "strategies", "sma-crossover.ts"),
-      "--data",
-      csv,
-      "--commission",
-      "0.001",
-      "--runs-dir",
-      path.join(tmp, "runs"),
-      "--json",
-    ],
-    { cwd: tmp, encoding: "utf8", maxBuffer: 1 << 28 },
-  );
-  const line = e2e.stderr.split("\n").find((l) => l.startsWith("BENCH "));
-  if (e2e.status !== 0 || !line) {
-    console.error(e2e.stderr);
-    throw new Error(`end-to-end run failed with exit code ${e2e.status}`);
-  }
-  const child = JSON.parse(line.slice(6)) as { ms: number; maxRssMB: number };
-  const result = JSON.parse(e2e.stdout) as {
-    timings: Record<string, number>;
-    metrics: { trades: number };
-  };
+  // The machine is shared and noisy: run end to end three times and report the median.
+  const runs = [0, 1, 2].map((k) => endToEnd(csv, path.join(tmp, `runs-${k}`), tmp));
+  const sorted = [...runs].sort((a, b) => a.ms - b.ms);
+  const child = sorted[1] as EndToEnd;
+  const peak = Math.max(...runs.map((r) => r.maxRssMB));
+  const result = child.result;
   console.log(
-    `end to end, ${BARS.toLocaleString("en-US")}-row CSV: ${(child.ms / 1000).toFixed(2)} s (load ${result.timings.loadMs} ms, simulate ${result.timings.simulateMs} ms, write ${result.timings.writeMs} ms), peak RSS ${child.maxRssMB.toFixed(0)} MB`,
+    `end to end, ${BARS.toLocaleString("en-US")}-row CSV: median ${(child.ms / 1000).toFixed(2)} s of ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(" / ")} (load ${result.timings.loadMs} ms, simulate ${result.timings.simulateMs} ms, write ${result.timings.writeMs} ms), peak RSS ${peak.toFixed(0)} MB`,
   );
   const figures = {
     date: new Date().toISOString(),
@@ -121,7 +134,8 @@ function main(): void {
     endToEnd: {
       seconds: Math.round(child.ms) / 1000,
       timings: result.timings,
-      peakRssMB: Math.round(child.maxRssMB),
+      runsSeconds: runs.map((r) => Math.round(r.ms) / 1000),
+      peakRssMB: Math.round(peak),
       goalSeconds: 4,
       goalPeakMB: 400,
       csvMB: mb(fs.statSync(csv).size),
@@ -134,7 +148,7 @@ function main(): void {
   fs.writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`);
   const ok = (b: boolean) => (b ? "met" : "MISSED");
   console.log(
-    `goals: engine >= 2,000,000 bars/s ${ok(smaRun.barsPerSec >= 2e6)}; end to end <= 4 s ${ok(child.ms <= 4000)}; peak <= 400 MB ${ok(child.maxRssMB <= 400)}`,
+    `goals: engine >= 2,000,000 bars/s ${ok(smaRun.barsPerSec >= 2e6)}; end to end <= 4 s ${ok(child.ms <= 4000)}; peak <= 400 MB ${ok(peak <= 400)}`,
   );
   console.log(`wrote ${path.relative(ROOT, out)}`);
 }
