@@ -72,6 +72,21 @@ export class Broker {
     const time = this.data.times[index] ?? 0;
     const sym = this.symbolIndex(request.symbol);
     const problem = validateOrderRequest(request, sym >= 0, this.config);
+    const order = this.newOrder(request, index, null);
+    const reason = problem ?? (this.halted ? `trading halted: ${this.haltReason}` : null);
+    if (reason !== null) {
+      order.status = "rejected";
+      order.reason = reason;
+      this.emit?.({ type: "order_rejected", index, time, order, reason });
+      return order;
+    }
+    this.working.push(working(order, sym, index + 1));
+    this.emit?.({ type: "order_accepted", index, time, order });
+    return order;
+  }
+
+  /** A new working order, recorded in `orders`. Children name their bracket entry as parent. */
+  private newOrder(request: OrderRequest, index: number, parentId: number | null): Order {
     const order: Order = {
       id: this.nextId++,
       symbol: request.symbol,
@@ -85,8 +100,8 @@ export class Broker {
       takeProfit: request.takeProfit ?? null,
       tag: request.tag ?? null,
       submittedIndex: index,
-      submittedTime: time,
-      parentId: null,
+      submittedTime: this.data.times[index] ?? 0,
+      parentId,
       ocoId: null,
       status: "working",
       remainingQty: request.size.kind === "qty" ? request.size.qty : null,
@@ -98,25 +113,6 @@ export class Broker {
       fixedFeeCharged: false,
     };
     this.orders.push(order);
-    const reason = problem ?? (this.halted ? `trading halted: ${this.haltReason}` : null);
-    if (reason !== null) {
-      order.status = "rejected";
-      order.reason = reason;
-      this.emit?.({ type: "order_rejected", index, time, order, reason });
-      return order;
-    }
-    this.working.push({
-      order,
-      sym,
-      activeFrom: index + 1,
-      sameBarReference: 0,
-      sameBarIndex: -1,
-      sameBarHigh: 0,
-      sameBarLow: 0,
-      sibling: null,
-      children: null,
-    });
-    this.emit?.({ type: "order_accepted", index, time, order });
     return order;
   }
 
@@ -249,43 +245,9 @@ export class Broker {
   }
 
   private submitUnchecked(sym: number, index: number, tag: string): Order {
-    const order: Order = {
-      id: this.nextId++,
-      symbol: this.data.symbols[sym] as string,
-      side: null,
-      type: "market",
-      size: { kind: "weight", weight: 0 },
-      limitPrice: null,
-      stopPrice: null,
-      tif: { kind: "gtc" },
-      stopLoss: null,
-      takeProfit: null,
-      tag,
-      submittedIndex: index,
-      submittedTime: this.data.times[index] ?? 0,
-      parentId: null,
-      ocoId: null,
-      status: "working",
-      remainingQty: null,
-      filledQty: 0,
-      avgFillPrice: 0,
-      barsWorked: 0,
-      dayKey: null,
-      reason: null,
-      fixedFeeCharged: false,
-    };
-    this.orders.push(order);
-    this.working.push({
-      order,
-      sym,
-      activeFrom: index + 1,
-      sameBarReference: 0,
-      sameBarIndex: -1,
-      sameBarHigh: 0,
-      sameBarLow: 0,
-      sibling: null,
-      children: null,
-    });
+    const symbol = this.data.symbols[sym] as string;
+    const order = this.newOrder({ symbol, size: { kind: "weight", weight: 0 }, tag }, index, null);
+    this.working.push(working(order, sym, index + 1));
     return order;
   }
 
@@ -551,44 +513,25 @@ export class Broker {
     const aheadHigh = fellToEntry ? Math.max(entryPrice, this.bar.close) : this.bar.high;
     const aheadLow = this.bar.low;
     const make = (type: "stop" | "limit", price: number): Working => {
-      const child: Order = {
-        id: this.nextId++,
-        symbol: o.symbol,
-        side: exitSide,
-        type,
-        size: { kind: "qty", qty },
-        limitPrice: type === "limit" ? price : null,
-        stopPrice: type === "stop" ? price : null,
-        tif: { kind: "gtc" },
-        stopLoss: null,
-        takeProfit: null,
-        tag: type === "stop" ? "stop-loss" : "take-profit",
-        submittedIndex: index,
-        submittedTime: this.data.times[index] ?? 0,
-        parentId: o.id,
-        ocoId: null,
-        status: "working",
-        remainingQty: qty,
-        filledQty: 0,
-        avgFillPrice: 0,
-        barsWorked: 0,
-        dayKey: null,
-        reason: null,
-        fixedFeeCharged: false,
-      };
-      this.orders.push(child);
+      const child = this.newOrder(
+        {
+          symbol: o.symbol,
+          side: exitSide,
+          type,
+          size: { kind: "qty", qty },
+          ...(type === "limit" ? { limitPrice: price } : { stopPrice: price }),
+          tag: type === "stop" ? "stop-loss" : "take-profit",
+        },
+        index,
+        o.id,
+      );
       // Active in this very bar, after the entry: the rest of the bar may already hit it.
-      return {
-        order: child,
-        sym: entry.sym,
-        activeFrom: index,
-        sameBarReference: entryPrice,
-        sameBarIndex: index,
-        sameBarHigh: aheadHigh,
-        sameBarLow: aheadLow,
-        sibling: null,
-        children: null,
-      };
+      const w = working(child, entry.sym, index);
+      w.sameBarReference = entryPrice;
+      w.sameBarIndex = index;
+      w.sameBarHigh = aheadHigh;
+      w.sameBarLow = aheadLow;
+      return w;
     };
     const children: Working[] = [];
     if (o.stopLoss !== null) children.push(make("stop", o.stopLoss));
@@ -634,4 +577,18 @@ export class Broker {
     }
     this.working.length = j;
   }
+}
+
+function working(order: Order, sym: number, activeFrom: number): Working {
+  return {
+    order,
+    sym,
+    activeFrom,
+    sameBarReference: 0,
+    sameBarIndex: -1,
+    sameBarHigh: 0,
+    sameBarLow: 0,
+    sibling: null,
+    children: null,
+  };
 }

@@ -109,31 +109,17 @@ export class Portfolio {
       const entrySlippage = lot.slippage * lotShare;
       const exitCommission = commission * share;
       const exitSlippage = slippage * share;
-      const direction = lot.qty > 0 ? 1 : -1;
-      const pnl = direction * take * (price - lot.price) - entryCommission - exitCommission;
-      closed.push({
-        id: ++this.tradeSeq,
-        symbol,
-        side: direction > 0 ? "long" : "short",
-        qty: take,
-        entryIndex: lot.index,
-        entryTime: lot.time,
-        entryPrice: lot.price,
-        exitIndex: index,
-        exitTime: time,
-        exitPrice: price,
-        pnl,
-        returnPct: pnl / (lot.price * take),
-        commission: entryCommission + exitCommission,
-        slippage: entrySlippage + exitSlippage,
-        entryOrderId: lot.orderId,
-        exitOrderId: orderId,
-      });
+      closed.push(
+        this.trade(symbol, lot, take, price, index, time, orderId, {
+          commission: entryCommission + exitCommission,
+          slippage: entrySlippage + exitSlippage,
+        }),
+      );
       remaining -= take;
       if (take >= lotUnits - EPS) {
         lots.shift();
       } else {
-        lot.qty -= direction * take;
+        lot.qty -= (lot.qty > 0 ? 1 : -1) * take;
         lot.commission -= entryCommission;
         lot.slippage -= entrySlippage;
       }
@@ -163,29 +149,54 @@ export class Portfolio {
     for (let s = 0; s < this.lots.length; s++) {
       const price = this.lastPrice[s] as number;
       for (const lot of this.lots[s] as Lot[]) {
-        const units = Math.abs(lot.qty);
-        const direction = lot.qty > 0 ? 1 : -1;
-        const pnl = direction * units * (price - lot.price) - lot.commission;
-        out.push({
-          id: ++this.tradeSeq,
-          symbol: this.symbols[s] as string,
-          side: direction > 0 ? "long" : "short",
-          qty: units,
-          entryIndex: lot.index,
-          entryTime: lot.time,
-          entryPrice: lot.price,
-          exitIndex: index,
-          exitTime: time,
-          exitPrice: price,
-          pnl,
-          returnPct: pnl / (lot.price * units),
-          commission: lot.commission,
-          slippage: lot.slippage,
-          entryOrderId: lot.orderId,
-          exitOrderId: 0,
-        });
+        const costs = { commission: lot.commission, slippage: lot.slippage };
+        out.push(
+          this.trade(
+            this.symbols[s] as string,
+            lot,
+            Math.abs(lot.qty),
+            price,
+            index,
+            time,
+            0,
+            costs,
+          ),
+        );
       }
     }
     return out;
+  }
+
+  /** A trade of `units` of a lot exited at `price`; P&L is net of the commissions given. */
+  private trade(
+    symbol: string,
+    lot: Lot,
+    units: number,
+    price: number,
+    index: number,
+    time: Millis,
+    exitOrderId: number,
+    costs: { commission: number; slippage: number },
+  ): ClosedTrade {
+    const direction = lot.qty > 0 ? 1 : -1;
+    const pnl = direction * units * (price - lot.price) - costs.commission;
+    return {
+      id: ++this.tradeSeq,
+      symbol,
+      side: direction > 0 ? "long" : "short",
+      qty: units,
+      entryIndex: lot.index,
+      entryTime: lot.time,
+      entryPrice: lot.price,
+      exitIndex: index,
+      exitTime: time,
+      exitPrice: price,
+      pnl,
+      returnPct: pnl / (lot.price * units),
+      commission: costs.commission,
+      slippage: costs.slippage,
+      entryOrderId: lot.orderId,
+      exitOrderId,
+    };
   }
 }

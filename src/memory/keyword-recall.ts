@@ -1,23 +1,13 @@
 import path from "node:path";
 import type { Millis } from "../engine/types.js";
+import type { Citation } from "../strategy/types.js";
 import { parseAttribution } from "./attribution.js";
 import { listMarkdown, readTextOrNull } from "./memory-files.js";
 import { JOURNAL_ENTRY, PLAYBOOK_FILE } from "./memory-layout.js";
 import { DAY_MS, MINUTE_MS, parseDayKey, parseMinuteStamp, startOfDay } from "./sim-time.js";
 
-export type CitationSource = "journal" | "note" | "review" | "playbook";
-
-export interface Citation {
-  /** Relative to the run directory, with "/" separators. */
-  path: string;
-  /** 1-based, inclusive. */
-  startLine: number;
-  endLine: number;
-  snippet: string;
-  /** In (0, 1]: mostly the weighted share of query terms found, a little how often they occur. */
-  score: number;
-  source: CitationSource;
-}
+export type { Citation };
+export type CitationSource = Citation["source"];
 
 export interface RecallOptions {
   /** Most citations returned (default 5). */

@@ -14,10 +14,13 @@ export type Params = Record<string, ParamValue>;
 
 /** A recall hit: where in the run's memory, and how well it matched. */
 export interface Citation {
+  /** Relative to the run directory, with "/" separators. */
   path: string;
+  /** 1-based, inclusive. */
   startLine: number;
   endLine: number;
   snippet: string;
+  /** In (0, 1]. */
   score: number;
   source: "journal" | "note" | "review" | "playbook";
 }
