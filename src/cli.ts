@@ -9,6 +9,9 @@ Examples:
   $ agenticbt run strategies/sma-crossover.ts --data data/GOOG.csv --param fast=10 --param slow=30 --commission 0.001
   $ agenticbt run strategies/rsi-reversion.ts --data data/SPY_D.csv --from 2010-01-01 --to 2014-12-31 --json
   $ agenticbt run strategies/buy-and-hold.ts --data ORCL=data/orcl-1995-2014.txt NVDA=data/nvda-1999-2014.txt
+  $ OPENAI_API_KEY=sk-... agenticbt run strategies/rsi-mean-reversion.md --data data/SPY_D.csv --from 2010-01-01 --to 2010-12-31 --model gpt-4o-mini --max-cost 1
+  $ agenticbt run strategies/trend-atr.md --data data/GOOG.csv --base-url http://localhost:11434/v1 --model qwen2.5:7b --every 5
+  $ agenticbt run --replay 20261122-0735   # re-run a recorded LLM run offline
 
 Exit codes: 0 success, 1 the run failed or was interrupted, 2 bad usage or bad input.
 Every run is written to .agenticbt/runs/<id>/ (result.json, equity.csv, trades.csv, orders.jsonl, ...).`;
@@ -81,10 +84,33 @@ export function buildProgram(): Command {
     .option("--runs-dir <dir>", "where run directories go", ".agenticbt/runs")
     .option("--strict", "reject unsorted data instead of sorting it with a warning")
     .option("--tz <zone>", "IANA time zone that timestamps with a UTC offset are converted to")
+    .option("--preset <target=path>", "seed a memory file before the run, e.g. notes/experience.md=./exp.md (repeatable)", collect)
+    .option("--memory-from <run>", "start from another run's playbook, notes and reviews")
+    .optionsGroup("LLM trader (strategies/*.md or --prompt):")
+    .option("--prompt <text>", "an inline strategy prompt instead of a .md file")
+    .option("-m, --model <name>", "model name (default gpt-4o-mini, or $AGENTICBT_MODEL)")
+    .option("--base-url <url>", "OpenAI-compatible endpoint (default $OPENAI_BASE_URL or OpenAI); the key is read from $OPENAI_API_KEY")
+    .option("--temperature <t>", "sampling temperature")
+    .option("--seed <n>", "sampling seed, for providers that honour it")
+    .option("--max-output-tokens <n>", "max tokens per model answer")
+    .option("--timeout <ms>", "request timeout in milliseconds", "60000")
+    .option("--max-retries <n>", "retries on 429, 5xx and timeouts (exponential backoff, honours Retry-After)", "4")
+    .option("--concurrency <n>", "max model requests in flight", "4")
+    .option("--max-steps <n>", "max model calls per decision (the tool loop's bound)", "8")
+    .option("--every <n>", "decide every n bars", "1")
+    .option("--context-bars <n>", "bars of each symbol shown in every decision's context", "20")
+    .option("--moments <list>", "memory moments: any of eod,fill,close,week,month (default all)")
+    .option("--no-moments", "no memory moments")
+    .option("--max-tokens <n>", "stop the run cleanly once this many tokens are used (status budget_exhausted)")
+    .option("--max-cost <usd>", "stop the run cleanly once the estimated cost reaches this (USD)")
+    .option("--prices <file>", "JSON price table overriding the built-in one (USD per 1M tokens)")
+    .option("--no-cache", "do not answer identical requests from .agenticbt/cache/")
+    .option("--replay <run>", "re-run a recorded LLM run from its transcript, with zero network calls")
+    .optionsGroup("Output:")
     .addOption(new Option("--json", "print result.json alone on stdout"))
     .option("-q, --quiet", "no progress lines")
     .addHelpText("after", RUN_EXAMPLES)
-    .action(async (strategy: string, opts) => {
+    .action(async (strategy: string | undefined, opts) => {
       const { runCommand } = await import("./cli/run-command.js");
       process.exitCode = await runCommand(strategy, opts);
     });

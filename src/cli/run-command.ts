@@ -4,7 +4,10 @@ import { brokerConfig } from "../engine/broker-config.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import type { RunHandle } from "../runner/run-backtest.js";
 import type { RunConfig } from "../runner/run-config.js";
+import { DEFAULT_AGENT_OPTIONS, parseMoments, type AgentOptions } from "../runner/agent-options.js";
+import { resolveRunDir } from "../runner/resolve-run.js";
 import { UsageError } from "../runner/run-errors.js";
+import fs from "node:fs";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
 import { plainRenderer } from "./plain-renderer.js";
@@ -35,10 +38,64 @@ export interface RunCommandOptions {
   tz?: string;
   json?: boolean;
   quiet?: boolean;
+  model?: string;
+  baseUrl?: string;
+  temperature?: string;
+  seed?: string;
+  maxOutputTokens?: string;
+  timeout?: string;
+  maxRetries?: string;
+  concurrency?: string;
+  maxSteps?: string;
+  every?: string;
+  contextBars?: string;
+  moments?: string | false;
+  maxTokens?: string;
+  maxCost?: string;
+  prices?: string;
+  cache?: boolean;
+  replay?: string;
+  prompt?: string;
+  preset?: string[];
+  memoryFrom?: string;
+}
+
+/** Whether a strategy argument (or --prompt) means an LLM trader rather than code. */
+export function isLlmStrategy(strategy: string | undefined, o: RunCommandOptions): boolean {
+  return o.prompt !== undefined || (strategy !== undefined && /\.(md|markdown|txt)$/i.test(strategy));
+}
+
+function agentOptions(strategy: string | undefined, o: RunCommandOptions): AgentOptions | null {
+  if (!isLlmStrategy(strategy, o)) return null;
+  const d = DEFAULT_AGENT_OPTIONS;
+  const nullable = (v: number | undefined) => (v === undefined ? null : v);
+  return {
+    model: o.model ?? process.env.AGENTICBT_MODEL ?? d.model,
+    baseURL: o.baseUrl ?? null,
+    temperature: nullable(numberOption("--temperature", o.temperature, { min: 0, max: 2 })),
+    seed: nullable(numberOption("--seed", o.seed, { integer: true })),
+    maxOutputTokens: nullable(numberOption("--max-output-tokens", o.maxOutputTokens, { min: 1, integer: true })),
+    timeoutMs: numberOption("--timeout", o.timeout, { min: 1, integer: true }) ?? d.timeoutMs,
+    maxRetries: numberOption("--max-retries", o.maxRetries, { min: 0, max: 20, integer: true }) ?? d.maxRetries,
+    concurrency: numberOption("--concurrency", o.concurrency, { min: 1, max: 64, integer: true }) ?? d.concurrency,
+    maxSteps: numberOption("--max-steps", o.maxSteps, { min: 1, max: 100, integer: true }) ?? d.maxSteps,
+    every: numberOption("--every", o.every, { min: 1, integer: true }) ?? d.every,
+    contextBars: numberOption("--context-bars", o.contextBars, { min: 1, max: 500, integer: true }) ?? d.contextBars,
+    moments: o.moments === false ? [] : o.moments === undefined ? d.moments : parseMoments(o.moments),
+    maxTokens: nullable(numberOption("--max-tokens", o.maxTokens, { min: 1, integer: true })),
+    maxCost: nullable(numberOption("--max-cost", o.maxCost, { min: 0 })),
+    pricesFile: o.prices ?? null,
+    cache: o.cache !== false,
+    replay: o.replay ?? null,
+    prompt: o.prompt ?? null,
+  };
 }
 
 /** Turns command-line options into a resolved run config, refusing bad values (exit code 2). */
-export function buildRunConfig(strategy: string, o: RunCommandOptions): RunConfig {
+export function buildRunConfig(strategy: string | undefined, o: RunCommandOptions): RunConfig {
+  if (strategy === undefined && o.prompt === undefined) {
+    throw new UsageError("No strategy: pass a strategy file (strategies/<name>.ts or .md) or --prompt \"…\".");
+  }
   if (!o.data || o.data.length === 0) {
     throw new UsageError(
       "No data: pass --data <csv> (several files, or SYM=path, for several symbols).",
@@ -73,7 +130,7 @@ export function buildRunConfig(strategy: string, o: RunCommandOptions): RunConfi
     },
   });
   return {
-    strategyPath: strategy,
+    strategyPath: strategy ?? "(--prompt)",
     data: o.data.map((arg) => {
       const { symbol, file } = parseSymbolArg(arg);
       return symbol ? { file, symbol } : { file };
@@ -86,12 +143,23 @@ export function buildRunConfig(strategy: string, o: RunCommandOptions): RunConfi
     runsRoot: path.resolve(o.runsDir ?? path.join(".agenticbt", "runs")),
     strict: o.strict === true,
     tz: o.tz ?? null,
+    agent: agentOptions(strategy, o),
+    presets: (o.preset ?? []).map(parsePreset),
+    memoryFrom: o.memoryFrom ?? null,
   };
 }
 
+function parsePreset(arg: string): { target: string; file: string } {
+  const eq = arg.indexOf("=");
+  if (eq <= 0 || eq === arg.length - 1) {
+    throw new UsageError(`--preset ${JSON.stringify(arg)} must look like notes/<key>.md=path/to/file.md.`);
+  }
+  return { target: arg.slice(0, eq), file: arg.slice(eq + 1) };
+}
+
 /** `agenticbt run`: returns the process exit code. */
-export async function runCommand(strategy: string, o: RunCommandOptions): Promise<number> {
-  const config = buildRunConfig(strategy, o);
+export async function runCommand(strategy: string | undefined, o: RunCommandOptions): Promise<number> {
+  const config = o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
   const { runBacktest } = await import("../runner/run-backtest.js");
   const render = o.json || o.quiet ? () => {} : plainRenderer(process.stderr);
   let handle: RunHandle | null = null;
@@ -123,4 +191,20 @@ export async function runCommand(strategy: string, o: RunCommandOptions): Promis
   } finally {
     process.off("SIGINT", onSigint);
   }
+}
+
+/** `--replay <run>`: the recorded run's own config, answered from its transcript. */
+function replayConfig(o: RunCommandOptions): RunConfig {
+  const runsRoot = path.resolve(o.runsDir ?? path.join(".agenticbt", "runs"));
+  const dir = resolveRunDir(o.replay as string, runsRoot);
+  const recorded = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")) as RunConfig;
+  if (!recorded.agent) {
+    throw new UsageError(`${dir} is a code-strategy run: there is nothing to replay (code strategies are deterministic; run them again).`);
+  }
+  return {
+    ...recorded,
+    runsRoot,
+    name: o.name ?? `${recorded.name ?? path.basename(dir)}-replay`,
+    agent: { ...recorded.agent, replay: dir, cache: false },
+  };
 }

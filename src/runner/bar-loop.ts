@@ -12,6 +12,8 @@ const RECORD = 2;
 const CLOSE = 3;
 const AFTER_CLOSE = 4;
 
+export type LoopEnd = "completed" | "interrupted" | "budget_exhausted" | "stopped";
+
 /** How many bars run between two turns of the event loop (for Ctrl-C and progress output). */
 const SLICE = 16_384;
 
@@ -40,8 +42,8 @@ export class BarLoop {
     this.interrupted = true;
   }
 
-  /** Runs bars `start`..end; resolves true when every bar ran, false when interrupted. */
-  async run(start: number, state: unknown): Promise<boolean> {
+  /** Runs bars `start`..end; resolves how it ended. */
+  async run(start: number, state: unknown): Promise<LoopEnd> {
     const end = this.sim.length;
     const total = end - start;
     const progressEvery = Math.max(1, Math.floor(total / 100));
@@ -51,8 +53,11 @@ export class BarLoop {
       const sliceEnd = Math.min(end, i + SLICE);
       // Synchronous inner loop: it awaits only when a step hands back a promise.
       while (i < sliceEnd) {
-        // An interrupt lets the current bar finish and stops before the next one opens.
-        if (step === OPEN && this.interrupted) return false;
+        // An interrupt or a stop lets the current bar finish and ends before the next one opens.
+        if (step === OPEN) {
+          if (this.interrupted) return "interrupted";
+          if (this.ctx.stopRequest) return this.ctx.stopRequest.status;
+        }
         const wait = this.step(i, step, state);
         step++;
         if (step > AFTER_CLOSE) {
@@ -73,10 +78,10 @@ export class BarLoop {
       }
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    if (this.interrupted && i < end) return false;
+    if (this.interrupted && i < end) return "interrupted";
     this.sim.finish(end - 1);
     this.pending.length = 0;
-    return true;
+    return this.ctx.stopRequest?.status ?? "completed";
   }
 
   private step(i: number, step: number, state: unknown): Promise<void> | undefined {
@@ -100,7 +105,7 @@ export class BarLoop {
         this.lastClosed = i;
         return pending.length ? hooks.drain(pending, i) : undefined;
       default:
-        return undefined;
+        return this.hooks.barEnd(i);
     }
   }
 }

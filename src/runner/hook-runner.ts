@@ -57,11 +57,20 @@ export class HookRunner {
     const state = this.state;
     switch (e.type) {
       case "order_accepted":
-      case "order_rejected":
-      case "order_cancelled":
-      case "order_expired":
         this.orderLog.push(JSON.stringify(orderEventRecord(e, this.label(e.index))));
         return undefined;
+      case "order_rejected":
+      case "order_cancelled":
+      case "order_expired": {
+        this.orderLog.push(JSON.stringify(orderEventRecord(e, this.label(e.index))));
+        if (!s.onOrderUpdate) return undefined;
+        const update = {
+          kind: e.type === "order_rejected" ? "rejected" : e.type === "order_cancelled" ? "cancelled" : "expired",
+          order: e.order,
+          reason: ("reason" in e ? e.reason : e.order.reason) ?? "",
+        } as const;
+        return this.hook("order_update", index, () => s.onOrderUpdate?.(ctx, update, state));
+      }
       case "fill":
         this.orderLog.push(
           JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }),
@@ -93,6 +102,12 @@ export class HookRunner {
     }
   }
 
+  /** The bar's last hook (after the close and its events). */
+  barEnd(index: number): Maybe {
+    const s = this.strategy;
+    return s.onBarEnd ? this.hook("bar_end", index, () => s.onBarEnd?.(this.ctx, this.state)) : undefined;
+  }
+
   private hook(kind: string, index: number, call: () => void | Promise<void>): Maybe {
     this.ctx.resetActivity();
     const r = call();
@@ -105,12 +120,15 @@ export class HookRunner {
 
   /** One decisions.jsonl line per decision or hook that did something (orders, memory, recall). */
   record(index: number, kind: string, a: ContextActivity): void {
-    if (!a.orders.length && !a.cancels.length && !a.memory.length && !a.recalls.length) return;
+    if (!a.orders.length && !a.cancels.length && !a.memory.length && !a.recalls.length && !a.details) {
+      return;
+    }
     this.decisionLog.push(
       JSON.stringify({
         time: this.label(index),
         bar: index,
         kind,
+        ...a.details,
         orders: a.orders.map(orderSummary),
         cancels: a.cancels,
         memory: a.memory,

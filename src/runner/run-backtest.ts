@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { Simulation } from "../engine/simulation.js";
@@ -13,6 +14,9 @@ import { BarLoop } from "./bar-loop.js";
 import { HookRunner } from "./hook-runner.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
+import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
+import { resolveRunDir } from "./resolve-run.js";
+import { UsageError } from "./run-errors.js";
 import { memoryPort } from "./memory-port.js";
 import { resolveParams } from "./resolve-params.js";
 import { RESULT_SCHEMA_VERSION, type RunConfig } from "./run-config.js";
@@ -41,15 +45,28 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const t0 = performance.now();
   const emit = options.onEvent ?? (() => {});
   const loaded = loadData(config);
-  const strategy = await loadStrategy(config.strategyPath);
-  const params = resolveParams(strategy.params ?? {}, config.params);
   const { data, startIndex, dataInfo, warnings } = loaded;
+  const llm = config.agent ? await prepareLlmStrategy(config.strategyPath, config.agent) : null;
+  const code = llm ? null : await loadStrategy(config.strategyPath);
+  const params = resolveParams(code?.params ?? {}, config.params);
+  const memoryFrom = config.memoryFrom ? resolveRunDir(config.memoryFrom, config.runsRoot) : null;
+  checkPresets(config.presets);
   const loadMs = performance.now() - t0;
 
-  const name = config.name ?? strategy.name;
+  const name = config.name ?? llm?.name ?? code?.name ?? "run";
   const { id, dir } = createRunDir(config.runsRoot, name);
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
+  const strategy: Strategy<unknown> = llm
+    ? await llm.create({
+        runDir: dir,
+        cacheDir: path.join(path.dirname(config.runsRoot), "cache"),
+        startIndex,
+        totalBars: data.times.length - startIndex,
+        timeLabelOf: (t) => timeLabel(t, intraday),
+        broker: config.broker,
+      })
+    : (code as Strategy<unknown>);
   const startedAt = new Date().toISOString();
   const result: RunResult = {
     schemaVersion: RESULT_SCHEMA_VERSION,
@@ -57,7 +74,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     name,
     status: "running",
     error: null,
-    strategy: { kind: "code", path: config.strategyPath, name: strategy.name, params },
+    strategy: { kind: llm ? "llm" : "code", path: config.strategyPath, name: strategy.name, params },
     data: dataInfo,
     period: {
       start: data.times.length > startIndex ? label(startIndex) : null,
@@ -83,6 +100,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     startedAt,
     finishedAt: null,
     agenticbt: { version: VERSION, node: process.version },
+    llm: null,
   };
   writeJsonAtomic(path.join(dir, "config.json"), { id, ...config, params });
   writeJsonAtomic(path.join(dir, "result.json"), result);
@@ -97,7 +115,9 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   for (const w of warnings) emit({ type: "warning", message: w });
 
   const workspace = new MemoryWorkspace({ dir, runId: id });
-  workspace.init(playbookFor(strategy, params));
+  if (memoryFrom) workspace.copyFrom(memoryFrom);
+  for (const p of config.presets) workspace.seedPreset(p.target, p.file);
+  workspace.init(llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params));
 
   const pending: EngineEvent[] = [];
   const sink = (e: EngineEvent) => {
@@ -117,7 +137,8 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     for (let i = 0; i <= startIndex && i < data.times.length; i++) ctx.advance(i);
     const state = strategy.init ? strategy.init(ctx) : undefined;
     hooks.state = state;
-    if (!(await loop.run(startIndex, state))) status = "interrupted";
+    status = await loop.run(startIndex, state);
+    if (ctx.stopRequest) result.stopReason = ctx.stopRequest.reason;
   } catch (err) {
     status = "failed";
     result.error = {
@@ -144,6 +165,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     bench,
   );
   result.memory = { ...workspace.stats() };
+  result.llm = llm?.info() ?? null;
   const times = data.times.subarray(startIndex, lastIndex + 1);
   const equity = sim.equity.subarray(startIndex, lastIndex + 1);
   writeEquityCsv(
@@ -231,6 +253,21 @@ function finishResult(
   const b = computeBenchmarkMetrics(times, benchmark);
   result.benchmark.metrics = b.metrics;
   result.benchmark.nullReasons = b.nullReasons;
+}
+
+/** An LLM trader's playbook starts empty of lessons: its manual is the strategy prompt, which is
+ * in every request already. Lessons the agent appends accumulate here (and carry over with
+ * --memory-from). */
+function llmPlaybook(name: string, source: string): string {
+  return `# Playbook: ${name}\n\nThe manual is the strategy prompt (${source}). Lessons learned are appended below.\n`;
+}
+
+function checkPresets(presets: readonly { target: string; file: string }[]): void {
+  for (const p of presets) {
+    if (!fs.existsSync(p.file)) {
+      throw new UsageError(`--preset ${p.target}=${p.file}: the file ${p.file} does not exist.`);
+    }
+  }
 }
 
 function playbookFor(strategy: Strategy<unknown>, params: Record<string, unknown>): string {

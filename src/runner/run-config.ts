@@ -1,5 +1,6 @@
 import type { BrokerConfig } from "../engine/broker-config.js";
 import type { Params } from "../strategy/types.js";
+import type { AgentOptions } from "./agent-options.js";
 
 export interface DataSpec {
   file: string;
@@ -21,6 +22,12 @@ export interface RunConfig {
   runsRoot: string;
   strict: boolean;
   tz: string | null;
+  /** Settings of an LLM strategy (`strategies/*.md` or `--prompt`); null for code strategies. */
+  agent: AgentOptions | null;
+  /** `--preset notes/x.md=path`: files seeded into the run's memory before it starts. */
+  presets: { target: string; file: string }[];
+  /** `--memory-from <run>`: start from another run's playbook, notes and reviews. */
+  memoryFrom: string | null;
 }
 
 export const RESULT_SCHEMA_VERSION = 1;

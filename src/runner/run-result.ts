@@ -1,6 +1,13 @@
 import type { BenchmarkMetrics, Metrics } from "../metrics/types.js";
+import type { LlmRunInfo } from "./prepare-llm-strategy.js";
 
-export type RunStatus = "running" | "completed" | "failed" | "interrupted" | "budget_exhausted";
+export type RunStatus =
+  | "running"
+  | "completed"
+  | "failed"
+  | "interrupted"
+  | "budget_exhausted"
+  | "stopped";
 
 export interface DataFileInfo {
   symbol: string;
@@ -18,6 +25,8 @@ export interface RunResult {
   name: string;
   status: RunStatus;
   error: { type: string; message: string } | null;
+  /** Why the run ended early on purpose (a spent budget), or absent. */
+  stopReason?: string;
   strategy: { kind: "code" | "llm"; path: string; name: string; params: Record<string, unknown> };
   data: DataFileInfo[];
   period: { start: string | null; end: string | null; bars: number; warmupBars: number };
@@ -45,4 +54,6 @@ export interface RunResult {
   startedAt: string;
   finishedAt: string | null;
   agenticbt: { version: string; node: string };
+  /** An LLM strategy's model settings and usage (tokens, calls, latency, errors, cost). */
+  llm: LlmRunInfo | null;
 }

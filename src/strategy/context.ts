@@ -1,5 +1,5 @@
 import type { Broker } from "../engine/broker.js";
-import { clockKey, dayKey, isoWeekKey, monthKey } from "../engine/calendar.js";
+import { clockKey, dayKey, isoWeekKey, monthKey, timeLabel } from "../engine/calendar.js";
 import type {
   AccountSnapshot,
   Bar,
@@ -10,6 +10,7 @@ import type {
 } from "../engine/types.js";
 import type { IndicatorName } from "../indicators/catalogue.js";
 import { IndicatorCache } from "../indicators/indicator-cache.js";
+import { valuesUpTo } from "../indicators/read-values.js";
 import type {
   Citation,
   IndicatorView,
@@ -30,6 +31,8 @@ export interface ContextActivity {
   cancels: number[];
   memory: { tool: string; key?: string; chars: number }[];
   recalls: { query: string; citations: Citation[] }[];
+  /** Extra fields for this decision's decisions.jsonl line (an agent's tool calls, tokens...). */
+  details: Record<string, unknown> | null;
 }
 
 class LiveIndicator implements IndicatorView {
@@ -60,7 +63,7 @@ export class BacktestContext implements StrategyContext {
   readonly symbol: string;
   private readonly lastBar: Int32Array;
   private readonly intraday: boolean;
-  activity: ContextActivity = { orders: [], cancels: [], memory: [], recalls: [] };
+  activity: ContextActivity = emptyActivity();
 
   constructor(
     private readonly data: MarketData,
@@ -90,10 +93,25 @@ export class BacktestContext implements StrategyContext {
   resetActivity(): ContextActivity {
     const a = this.activity;
     // Most bars do nothing: keep the empty record instead of allocating a new one.
-    if (a.orders.length || a.cancels.length || a.memory.length || a.recalls.length) {
-      this.activity = { orders: [], cancels: [], memory: [], recalls: [] };
+    if (a.orders.length || a.cancels.length || a.memory.length || a.recalls.length || a.details) {
+      this.activity = emptyActivity();
     }
     return a;
+  }
+
+  /** Set by `stop`: the loop ends the run before the next bar. */
+  stopRequest: { status: "budget_exhausted" | "stopped"; reason: string } | null = null;
+
+  stop(status: "budget_exhausted" | "stopped", reason: string): void {
+    this.stopRequest ??= { status, reason };
+  }
+
+  get stopRequested(): boolean {
+    return this.stopRequest !== null;
+  }
+
+  annotate(details: Record<string, unknown>): void {
+    this.activity.details = { ...(this.activity.details ?? {}), ...details };
   }
 
   /** Index into a symbol's own series of its latest bar at or before now (-1 if none yet). */
@@ -162,6 +180,24 @@ export class BacktestContext implements StrategyContext {
       );
     }
     return new LiveIndicator(this, s, values);
+  }
+
+  indicatorValues(
+    name: string,
+    params: Record<string, number>,
+    n: number,
+    symbol?: string,
+  ): { name: string; params: Record<string, number>; times: string[]; values: Record<string, (number | null)[]> } {
+    const s = this.sym(symbol);
+    const series = this.series(s);
+    const result = this.indicators.get(series, name as IndicatorName, params);
+    const last = this.symbolBar(s);
+    if (last < 0) return { name: result.name, params: result.params, times: [], values: {} };
+    const values = valuesUpTo(result, last, n);
+    const first = Math.max(0, last - Math.max(1, Math.floor(n)) + 1);
+    const times: string[] = [];
+    for (let i = first; i <= last; i++) times.push(timeLabel(series.time[i] as number, this.intraday));
+    return { name: result.name, params: result.params, times, values };
   }
 
   account(): AccountSnapshot {
@@ -243,6 +279,10 @@ export class BacktestContext implements StrategyContext {
     this.activity.recalls.push({ query, citations });
     return citations;
   }
+}
+
+function emptyActivity(): ContextActivity {
+  return { orders: [], cancels: [], memory: [], recalls: [], details: null };
 }
 
 function barAt(s: SymbolSeries, i: number): Bar {

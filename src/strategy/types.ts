@@ -104,6 +104,18 @@ export interface StrategyContext {
   /** Writes this week's or month's review (in onWeekEnd / onMonthEnd). */
   review(period: "week" | "month", content: string): void;
   recall(query: string, limit?: number): Citation[];
+  /** Ends the run cleanly after the current bar, with this status (e.g. a spent budget). */
+  stop(status: "budget_exhausted" | "stopped", reason: string): void;
+  readonly stopRequested: boolean;
+  /** Adds fields to the decisions.jsonl line of the current decision or hook. */
+  annotate(details: Record<string, unknown>): void;
+  /** The last `n` values (oldest first, null in warm-up) of every output of an indicator. */
+  indicatorValues(
+    name: string,
+    params: Record<string, number>,
+    n: number,
+    symbol?: string,
+  ): { name: string; params: Record<string, number>; times: string[]; values: Record<string, (number | null)[]> };
 }
 
 /**
@@ -122,6 +134,16 @@ export interface Strategy<S = unknown> {
   onDayEnd?(ctx: StrategyContext, day: string, state: S): void | Promise<void>;
   onWeekEnd?(ctx: StrategyContext, week: string, state: S): void | Promise<void>;
   onMonthEnd?(ctx: StrategyContext, month: string, state: S): void | Promise<void>;
+  /** An order was rejected, cancelled or expired (e.g. to tell an agent at its next decision). */
+  onOrderUpdate?(ctx: StrategyContext, update: OrderUpdate, state: S): void | Promise<void>;
+  /** Last call of every bar, after the close and all of the bar's other hooks. */
+  onBarEnd?(ctx: StrategyContext, state: S): void | Promise<void>;
+}
+
+export interface OrderUpdate {
+  kind: "rejected" | "cancelled" | "expired";
+  order: Readonly<Order>;
+  reason: string;
 }
 
 /** Identity helper that gives a strategy literal its types (state inferred from `init`). */

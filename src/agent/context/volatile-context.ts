@@ -1,0 +1,77 @@
+import type { AccountSnapshot, Bar, Order } from "../../engine/types.js";
+import { money, pct, price } from "./format-numbers.js";
+
+export interface VolatileParts {
+  timeLabel: string;
+  barNumber: number;
+  totalBars: number;
+  account: AccountSnapshot;
+  /** position_<SYM> notes of held symbols (only those), already read. */
+  positionNotes: { key: string; content: string }[];
+  orders: readonly Order[];
+  /** Human-readable lines: fills, rejections, expiries, closed trades since the last decision. */
+  events: readonly string[];
+  /** The last bars of each symbol, oldest first. */
+  bars: { symbol: string; rows: { label: string; bar: Bar }[] }[];
+  /** The memory moment prompt(s) due now, or null for a trading decision. */
+  moment: string | null;
+  /** The closing request (decide, or write memory). */
+  request: string;
+}
+
+/** The user message of a turn: everything about now. Changes every bar by design. */
+export function buildVolatileContext(v: VolatileParts): string {
+  const out: string[] = [];
+  out.push("# Now", "", `Bar ${v.barNumber} of ${v.totalBars}: ${v.timeLabel}, at the close.`, "");
+  out.push("# Account", "", accountLines(v.account), "");
+  if (v.positionNotes.length) {
+    out.push("# Position notes", "");
+    for (const n of v.positionNotes) out.push(`## ${n.key}`, "", n.content.trim(), "");
+  }
+  out.push("# Working orders", "");
+  out.push(v.orders.length ? v.orders.map(orderLine).join("\n") : "None.", "");
+  out.push("# Events since your last decision", "");
+  out.push(v.events.length ? v.events.map((e) => `- ${e}`).join("\n") : "None.", "");
+  for (const b of v.bars) {
+    out.push(`# Last ${b.rows.length} bars: ${b.symbol}`, "", "time,open,high,low,close,volume");
+    for (const r of b.rows) {
+      out.push(`${r.label},${price(r.bar.open)},${price(r.bar.high)},${price(r.bar.low)},${price(r.bar.close)},${r.bar.volume}`);
+    }
+    out.push("");
+  }
+  if (v.moment !== null) out.push("# Memory moment", "", v.moment, "");
+  out.push(v.request);
+  return out.join("\n");
+}
+
+function accountLines(a: AccountSnapshot): string {
+  const lines = [
+    `Cash ${money(a.cash)}, equity ${money(a.equity)}, gross exposure ${a.equity > 0 ? pct(a.grossExposure / a.equity) : "n/a"} of equity.`,
+  ];
+  if (!a.positions.length) {
+    lines.push("No positions.");
+    return lines.join("\n");
+  }
+  for (const p of a.positions) {
+    const side = p.qty > 0 ? "long" : "short";
+    const unrealised = p.qty * (p.lastPrice - p.avgPrice);
+    const basis = Math.abs(p.qty * p.avgPrice);
+    lines.push(
+      `${p.symbol}: ${side} ${Math.abs(p.qty)} @ avg ${price(p.avgPrice)}, last ${price(p.lastPrice)}, unrealised ${money(unrealised)} (${basis > 0 ? pct(unrealised / basis) : "n/a"}).`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function orderLine(o: Order): string {
+  const size =
+    o.size.kind === "qty"
+      ? `${o.remainingQty ?? o.size.qty}`
+      : o.size.kind === "fraction"
+        ? `${pct(o.size.fraction)} of equity`
+        : `to weight ${o.size.weight}`;
+  const at = o.type === "limit" ? ` @ ${price(o.limitPrice ?? 0)}` : o.type === "stop" ? ` stop ${price(o.stopPrice ?? 0)}` : "";
+  const tif = o.tif.kind === "bars" ? `${o.tif.bars} bars` : o.tif.kind;
+  const role = o.parentId !== null ? ` (${o.tag ?? "child"} of #${o.parentId})` : "";
+  return `- #${o.id} ${o.side ?? ""} ${o.type} ${size} ${o.symbol}${at}${role}, ${tif}`.replace(/ +/g, " ");
+}

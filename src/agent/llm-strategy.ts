@@ -1,0 +1,248 @@
+import { createHash } from "node:crypto";
+import { isoWeekKey, monthKey } from "../engine/calendar.js";
+import type { ClosedTrade, Fill } from "../engine/types.js";
+import type { OrderUpdate, Strategy, StrategyContext } from "../strategy/types.js";
+import { BacktestToolHost } from "./backtest-tool-host.js";
+import { money, price } from "./context/format-numbers.js";
+import { buildStablePrefix } from "./context/stable-prefix.js";
+import { buildVolatileContext } from "./context/volatile-context.js";
+import {
+  DECISION_REQUEST,
+  MOMENT_PREAMBLE,
+  MOMENT_PROMPTS,
+  type MomentKind,
+} from "./prompts.js";
+import { BudgetExhaustedError, type LoopOutcome, runToolLoop } from "./tool-loop.js";
+import { MEMORY_TOOLS, TRADING_TOOLS } from "./tools/all-tools.js";
+import type { ChatCompletionMessageParam, ChatModel, ChatResponse } from "./types.js";
+
+export interface LlmStrategySettings {
+  name: string;
+  /** The strategy prompt (the .md file's text, or --prompt). */
+  prompt: string;
+  model: string;
+  temperature?: number;
+  seed?: number;
+  /** Max output tokens per call. */
+  maxOutputTokens?: number;
+  /** Model calls per decision (the tool loop's hard bound). */
+  maxSteps: number;
+  /** Decide every N bars (1 = every bar). */
+  every: number;
+  /** Bars of each symbol shown in the context. */
+  contextBars: number;
+  moments: ReadonlySet<MomentKind>;
+  /** One line on costs and permissions for the system prompt. */
+  tradingTerms: string;
+}
+
+/** Counts for result.json: every failed decision and tool call by type, never silently a hold. */
+export interface AgentStats {
+  decisions: number;
+  moments: number;
+  skippedBars: number;
+  toolCalls: number;
+  /** Turns that ended abnormally, by type (max_steps, timeout, rate_limit, budget_exhausted…). */
+  turnErrors: Record<string, number>;
+  /** Tool calls that failed, by type (malformed_json, unknown_tool, invalid_arguments, tool_error). */
+  toolErrors: Record<string, number>;
+}
+
+export function emptyAgentStats(): AgentStats {
+  return { decisions: 0, moments: 0, skippedBars: 0, toolCalls: 0, turnErrors: {}, toolErrors: {} };
+}
+
+export interface LlmStrategyDeps {
+  stats: AgentStats;
+  model: ChatModel;
+  /** Usage accounting; sees every answer. */
+  onResponse: (response: ChatResponse) => void;
+  /** Throws BudgetExhaustedError when the run's budget is spent. */
+  checkBudget: () => void;
+  timeLabelOf: (time: number) => string;
+  /** Master index of the first simulated bar and the number of simulated bars. */
+  startIndex: number;
+  totalBars: number;
+}
+
+interface AgentState {
+  /** What happened since the last decision, as lines for the context. */
+  events: string[];
+  /** What happened since the last memory moment. */
+  momentEvents: string[];
+  due: Set<MomentKind>;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * An LLM trader as a strategy: at each decision bar it builds the context (stable prefix, then
+ * the volatile part), runs the bounded tool loop with the trading tools, and records everything
+ * in the decision's line. Memory moments (fill, close, day/week/month end) are gathered during the
+ * bar and run as one short extra turn with only the memory tools at the bar's end.
+ */
+export function createLlmStrategy(s: LlmStrategySettings, deps: LlmStrategyDeps): Strategy<AgentState> {
+  const due = (state: AgentState, kind: MomentKind) => {
+    if (s.moments.has(kind)) state.due.add(kind);
+  };
+  const note = (state: AgentState, line: string) => {
+    state.events.push(line);
+    state.momentEvents.push(line);
+  };
+
+  async function turn(
+    ctx: StrategyContext,
+    events: readonly string[],
+    moment: string | null,
+  ): Promise<{ outcome: LoopOutcome; messages: ChatCompletionMessageParam[] }> {
+    const prefix = buildStablePrefix({
+      strategyPrompt: s.prompt,
+      playbook: ctx.readNote("playbook") ?? "",
+      symbols: ctx.symbols,
+      tradingTerms: s.tradingTerms,
+    });
+    const positionNotes: { key: string; content: string }[] = [];
+    for (const p of ctx.account().positions) {
+      const key = `position_${p.symbol}`;
+      const content = ctx.readNote(key);
+      if (content !== null) positionNotes.push({ key, content });
+    }
+    const volatile = buildVolatileContext({
+      timeLabel: ctx.timeLabel,
+      barNumber: ctx.index - deps.startIndex + 1,
+      totalBars: deps.totalBars,
+      account: ctx.account(),
+      positionNotes,
+      orders: ctx.orders(),
+      events,
+      bars: ctx.symbols.map((symbol) => ({
+        symbol,
+        rows: ctx.bars(s.contextBars, symbol).map((bar) => ({ label: deps.timeLabelOf(bar.time), bar })),
+      })),
+      moment,
+      request: moment === null ? DECISION_REQUEST : MOMENT_PREAMBLE,
+    });
+    const messages: ChatCompletionMessageParam[] = [
+      { role: "system", content: prefix },
+      { role: "user", content: volatile },
+    ];
+    const request: { model: string; temperature?: number; maxTokens?: number; seed?: number } = { model: s.model };
+    if (s.temperature !== undefined) request.temperature = s.temperature;
+    if (s.maxOutputTokens !== undefined) request.maxTokens = s.maxOutputTokens;
+    if (s.seed !== undefined) request.seed = s.seed;
+    const outcome = await runToolLoop({
+      model: deps.model,
+      request,
+      messages,
+      tools: moment === null ? TRADING_TOOLS : MEMORY_TOOLS,
+      host: new BacktestToolHost(ctx, deps.timeLabelOf),
+      maxSteps: s.maxSteps,
+      beforeCall: deps.checkBudget,
+      onResponse: deps.onResponse,
+    });
+    ctx.annotate({
+      contextHash: sha256(JSON.stringify(messages)),
+      prefixHash: sha256(prefix),
+      promptChars: { prefix: prefix.length, volatile: volatile.length },
+      ...summarise(outcome),
+    });
+    const stats = deps.stats;
+    if (moment === null) stats.decisions++;
+    else stats.moments++;
+    stats.toolCalls += outcome.toolCalls.length;
+    for (const c of outcome.toolCalls) if (c.error) bump(stats.toolErrors, c.error.type);
+    if (outcome.error) bump(stats.turnErrors, outcome.error.type);
+    if (outcome.error?.type === "budget_exhausted") ctx.stop("budget_exhausted", outcome.error.message);
+    return { outcome, messages };
+  }
+
+  return {
+    name: s.name,
+    description: s.prompt,
+    init: () => ({ events: [], momentEvents: [], due: new Set<MomentKind>() }),
+    async onBar(ctx, state) {
+      if ((ctx.index - deps.startIndex) % s.every !== 0 || ctx.stopRequested) {
+        deps.stats.skippedBars++;
+        return;
+      }
+      const events = state.events;
+      state.events = [];
+      ctx.annotate({ type: "decision" });
+      await turn(ctx, events, null);
+    },
+    onFill(ctx, fill, state) {
+      note(state, fillLine(ctx.timeLabel, fill));
+      due(state, "fill");
+    },
+    onTradeClosed(ctx, trade, state) {
+      note(state, tradeLine(ctx.timeLabel, trade));
+      due(state, "close");
+    },
+    onOrderUpdate(ctx, update, state) {
+      note(state, updateLine(ctx.timeLabel, update));
+    },
+    onDayEnd: (_ctx, _day, state) => due(state, "eod"),
+    onWeekEnd: (_ctx, _week, state) => due(state, "week"),
+    onMonthEnd: (_ctx, _month, state) => due(state, "month"),
+    async onBarEnd(ctx, state) {
+      if (state.due.size === 0) return;
+      const kinds = [...state.due];
+      state.due.clear();
+      if (ctx.stopRequested) return;
+      const events = state.momentEvents;
+      state.momentEvents = [];
+      const prompt = kinds
+        .map((k) => MOMENT_PROMPTS[k].replace("{WEEK}", isoWeekKey(ctx.time)).replace("{MONTH}", monthKey(ctx.time)))
+        .join("\n\n");
+      ctx.annotate({ type: "moment", moments: kinds });
+      await turn(ctx, events, prompt);
+    },
+  };
+}
+
+/** The decision's line in decisions.jsonl: tool calls with arguments and results, the rationale,
+ * tokens, latency and the error type if any. */
+function summarise(o: LoopOutcome) {
+  const tokens = { prompt: 0, completion: 0, cached: 0 };
+  let latencyMs = 0;
+  for (const r of o.responses) {
+    tokens.prompt += r.usage.prompt;
+    tokens.completion += r.usage.completion;
+    tokens.cached += r.usage.cached;
+    latencyMs += r.latencyMs;
+  }
+  return {
+    calls: o.responses.length,
+    sources: o.responses.map((r) => r.source),
+    requestHashes: o.responses.map((r) => r.requestHash),
+    toolCalls: o.toolCalls.map((c) => ({ name: c.name, args: clip(c.args), result: clip(c.result), error: c.error })),
+    rationale: o.rationale,
+    tokens,
+    latencyMs: Math.round(latencyMs),
+    error: o.error,
+  };
+}
+
+const bump = (counts: Record<string, number>, key: string) => {
+  counts[key] = (counts[key] ?? 0) + 1;
+};
+
+/** Keeps decisions.jsonl readable: a hostile 1 MB argument is recorded as its start and size. */
+function clip(value: unknown): unknown {
+  const text = JSON.stringify(value) ?? "null";
+  return text.length <= 4000 ? value : { clipped: true, chars: text.length, start: text.slice(0, 1000) };
+}
+
+function fillLine(label: string, f: Fill): string {
+  return `${label}: filled ${f.side} ${f.qty} ${f.symbol} @ ${price(f.price)} (order #${f.orderId}), commission ${money(f.commission)}`;
+}
+
+function tradeLine(label: string, t: ClosedTrade): string {
+  return `${label}: closed ${t.side} ${t.qty} ${t.symbol}: entry ${price(t.entryPrice)} → exit ${price(t.exitPrice)}, P&L ${money(t.pnl)} (${(t.returnPct * 100).toFixed(2)}%)`;
+}
+
+function updateLine(label: string, u: OrderUpdate): string {
+  return `${label}: order #${u.order.id} (${u.order.side ?? ""} ${u.order.type} ${u.order.symbol}) ${u.kind}: ${u.reason}`.replace(/ +/g, " ");
+}
+
+export { BudgetExhaustedError };

@@ -1,0 +1,325 @@
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import OpenAI from "openai";
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+} from "openai/resources/chat/completions";
+import {
+  type ChatCompletionMessage,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  LlmError,
+  type ResponseSource,
+  type TokenUsage,
+} from "../types.js";
+import { backoffDelayMs } from "./backoff.js";
+import { classifyFailure, failureMessage } from "./classify-failure.js";
+import { DEFAULT_BASE_URL, NO_API_KEY } from "./llm-settings.js";
+import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
+import { redactSecret } from "./redact.js";
+import type { ReplaySource } from "./replay-source.js";
+import { canonicalRequest, hashRequest } from "./request-hash.js";
+import type { ResponseCache } from "./response-cache.js";
+import { Semaphore } from "./semaphore.js";
+import type { TranscriptWriter } from "./transcript.js";
+import type { UsageMeter } from "./usage-meter.js";
+
+export {
+  DEFAULT_BASE_URL,
+  type LlmFlags,
+  type LlmSettings,
+  LlmSettingsError,
+  NO_API_KEY,
+  resolveLlmSettings,
+} from "./llm-settings.js";
+
+export interface LlmClientOptions {
+  /** Used for requests whose `model` is empty. */
+  model?: string | undefined;
+  /** OpenAI-compatible endpoint ending in /v1 (resolve flags and env with resolveLlmSettings). */
+  baseURL?: string | undefined;
+  apiKey?: string | undefined;
+  /** Per attempt, until the whole answer has arrived. Default 60000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for 429, 5xx, timeouts and lost connections. Default 4. */
+  maxRetries?: number;
+  /** Backoff scale: retry n waits up to min(retryMaxMs, retryBaseMs·2^n), jittered. Default 500. */
+  retryBaseMs?: number;
+  /** Default 20000. */
+  retryMaxMs?: number;
+  /** Calls in flight at once (a call keeps its slot through its retries). Default 4. */
+  concurrency?: number;
+  cache?: ResponseCache | null;
+  /** Set: every answer comes from this recording, with zero network. */
+  replay?: ReplaySource | null;
+  transcript?: TranscriptWriter | null;
+  meter?: UsageMeter | null;
+  /** Jitter source in [0, 1). Default Math.random. */
+  random?: () => number;
+  /**
+   * How maxTokens is sent. OpenAI's newer models reject `max_tokens`; many local servers only know
+   * it. Default: `max_completion_tokens` for api.openai.com, `max_tokens` elsewhere.
+   */
+  maxTokensParam?: "max_tokens" | "max_completion_tokens";
+}
+
+interface Answer {
+  answer: RecordedAnswer;
+  usage: TokenUsage;
+  latencyMs: number;
+  attempts: number;
+  source: ResponseSource;
+}
+
+/**
+ * The real ChatModel: the official `openai` client (its own retries off) with our retries,
+ * backoff and Retry-After, a concurrency limit, the response cache, replay, the transcript and
+ * the usage meter. Order of answering: replay if set (never the network), else the cache, else
+ * the network (and the answer is cached).
+ */
+export class LlmClient implements ChatModel {
+  readonly model: string | undefined;
+  readonly baseURL: string;
+  private readonly apiKey: string;
+  private readonly client: OpenAI;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private readonly semaphore: Semaphore;
+  private readonly cache: ResponseCache | null;
+  private readonly replay: ReplaySource | null;
+  private readonly transcript: TranscriptWriter | null;
+  private readonly meter: UsageMeter | null;
+  private readonly random: () => number;
+  private readonly maxTokensParam: "max_tokens" | "max_completion_tokens";
+
+  constructor(options: LlmClientOptions = {}) {
+    this.model = options.model || undefined;
+    this.baseURL = options.baseURL ?? DEFAULT_BASE_URL;
+    this.apiKey = options.apiKey || NO_API_KEY;
+    this.timeoutMs = positive(options.timeoutMs ?? 60_000, "timeoutMs");
+    this.maxRetries = wholeNumber(options.maxRetries ?? 4, "maxRetries");
+    this.retryBaseMs = wholeNumber(options.retryBaseMs ?? 500, "retryBaseMs");
+    this.retryMaxMs = wholeNumber(options.retryMaxMs ?? 20_000, "retryMaxMs");
+    this.semaphore = new Semaphore(options.concurrency ?? 4);
+    this.cache = options.cache ?? null;
+    this.replay = options.replay ?? null;
+    this.transcript = options.transcript ?? null;
+    this.meter = options.meter ?? null;
+    this.random = options.random ?? Math.random;
+    this.maxTokensParam =
+      options.maxTokensParam ??
+      (/^https:\/\/api\.openai\.com(\/|$)/.test(this.baseURL)
+        ? "max_completion_tokens"
+        : "max_tokens");
+    this.client = new OpenAI({
+      apiKey: this.apiKey,
+      baseURL: this.baseURL,
+      timeout: this.timeoutMs,
+      // We retry ourselves: typed errors, our backoff, and attempts we can count and record.
+      maxRetries: 0,
+    });
+  }
+
+  async complete(request: ChatRequest): Promise<ChatResponse> {
+    const effective = canonicalRequest({ ...request, model: request.model || this.model || "" });
+    const requestHash = hashRequest(effective);
+    const started = performance.now();
+    let outcome: Answer | LlmError;
+    try {
+      outcome = await this.answer(effective, requestHash);
+    } catch (err) {
+      outcome = err instanceof LlmError ? err : this.unexpected(err);
+    }
+    if (outcome instanceof LlmError) {
+      const source: ResponseSource = this.replay ? "replay" : "network";
+      this.transcript?.append({
+        requestHash,
+        request: effective,
+        response: null,
+        error: { type: outcome.type, message: outcome.message, status: outcome.status },
+        usage: ZERO_USAGE,
+        latencyMs: Math.round(performance.now() - started),
+        attempts: outcome.attempts,
+        source,
+      });
+      this.meter?.record({
+        model: effective.model,
+        source,
+        usage: ZERO_USAGE,
+        latencyMs: 0,
+        error: outcome.type,
+      });
+      throw outcome;
+    }
+    const response: ChatResponse = {
+      message: outcome.answer.message,
+      finishReason: outcome.answer.finishReason,
+      usage: outcome.usage,
+      latencyMs: outcome.latencyMs,
+      attempts: outcome.attempts,
+      source: outcome.source,
+      requestHash,
+    };
+    this.transcript?.append({
+      requestHash,
+      request: effective,
+      response: outcome.answer,
+      error: null,
+      usage: outcome.usage,
+      latencyMs: outcome.latencyMs,
+      attempts: outcome.attempts,
+      source: outcome.source,
+    });
+    this.meter?.recordResponse(effective.model, response);
+    return response;
+  }
+
+  private async answer(request: ChatRequest, requestHash: string): Promise<Answer> {
+    if (this.replay) {
+      const recorded = this.replay.next(requestHash, request);
+      const answer = { message: recorded.message, finishReason: recorded.finishReason };
+      return { answer, usage: recorded.usage, latencyMs: 0, attempts: 0, source: "replay" };
+    }
+    if (!request.model) {
+      throw new LlmError(
+        "bad_request",
+        "No model name was given: pass --model (for example gpt-4o-mini, or llama3.1 for Ollama).",
+      );
+    }
+    const cached = this.cache?.get(requestHash);
+    if (cached) {
+      const answer = { message: cached.message, finishReason: cached.finishReason };
+      return { answer, usage: cached.usage, latencyMs: 0, attempts: 0, source: "cache" };
+    }
+    const fetched = await this.semaphore.run(() => this.fetchWithRetries(request));
+    this.cache?.put(requestHash, request, { ...fetched.answer, usage: fetched.usage });
+    return fetched;
+  }
+
+  private async fetchWithRetries(request: ChatRequest): Promise<Answer> {
+    const body = this.toParams(request);
+    const totalAttempts = this.maxRetries + 1;
+    for (let attempt = 1; attempt <= totalAttempts; attempt++) {
+      const controller = new AbortController();
+      let timedOut = false;
+      // The client's own timeout stops at the response headers; this one also covers the body.
+      const deadline = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, this.timeoutMs);
+      const started = performance.now();
+      try {
+        const completion = await this.client.chat.completions.create(body, {
+          signal: controller.signal,
+        });
+        const latencyMs = Math.round(performance.now() - started);
+        const { answer, usage } = readCompletion(completion);
+        return { answer, usage, latencyMs, attempts: attempt, source: "network" };
+      } catch (err) {
+        const failure = classifyFailure(err, timedOut);
+        if (!failure.retryable || attempt === totalAttempts) {
+          const context = {
+            baseURL: this.baseURL,
+            model: request.model,
+            attempts: attempt,
+            timeoutMs: this.timeoutMs,
+          };
+          const message = redactSecret(failureMessage(failure, context), this.apiKey);
+          throw new LlmError(failure.type, message, failure.status, attempt);
+        }
+        const wait =
+          failure.retryAfterMs ??
+          backoffDelayMs(
+            attempt - 1,
+            { baseMs: this.retryBaseMs, maxMs: this.retryMaxMs },
+            this.random,
+          );
+        await sleep(wait);
+      } finally {
+        clearTimeout(deadline);
+      }
+    }
+    // The loop returns or throws on its last attempt; this satisfies the type checker.
+    throw new LlmError("invalid_response", "No attempt was made (maxRetries < 0?).");
+  }
+
+  private toParams(request: ChatRequest): ChatCompletionCreateParamsNonStreaming {
+    const params: ChatCompletionCreateParamsNonStreaming = {
+      model: request.model,
+      messages: request.messages,
+    };
+    if (request.tools && request.tools.length > 0) params.tools = request.tools;
+    if (request.temperature !== undefined) params.temperature = request.temperature;
+    if (request.maxTokens !== undefined) params[this.maxTokensParam] = request.maxTokens;
+    if (request.seed !== undefined) params.seed = request.seed;
+    return params;
+  }
+
+  /** A bug or an unforeseen failure still becomes a typed, recorded, key-free error. */
+  private unexpected(err: unknown): LlmError {
+    const reason = err instanceof Error ? err.message : String(err);
+    return new LlmError(
+      "invalid_response",
+      redactSecret(`The model call failed unexpectedly: ${reason}`, this.apiKey),
+    );
+  }
+}
+
+/** The answer and token counts of a chat completion; a 200 without a usable choice is an error. */
+function readCompletion(completion: ChatCompletion): { answer: RecordedAnswer; usage: TokenUsage } {
+  // Typed as a ChatCompletion, but it is whatever the server sent (even a string).
+  const raw: unknown = completion;
+  const choices = isObject(raw) ? raw.choices : undefined;
+  const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  const m = isObject(choice) ? choice.message : undefined;
+  if (!isObject(choice) || !isObject(m)) {
+    throw new LlmError("invalid_response", "the answer has no choices[0].message");
+  }
+  const message: ChatCompletionMessage = {
+    role: "assistant",
+    content: typeof m.content === "string" ? m.content : null,
+    refusal: typeof m.refusal === "string" ? m.refusal : null,
+  };
+  // Normalised to the fields the agent uses, so cached and recorded answers are stable.
+  if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
+    message.tool_calls = completion.choices[0]?.message.tool_calls ?? [];
+  }
+  const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
+  const usage = isObject(raw) && isObject(raw.usage) ? raw.usage : {};
+  const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  return {
+    answer: { message, finishReason },
+    usage: {
+      prompt: count(usage.prompt_tokens),
+      completion: count(usage.completion_tokens),
+      cached: count(details.cached_tokens),
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A token count, or 0 when the server left it out (many local servers do). */
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
+}
+
+function positive(value: number, name: string): number {
+  if (!(Number.isFinite(value) && value > 0)) {
+    throw new RangeError(`LlmClient ${name} must be a positive number of ms, got ${value}.`);
+  }
+  return value;
+}
+
+function wholeNumber(value: number, name: string): number {
+  if (!(Number.isInteger(value) && value >= 0)) {
+    throw new RangeError(`LlmClient ${name} must be a whole number ≥ 0, got ${value}.`);
+  }
+  return value;
+}

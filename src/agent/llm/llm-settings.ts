@@ -1,0 +1,68 @@
+/** OpenAI's own endpoint, used when neither --base-url nor OPENAI_BASE_URL is given. */
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/**
+ * Sent when no key is configured: local servers (Ollama, llama.cpp, vLLM) need none, but the
+ * openai client refuses to start without one.
+ */
+export const NO_API_KEY = "not-needed";
+
+export interface LlmFlags {
+  model?: string | undefined;
+  baseURL?: string | undefined;
+  apiKey?: string | undefined;
+}
+
+export interface LlmSettings {
+  model: string | undefined;
+  baseURL: string;
+  apiKey: string;
+  /** Where the key came from; "none" means the placeholder is sent. */
+  apiKeySource: "flag" | "env" | "none";
+}
+
+/** --base-url / OPENAI_BASE_URL is not a usable URL. */
+export class LlmSettingsError extends Error {
+  override readonly name = "LlmSettingsError";
+}
+
+/**
+ * Flags win over the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`); empty values count as
+ * absent, as a shell's `OPENAI_BASE_URL=` means "unset".
+ */
+export function resolveLlmSettings(
+  flags: LlmFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): LlmSettings {
+  const flagKey = nonEmpty(flags.apiKey);
+  const envKey = nonEmpty(env.OPENAI_API_KEY);
+  const rawBase = nonEmpty(flags.baseURL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? DEFAULT_BASE_URL;
+  return {
+    model: nonEmpty(flags.model),
+    baseURL: checkBaseUrl(rawBase),
+    apiKey: flagKey ?? envKey ?? NO_API_KEY,
+    apiKeySource: flagKey ? "flag" : envKey ? "env" : "none",
+  };
+}
+
+function checkBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = new URL("invalid:");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new LlmSettingsError(
+      `The model base URL ${JSON.stringify(raw)} is not an http(s) URL. Pass --base-url or set ` +
+        "OPENAI_BASE_URL to one like http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1.",
+    );
+  }
+  // The client appends "/chat/completions"; a trailing slash would make it "//chat/completions".
+  return raw.trim().replace(/\/+$/, "");
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}

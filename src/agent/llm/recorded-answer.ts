@@ -1,0 +1,54 @@
+import { z } from "zod";
+import type { ChatCompletionMessage, ChatRequest, TokenUsage } from "../types.js";
+
+/** The part of a model answer worth keeping: what the cache stores and a transcript records. */
+export interface RecordedAnswer {
+  message: ChatCompletionMessage;
+  finishReason: string | null;
+}
+
+const usageSchema = z.object({
+  prompt: z.number().int().nonnegative(),
+  completion: z.number().int().nonnegative(),
+  cached: z.number().int().nonnegative(),
+});
+
+// Loose: providers add fields (annotations, reasoning_content…) that must survive a round trip.
+const messageSchema = z.looseObject({
+  role: z.literal("assistant"),
+  content: z.string().nullable().optional(),
+});
+
+export const recordedAnswerSchema = z.object({
+  message: messageSchema,
+  finishReason: z.string().nullable(),
+});
+
+// Only the shape the hash needs is checked; the hash itself vouches for the rest.
+export const recordedRequestSchema = z.looseObject({
+  model: z.string(),
+  messages: z.array(z.unknown()),
+});
+
+export { usageSchema };
+
+/**
+ * Validated JSON back to the typed records. The casts are sound as far as the schemas go: the
+ * message and request were written from these very types, the schemas catch a damaged file.
+ */
+export function toRecordedAnswer(value: z.infer<typeof recordedAnswerSchema>): RecordedAnswer {
+  return {
+    message: value.message as unknown as ChatCompletionMessage,
+    finishReason: value.finishReason,
+  };
+}
+
+export function toChatRequest(value: z.infer<typeof recordedRequestSchema>): ChatRequest {
+  return value as unknown as ChatRequest;
+}
+
+export function toUsage(value: z.infer<typeof usageSchema>): TokenUsage {
+  return { prompt: value.prompt, completion: value.completion, cached: value.cached };
+}
+
+export const ZERO_USAGE: TokenUsage = Object.freeze({ prompt: 0, completion: 0, cached: 0 });

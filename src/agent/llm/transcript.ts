@@ -1,0 +1,161 @@
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { isErrnoCode } from "../../util/errno.js";
+import type { ChatRequest, LlmErrorType, ResponseSource, TokenUsage } from "../types.js";
+import {
+  type RecordedAnswer,
+  recordedAnswerSchema,
+  recordedRequestSchema,
+  toChatRequest,
+  toRecordedAnswer,
+  toUsage,
+  usageSchema,
+} from "./recorded-answer.js";
+
+/** One model call as `transcript.jsonl` records it: one JSON line per call, in call order. */
+export interface TranscriptEntry {
+  /** 1 for the first call of the run. */
+  seq: number;
+  requestHash: string;
+  request: ChatRequest;
+  /** Null when the call failed. */
+  response: RecordedAnswer | null;
+  /** Null when the call succeeded. */
+  error: { type: LlmErrorType; message: string; status: number | null } | null;
+  usage: TokenUsage;
+  latencyMs: number;
+  attempts: number;
+  source: ResponseSource;
+}
+
+/** The transcript file cannot be read as one. */
+export class TranscriptError extends Error {
+  override readonly name = "TranscriptError";
+}
+
+const errorTypes = [
+  "timeout",
+  "rate_limit",
+  "server_error",
+  "connection",
+  "auth",
+  "bad_request",
+  "invalid_response",
+  "replay_divergence",
+  "replay_exhausted",
+] as const satisfies readonly LlmErrorType[];
+
+const entrySchema = z.object({
+  seq: z.number().int().positive(),
+  requestHash: z.string().regex(/^[0-9a-f]{64}$/),
+  request: recordedRequestSchema,
+  response: recordedAnswerSchema.nullable(),
+  error: z
+    .object({
+      type: z.enum(errorTypes),
+      message: z.string(),
+      status: z.number().int().nullable().optional(),
+    })
+    .nullable(),
+  usage: usageSchema,
+  latencyMs: z.number().nonnegative(),
+  attempts: z.number().int().nonnegative(),
+  source: z.enum(["network", "cache", "replay"]),
+});
+
+/**
+ * Appends calls to a transcript, one whole line per write, so a crash leaves at most a partial
+ * last line (which readTranscript skips). Opening an existing transcript (a resumed run) drops
+ * such a partial line first, so that the next line is not glued to it, and continues the seq.
+ */
+export class TranscriptWriter {
+  private nextSeq: number;
+
+  constructor(readonly file: string) {
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    dropPartialLastLine(file);
+    const existing = readTranscript(file);
+    this.nextSeq = (existing.at(-1)?.seq ?? 0) + 1;
+  }
+
+  /** Records one call and returns its seq. */
+  append(entry: Omit<TranscriptEntry, "seq">): number {
+    const seq = this.nextSeq;
+    this.nextSeq += 1;
+    const line = `${JSON.stringify({ seq, ...entry })}\n`;
+    fs.appendFileSync(this.file, line, "utf8");
+    return seq;
+  }
+}
+
+/**
+ * Reads a transcript (an absent file is an empty one). A malformed last line is the trace of a
+ * crash in the middle of an append and is skipped; a malformed line elsewhere means the file was
+ * damaged or edited, and is an error naming the line.
+ */
+export function readTranscript(file: string): TranscriptEntry[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    if (isErrnoCode(err, "ENOENT")) return [];
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new TranscriptError(
+      `Could not read the transcript ${file}: ${reason}. Check its permissions.`,
+    );
+  }
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const entries: TranscriptEntry[] = [];
+  for (const [i, line] of lines.entries()) {
+    const entry = parseEntry(line);
+    if (entry) {
+      entries.push(entry);
+      continue;
+    }
+    if (i === lines.length - 1) break;
+    throw new TranscriptError(
+      `Line ${i + 1} of ${file} is not a transcript entry: the file was damaged or edited. ` +
+        "Restore it from a copy, or record the run again without --replay.",
+    );
+  }
+  return entries;
+}
+
+function parseEntry(line: string): TranscriptEntry | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const parsed = entrySchema.safeParse(json);
+  if (!parsed.success) return null;
+  const e = parsed.data;
+  return {
+    seq: e.seq,
+    requestHash: e.requestHash,
+    request: toChatRequest(e.request),
+    response: e.response ? toRecordedAnswer(e.response) : null,
+    error: e.error
+      ? { type: e.error.type, message: e.error.message, status: e.error.status ?? null }
+      : null,
+    usage: toUsage(e.usage),
+    latencyMs: e.latencyMs,
+    attempts: e.attempts,
+    source: e.source,
+  };
+}
+
+function dropPartialLastLine(file: string): void {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    if (isErrnoCode(err, "ENOENT")) return;
+    throw err;
+  }
+  if (text === "" || text.endsWith("\n")) return;
+  fs.truncateSync(file, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1), "utf8"));
+}

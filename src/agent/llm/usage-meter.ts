@@ -1,0 +1,147 @@
+import type { ChatResponse, LlmErrorType, ResponseSource, TokenUsage } from "../types.js";
+import { costUsd, type PriceTable, priceFor } from "./pricing.js";
+
+/** One model call as the meter counts it. */
+export interface MeteredCall {
+  model: string;
+  source: ResponseSource;
+  usage: TokenUsage;
+  latencyMs: number;
+  /** The error type when the call failed for good. */
+  error: LlmErrorType | null;
+}
+
+export interface TokenTotals {
+  prompt: number;
+  completion: number;
+  cached: number;
+}
+
+/** The `llm` usage block of result.json. */
+export interface UsageSnapshot {
+  calls: { total: number; network: number; cache: number; replay: number; failed: number };
+  /** Tokens of every answered call, whatever its source: what the answers took to produce. */
+  tokens: TokenTotals;
+  /** Tokens of network calls only: what this run was billed for. */
+  billedTokens: TokenTotals;
+  /** Nearest-rank percentiles over successful network calls; null when there were none. */
+  latencyMs: { p50: number | null; p95: number | null };
+  errors: Partial<Record<LlmErrorType, number>>;
+  /** USD of network calls (cache and replay answers cost nothing); null with a reason if unknown. */
+  cost: { usd: number | null; reason: string | null };
+  byModel: Record<string, { calls: number; billedTokens: TokenTotals; costUsd: number | null }>;
+}
+
+interface ModelTally {
+  calls: number;
+  billed: TokenTotals;
+}
+
+/** Adds up the model calls of a run: tokens, sources, latency, errors and money. */
+export class UsageMeter {
+  private readonly calls = { total: 0, network: 0, cache: 0, replay: 0, failed: 0 };
+  private readonly tokens = zeroTotals();
+  private readonly billed = zeroTotals();
+  private readonly latencies: number[] = [];
+  private readonly errors: Partial<Record<LlmErrorType, number>> = {};
+  private readonly models = new Map<string, ModelTally>();
+
+  constructor(private readonly prices: PriceTable) {}
+
+  record(call: MeteredCall): void {
+    this.calls.total += 1;
+    this.calls[call.source] += 1;
+    const tally = this.models.get(call.model) ?? { calls: 0, billed: zeroTotals() };
+    tally.calls += 1;
+    this.models.set(call.model, tally);
+    if (call.error) {
+      this.calls.failed += 1;
+      this.errors[call.error] = (this.errors[call.error] ?? 0) + 1;
+      return;
+    }
+    addTo(this.tokens, call.usage);
+    if (call.source === "network") {
+      addTo(this.billed, call.usage);
+      addTo(tally.billed, call.usage);
+      this.latencies.push(call.latencyMs);
+    }
+  }
+
+  recordResponse(model: string, response: ChatResponse): void {
+    this.record({
+      model,
+      source: response.source,
+      usage: response.usage,
+      latencyMs: response.latencyMs,
+      error: null,
+    });
+  }
+
+  /** USD billed so far, or null when a model that was called over the network has no price. */
+  costUsd(): number | null {
+    return this.cost().usd;
+  }
+
+  /** Billed tokens so far (prompt + completion), for a token budget. */
+  billedTokenCount(): number {
+    return this.billed.prompt + this.billed.completion;
+  }
+
+  snapshot(): UsageSnapshot {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    const byModel: UsageSnapshot["byModel"] = {};
+    for (const [model, tally] of [...this.models].sort(([a], [b]) => a.localeCompare(b))) {
+      const price = priceFor(this.prices, model);
+      byModel[model] = {
+        calls: tally.calls,
+        billedTokens: { ...tally.billed },
+        costUsd: price ? costUsd(price, tally.billed) : null,
+      };
+    }
+    return {
+      calls: { ...this.calls },
+      tokens: { ...this.tokens },
+      billedTokens: { ...this.billed },
+      latencyMs: { p50: nearestRank(sorted, 50), p95: nearestRank(sorted, 95) },
+      errors: { ...this.errors },
+      cost: this.cost(),
+      byModel,
+    };
+  }
+
+  private cost(): { usd: number | null; reason: string | null } {
+    let usd = 0;
+    const unpriced: string[] = [];
+    for (const [model, tally] of this.models) {
+      if (tally.billed.prompt === 0 && tally.billed.completion === 0) continue;
+      const price = priceFor(this.prices, model);
+      if (price) usd += costUsd(price, tally.billed);
+      else unpriced.push(model);
+    }
+    if (unpriced.length === 0) return { usd, reason: null };
+    const names = unpriced.sort().map((m) => `"${m}"`);
+    return {
+      usd: null,
+      reason:
+        `no price known for model ${names.join(", ")}: pass --prices <file> with its input, ` +
+        "cachedInput and output USD per 1M tokens",
+    };
+  }
+}
+
+/** Nearest-rank percentile of ascending `sorted` values: the ⌈p/100·n⌉-th smallest. */
+export function nearestRank(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1] ?? null;
+}
+
+function zeroTotals(): TokenTotals {
+  return { prompt: 0, completion: 0, cached: 0 };
+}
+
+function addTo(totals: TokenTotals, usage: TokenUsage): void {
+  totals.prompt += usage.prompt;
+  totals.completion += usage.completion;
+  totals.cached += usage.cached;
+}

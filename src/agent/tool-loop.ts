@@ -1,0 +1,93 @@
+import { dispatchToolCall, type ToolCallOutcome } from "./tools/dispatch.js";
+import type { ToolHost } from "./tools/tool-host.js";
+import { type ToolDefinition, toOpenAiTools } from "./tools/tool-definition.js";
+import {
+  type ChatCompletionMessageParam,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  LlmError,
+} from "./types.js";
+
+/** Thrown by `beforeCall` when the run's token or cost budget is spent. */
+export class BudgetExhaustedError extends Error {
+  override readonly name = "BudgetExhaustedError";
+}
+
+export interface LoopOptions {
+  model: ChatModel;
+  request: Omit<ChatRequest, "messages" | "tools">;
+  messages: ChatCompletionMessageParam[];
+  tools: readonly ToolDefinition<unknown>[];
+  host: ToolHost;
+  /** Hard bound on model calls for this decision. */
+  maxSteps: number;
+  /** Runs before every model call; throws BudgetExhaustedError to stop. */
+  beforeCall?: () => void;
+  /** Sees every answer (usage accounting). */
+  onResponse?: (response: ChatResponse) => void;
+}
+
+export interface LoopOutcome {
+  /** The whole conversation, request messages and answers. */
+  messages: ChatCompletionMessageParam[];
+  responses: ChatResponse[];
+  toolCalls: ToolCallOutcome[];
+  /** The model's final text (its rationale), or the last text it gave before stopping. */
+  rationale: string;
+  /** Why the decision did not complete normally, or null. Never silently a hold. */
+  error: { type: string; message: string } | null;
+}
+
+/**
+ * One decision: call the model, run the tools it asks for, give it their results, and repeat
+ * until it answers without tool calls, or `maxSteps` calls have been made (`max_steps`), or a call
+ * fails for good (the LlmError's type), or the budget is spent (`budget_exhausted`). Tool errors
+ * (bad JSON, unknown tool, invalid arguments, exceptions) go back to the model as results.
+ */
+export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
+  const messages = [...o.messages];
+  const tools = toOpenAiTools(o.tools);
+  const out: LoopOutcome = { messages, responses: [], toolCalls: [], rationale: "", error: null };
+  for (let step = 0; step < o.maxSteps; step++) {
+    let response: ChatResponse;
+    try {
+      o.beforeCall?.();
+      response = await o.model.complete({ ...o.request, messages, tools });
+    } catch (err) {
+      if (err instanceof BudgetExhaustedError) {
+        out.error = { type: "budget_exhausted", message: err.message };
+      } else if (err instanceof LlmError) {
+        out.error = { type: err.type, message: err.message };
+      } else {
+        throw err;
+      }
+      return out;
+    }
+    out.responses.push(response);
+    o.onResponse?.(response);
+    const m = response.message;
+    const calls = (m.tool_calls ?? []).map((c) =>
+      c.type === "function"
+        ? { id: c.id, name: c.function.name, arguments: c.function.arguments }
+        : { id: c.id, name: c.custom.name, arguments: c.custom.input },
+    );
+    // Only role, content and tool calls go back: the next request must not depend on extras a
+    // provider adds (refusal, annotations), or caching and replay would see different requests.
+    const assistant: ChatCompletionMessageParam = { role: "assistant", content: m.content ?? null };
+    if (m.tool_calls?.length) assistant.tool_calls = m.tool_calls;
+    messages.push(assistant);
+    if (m.content) out.rationale = m.content;
+    if (calls.length === 0) return out;
+    for (const call of calls) {
+      const outcome = dispatchToolCall(call, o.tools, o.host);
+      out.toolCalls.push(outcome);
+      messages.push({ role: "tool", tool_call_id: call.id, content: outcome.content });
+    }
+  }
+  out.error = {
+    type: "max_steps",
+    message: `the model was still calling tools after ${o.maxSteps} calls; the decision was cut off`,
+  };
+  return out;
+}

@@ -1,0 +1,75 @@
+// Shared types of the LLM agent layer. The wire format is OpenAI's chat completions API (which
+// Ollama, vLLM, llama.cpp server, OpenRouter and DeepSeek all speak), so messages and tools use the
+// official `openai` package's types; these are type-only imports (no runtime cost).
+import type {
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
+
+export type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool };
+
+/** One request to the model: everything that decides its answer (and so its cache key). */
+export interface ChatRequest {
+  model: string;
+  messages: ChatCompletionMessageParam[];
+  tools?: ChatCompletionTool[];
+  temperature?: number;
+  maxTokens?: number;
+  seed?: number;
+}
+
+export interface TokenUsage {
+  prompt: number;
+  completion: number;
+  /** Prompt tokens the provider served from its prompt cache (`usage.prompt_tokens_details`). */
+  cached: number;
+}
+
+/** Where an answer came from: the network, the local response cache, or a recorded run. */
+export type ResponseSource = "network" | "cache" | "replay";
+
+export interface ChatResponse {
+  /** The assistant message: text and/or tool calls. */
+  message: ChatCompletionMessage;
+  finishReason: string | null;
+  usage: TokenUsage;
+  /** Wall time of the successful attempt (0 for cache and replay). */
+  latencyMs: number;
+  /** Attempts made (1 = no retry). */
+  attempts: number;
+  source: ResponseSource;
+  /** sha256 of the canonical request: the cache key and the replay check. */
+  requestHash: string;
+}
+
+/** What the agent needs of a model; `LlmClient` is the real one. */
+export interface ChatModel {
+  complete(request: ChatRequest): Promise<ChatResponse>;
+}
+
+/** Every way a model call can fail, counted by type in result.json. */
+export type LlmErrorType =
+  | "timeout"
+  | "rate_limit"
+  | "server_error"
+  | "connection"
+  | "auth"
+  | "bad_request"
+  | "invalid_response"
+  | "replay_divergence"
+  | "replay_exhausted";
+
+/** A model call that failed for good (after retries where they apply). The message never
+ * contains the API key. */
+export class LlmError extends Error {
+  override readonly name = "LlmError";
+  constructor(
+    readonly type: LlmErrorType,
+    message: string,
+    readonly status: number | null = null,
+    readonly attempts = 1,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,195 @@
+import fs from "node:fs";
+import path from "node:path";
+import {
+  type AgentStats,
+  BudgetExhaustedError,
+  createLlmStrategy,
+  emptyAgentStats,
+} from "../agent/llm-strategy.js";
+import type { MomentKind } from "../agent/prompts.js";
+import type { BrokerConfig } from "../engine/broker-config.js";
+import type { Strategy } from "../strategy/types.js";
+import type { AgentOptions } from "./agent-options.js";
+import { StrategyLoadError, UsageError } from "./run-errors.js";
+
+/** The result.json `llm` block. */
+export interface LlmRunInfo {
+  model: string;
+  baseURL: string;
+  apiKeySource: "flag" | "env" | "none";
+  maxSteps: number;
+  every: number;
+  moments: MomentKind[];
+  cache: boolean;
+  replayOf: string | null;
+  agent: AgentStats;
+  usage: unknown;
+}
+
+export interface PreparedLlm {
+  name: string;
+  prompt: string;
+  /** Builds the strategy once the run directory exists (its transcript goes there). */
+  create(args: {
+    runDir: string;
+    cacheDir: string;
+    startIndex: number;
+    totalBars: number;
+    timeLabelOf: (t: number) => string;
+    broker: BrokerConfig;
+  }): Promise<Strategy<unknown>>;
+  /** Usage and settings for result.json (after the run). */
+  info(): LlmRunInfo | null;
+}
+
+/**
+ * Everything about an LLM strategy that can be checked before a run directory exists: the prompt
+ * file, the endpoint URL, the price table, a budget's price, the recording to replay. A problem is
+ * bad input (exit code 2) and nothing is created.
+ */
+export async function prepareLlmStrategy(strategyPath: string, o: AgentOptions): Promise<PreparedLlm> {
+  const { resolveLlmSettings, LlmSettingsError } = await import("../agent/llm/llm-settings.js");
+  const { DEFAULT_PRICE_TABLE, loadPriceTable, priceFor } = await import("../agent/llm/pricing.js");
+  const { ReplaySource } = await import("../agent/llm/replay-source.js");
+  const prompt = o.prompt ?? readPrompt(strategyPath);
+  const name = o.prompt !== null ? "prompt" : path.basename(strategyPath).replace(/\.[^.]+$/, "");
+  let settings: ReturnType<typeof resolveLlmSettings>;
+  try {
+    settings = resolveLlmSettings({ model: o.model, baseURL: o.baseURL ?? undefined }, process.env);
+  } catch (err) {
+    if (err instanceof LlmSettingsError) throw new UsageError(err.message);
+    throw err;
+  }
+  let prices = DEFAULT_PRICE_TABLE;
+  if (o.pricesFile) {
+    try {
+      prices = loadPriceTable(o.pricesFile);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  if (o.maxCost !== null && priceFor(prices, o.model) === null) {
+    throw new UsageError(
+      `--max-cost needs a price for model "${o.model}", and the price table has none. Add it with --prices <file.json> ({"${o.model}": {"input": 0.15, "cachedInput": 0.075, "output": 0.6}} in USD per 1M tokens).`,
+    );
+  }
+  let replay: InstanceType<typeof ReplaySource> | null = null;
+  if (o.replay) {
+    try {
+      replay = ReplaySource.fromRun(o.replay);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+
+  let info: (() => LlmRunInfo) | null = null;
+  return {
+    name,
+    prompt,
+    info: () => (info ? info() : null),
+    async create(args) {
+      const { LlmClient } = await import("../agent/llm/llm-client.js");
+      const { ResponseCache } = await import("../agent/llm/response-cache.js");
+      const { TranscriptWriter } = await import("../agent/llm/transcript.js");
+      const { UsageMeter } = await import("../agent/llm/usage-meter.js");
+      const meter = new UsageMeter(prices);
+      const stats = emptyAgentStats();
+      const cache = o.cache && !replay ? new ResponseCache(args.cacheDir) : null;
+      const client = new LlmClient({
+        model: o.model,
+        baseURL: settings.baseURL,
+        apiKey: settings.apiKey,
+        timeoutMs: o.timeoutMs,
+        maxRetries: o.maxRetries,
+        concurrency: o.concurrency,
+        cache,
+        replay,
+        transcript: new TranscriptWriter(path.join(args.runDir, "transcript.jsonl")),
+        meter,
+      });
+      info = () => ({
+        model: o.model,
+        baseURL: withoutCredentials(settings.baseURL),
+        apiKeySource: settings.apiKeySource,
+        maxSteps: o.maxSteps,
+        every: o.every,
+        moments: o.moments,
+        cache: cache !== null,
+        replayOf: o.replay,
+        agent: stats,
+        usage: meter.snapshot(),
+      });
+      const checkBudget = () => {
+        if (o.maxTokens !== null && meter.billedTokenCount() >= o.maxTokens) {
+          throw new BudgetExhaustedError(
+            `token budget spent: ${meter.billedTokenCount()} billed tokens >= --max-tokens ${o.maxTokens}`,
+          );
+        }
+        const cost = meter.costUsd();
+        if (o.maxCost !== null && cost !== null && cost >= o.maxCost) {
+          throw new BudgetExhaustedError(`cost budget spent: $${cost.toFixed(4)} >= --max-cost ${o.maxCost}`);
+        }
+      };
+      const settingsForStrategy: Parameters<typeof createLlmStrategy>[0] = {
+        name,
+        prompt,
+        model: o.model,
+        maxSteps: o.maxSteps,
+        every: o.every,
+        contextBars: o.contextBars,
+        moments: new Set(o.moments),
+        tradingTerms: tradingTerms(args.broker),
+      };
+      if (o.temperature !== null) settingsForStrategy.temperature = o.temperature;
+      if (o.seed !== null) settingsForStrategy.seed = o.seed;
+      if (o.maxOutputTokens !== null) settingsForStrategy.maxOutputTokens = o.maxOutputTokens;
+      return createLlmStrategy(settingsForStrategy, {
+        stats,
+        model: client,
+        onResponse: () => {},
+        checkBudget,
+        timeLabelOf: args.timeLabelOf,
+        startIndex: args.startIndex,
+        totalBars: args.totalBars,
+      }) as Strategy<unknown>;
+    },
+  };
+}
+
+function readPrompt(file: string): string {
+  try {
+    const text = fs.readFileSync(file, "utf8");
+    if (text.trim() === "") throw new StrategyLoadError(`${file} is empty: write the strategy prompt in it.`);
+    return text;
+  } catch (err) {
+    if (err instanceof StrategyLoadError) throw err;
+    throw new StrategyLoadError(`Cannot read strategy prompt ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** One line telling the model the terms it trades on (stable for the whole run). */
+export function tradingTerms(b: BrokerConfig): string {
+  const pct = (x: number) => `${Number((x * 100).toFixed(4))}%`;
+  const parts = [
+    `Starting cash ${b.initialCash}.`,
+    `Commission ${pct(b.commissionRate)} of notional${b.commissionFixed ? ` plus ${b.commissionFixed} per order` : ""} on every fill.`,
+    b.slippageTicks > 0
+      ? `Slippage ${b.slippageTicks} tick(s) of ${b.tickSize} against you on market and stop fills.`
+      : `Slippage ${pct(b.slippageRate)} against you on market and stop fills.`,
+    `Market orders fill at the ${b.tradeOnClose ? "close of the decision bar" : "next bar's open"}.`,
+    b.fractional ? "Fractional quantities allowed." : "Whole units only.",
+    b.allowShort ? "Short selling allowed (margin-checked)." : "No short selling: sells cannot exceed what you hold.",
+  ];
+  return parts.join(" ");
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    return url;
+  }
+}

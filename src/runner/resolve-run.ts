@@ -1,0 +1,20 @@
+import fs from "node:fs";
+import path from "node:path";
+import { UsageError } from "./run-errors.js";
+
+/**
+ * A run named by the user: a directory path, an id under the runs root, or a unique prefix of
+ * one (ids start with the date, so `20261122-0735` is usually enough).
+ */
+export function resolveRunDir(name: string, runsRoot: string): string {
+  const candidates = [path.resolve(name), path.join(runsRoot, name)];
+  for (const c of candidates) {
+    if (fs.existsSync(path.join(c, "config.json"))) return c;
+  }
+  const ids = fs.existsSync(runsRoot) ? fs.readdirSync(runsRoot).filter((d) => d.startsWith(name)) : [];
+  if (ids.length === 1) return path.join(runsRoot, ids[0] as string);
+  if (ids.length > 1) {
+    throw new UsageError(`"${name}" matches ${ids.length} runs in ${runsRoot}; give more of the id: ${ids.slice(0, 5).join(", ")}`);
+  }
+  throw new UsageError(`No run "${name}": not a run directory, and no run id in ${runsRoot} starts with it. Run ids are the directory names there.`);
+}

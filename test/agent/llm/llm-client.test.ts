@@ -1,0 +1,364 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LlmClient, type LlmClientOptions } from "../../../src/agent/llm/llm-client.js";
+import { ResponseCache } from "../../../src/agent/llm/response-cache.js";
+import { readTranscript, TranscriptWriter } from "../../../src/agent/llm/transcript.js";
+import { type ChatRequest, LlmError } from "../../../src/agent/types.js";
+import {
+  type Script,
+  type ScriptedServer,
+  startScriptedServer,
+} from "../../helpers/scripted-openai-server.js";
+
+const SECRET = "sk-test-SECRET123";
+
+let server: ScriptedServer | undefined;
+let dir: string;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "abt-llm-client-"));
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const request = (text = "What now?"): ChatRequest => ({
+  model: "gpt-4o-mini",
+  messages: [
+    { role: "system", content: "You trade." },
+    { role: "user", content: text },
+  ],
+  temperature: 0,
+});
+
+/** A client on a fresh scripted server, with test-sized delays. */
+async function setUp(script: Script, options: LlmClientOptions = {}): Promise<LlmClient> {
+  server = await startScriptedServer(script);
+  return new LlmClient({
+    baseURL: server.url,
+    apiKey: SECRET,
+    retryBaseMs: 5,
+    retryMaxMs: 20,
+    ...options,
+  });
+}
+
+const failure = (p: Promise<unknown>): Promise<LlmError> =>
+  p.then(
+    () => {
+      throw new Error("expected the call to fail");
+    },
+    (err: unknown) => {
+      expect(err).toBeInstanceOf(LlmError);
+      return err as LlmError;
+    },
+  );
+
+describe("LlmClient over real HTTP", () => {
+  it("answers with the message, finish reason, usage (cached tokens included) and its hash", async () => {
+    const client = await setUp([
+      {
+        content: "buy",
+        toolCalls: [{ name: "place_order", arguments: '{"side":"buy"}' }],
+        usage: { prompt: 1200, completion: 30, cached: 1024 },
+      },
+    ]);
+    const res = await client.complete(request());
+    expect(res.message.content).toBe("buy");
+    expect(res.message.tool_calls?.[0]).toMatchObject({
+      type: "function",
+      function: { name: "place_order", arguments: '{"side":"buy"}' },
+    });
+    expect(res.finishReason).toBe("tool_calls");
+    expect(res.usage).toEqual({ prompt: 1200, completion: 30, cached: 1024 });
+    expect(res).toMatchObject({ source: "network", attempts: 1 });
+    expect(res.requestHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(server?.requests[0]?.body).toEqual({
+      model: "gpt-4o-mini",
+      messages: request().messages,
+      temperature: 0,
+    });
+  });
+
+  it("counts usage as 0 when the server leaves it out", async () => {
+    const client = await setUp([
+      { content: "a", usage: null },
+      {
+        status: 200,
+        body: {
+          choices: [
+            { index: 0, message: { role: "assistant", content: "b" }, finish_reason: "stop" },
+          ],
+          usage: { prompt_tokens: 9, completion_tokens: 2 },
+        },
+      },
+    ]);
+    expect((await client.complete(request("1"))).usage).toEqual({
+      prompt: 0,
+      completion: 0,
+      cached: 0,
+    });
+    expect((await client.complete(request("2"))).usage).toEqual({
+      prompt: 9,
+      completion: 2,
+      cached: 0,
+    });
+  });
+
+  it("sends maxTokens, seed and tools in the provider's names", async () => {
+    const client = await setUp([{ content: "ok" }]);
+    const tools = [
+      {
+        type: "function" as const,
+        function: { name: "get_account", parameters: { type: "object" } },
+      },
+    ];
+    await client.complete({ ...request(), maxTokens: 300, seed: 7, tools });
+    expect(server?.requests[0]?.body).toMatchObject({ max_tokens: 300, seed: 7, tools });
+  });
+
+  it("retries a 429 after the Retry-After wait, then succeeds", async () => {
+    const client = await setUp([
+      {
+        status: 429,
+        headers: { "Retry-After": "0" },
+        body: { error: { message: "rate limited" } },
+      },
+      { content: "ok" },
+    ]);
+    const res = await client.complete(request());
+    expect(res.attempts).toBe(2);
+    expect(res.message.content).toBe("ok");
+    expect(server?.requests).toHaveLength(2);
+  });
+
+  it("honours a Retry-After longer than the backoff", async () => {
+    const client = await setUp(
+      [{ status: 503, headers: { "retry-after-ms": "120" } }, { content: "ok" }],
+      { retryBaseMs: 1, retryMaxMs: 1 },
+    );
+    const started = performance.now();
+    await client.complete(request());
+    expect(performance.now() - started).toBeGreaterThanOrEqual(110);
+  });
+
+  it("retries a 500, then succeeds", async () => {
+    const client = await setUp([
+      { status: 500, body: { error: { message: "boom" } } },
+      { content: "ok" },
+    ]);
+    const res = await client.complete(request());
+    expect(res).toMatchObject({ attempts: 2, source: "network" });
+    expect(server?.requests).toHaveLength(2);
+  });
+
+  it("gives up after maxRetries on repeated 5xx with a server_error", async () => {
+    const client = await setUp(() => ({ status: 502 }), { maxRetries: 2 });
+    const err = await failure(client.complete(request()));
+    expect(err).toMatchObject({ type: "server_error", status: 502, attempts: 3 });
+    expect(err.message).toContain("3 attempts");
+    expect(server?.requests).toHaveLength(3);
+  });
+
+  it("times out a hanging server, retries, and fails with a timeout", async () => {
+    const client = await setUp(() => ({ hang: true }), { timeoutMs: 200, maxRetries: 1 });
+    const started = performance.now();
+    const err = await failure(client.complete(request()));
+    expect(err).toMatchObject({ type: "timeout", attempts: 2 });
+    expect(err.message).toContain("within 200 ms");
+    expect(server?.requests).toHaveLength(2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(390);
+  });
+
+  it("times out a server that sends headers but never finishes the body", async () => {
+    // Our own deadline covers the body, which the openai client's timeout does not.
+    const client = await setUp([{ delayMs: 1_000, answer: { content: "too late" } }], {
+      timeoutMs: 100,
+      maxRetries: 0,
+    });
+    const err = await failure(client.complete(request()));
+    expect(err.type).toBe("timeout");
+  });
+
+  it("reports a connection failure after retries", async () => {
+    server = await startScriptedServer([]);
+    const url = server.url;
+    await server.close();
+    server = undefined;
+    const client = new LlmClient({ baseURL: url, apiKey: SECRET, retryBaseMs: 1, maxRetries: 1 });
+    const err = await failure(client.complete(request()));
+    expect(err).toMatchObject({ type: "connection", attempts: 2 });
+    expect(err.message).toContain("--base-url");
+  });
+
+  it("does not retry a 401, and says what to do", async () => {
+    const client = await setUp(() => ({ status: 401, body: { error: { message: "bad key" } } }));
+    const err = await failure(client.complete(request()));
+    expect(err).toMatchObject({ type: "auth", status: 401, attempts: 1 });
+    expect(err.message).toContain("OPENAI_API_KEY");
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it.each([
+    [400, "bad_request"],
+    [404, "bad_request"],
+    [403, "auth"],
+  ] as const)("does not retry a %i (%s)", async (status, type) => {
+    const client = await setUp(() => ({ status }));
+    const err = await failure(client.complete(request()));
+    expect(err.type).toBe(type);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ["no choices", { status: 200, body: { id: "x", choices: [] } }],
+    ["a body that is not JSON", { status: 200, body: "<html>proxy page</html>" }],
+  ])("reports a 200 with %s as invalid_response, without retrying", async (_, step) => {
+    const client = await setUp([step]);
+    const err = await failure(client.complete(request()));
+    expect(err.type).toBe("invalid_response");
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it("draws every backoff wait from the jitter source", async () => {
+    let draws = 0;
+    const client = await setUp(
+      [{ status: 500 }, { status: 500 }, { status: 500 }, { content: "ok" }],
+      {
+        // Without jitter each wait would be ≥ 1 s; random() = 0 makes each one 0 ms.
+        retryBaseMs: 1_000,
+        retryMaxMs: 1_000,
+        random: () => {
+          draws += 1;
+          return 0;
+        },
+      },
+    );
+    const started = performance.now();
+    const res = await client.complete(request());
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(res.attempts).toBe(4);
+    expect(draws).toBe(3);
+  });
+
+  it("keeps at most `concurrency` calls in flight", async () => {
+    const client = await setUp(() => ({ delayMs: 50, answer: { content: "ok" } }), {
+      concurrency: 2,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => client.complete(request(`call ${i}`))),
+    );
+    expect(answers).toHaveLength(6);
+    expect(server?.requests).toHaveLength(6);
+    expect(server?.maxInFlight()).toBe(2);
+  });
+
+  it("answers an identical request from the cache without the network", async () => {
+    const cache = new ResponseCache(path.join(dir, "cache"));
+    const client = await setUp([{ content: "once", usage: { prompt: 50, completion: 5 } }], {
+      cache,
+      maxRetries: 0,
+    });
+    const first = await client.complete(request());
+    const second = await client.complete(request());
+    expect(server?.requests).toHaveLength(1);
+    expect(first.source).toBe("network");
+    expect(second).toMatchObject({ source: "cache", latencyMs: 0, attempts: 0 });
+    expect(second.message).toEqual(first.message);
+    expect(second.usage).toEqual(first.usage);
+    expect(second.requestHash).toBe(first.requestHash);
+    const h = first.requestHash;
+    expect(fs.existsSync(path.join(dir, "cache", h.slice(0, 2), `${h}.json`))).toBe(true);
+    // A different request is a different key.
+    await failure(client.complete(request("something else")));
+    expect(server?.requests).toHaveLength(2);
+  });
+
+  it("records every call, success or failure, in the transcript", async () => {
+    const file = path.join(dir, "run", "transcript.jsonl");
+    const client = await setUp(
+      [
+        { status: 429, headers: { "Retry-After": "0" } },
+        { content: "ok", usage: { prompt: 10, completion: 2, cached: 4 } },
+        { status: 400, body: { error: { message: "bad tool schema" } } },
+      ],
+      { transcript: new TranscriptWriter(file) },
+    );
+    await client.complete(request("a"));
+    await failure(client.complete(request("b")));
+    const entries = readTranscript(file);
+    expect(entries).toHaveLength(2);
+    expect(entries[0]).toMatchObject({
+      seq: 1,
+      response: { message: { content: "ok" }, finishReason: "stop" },
+      error: null,
+      usage: { prompt: 10, completion: 2, cached: 4 },
+      attempts: 2,
+      source: "network",
+    });
+    expect(entries[0]?.request.messages[1]).toEqual({ role: "user", content: "a" });
+    expect(entries[1]).toMatchObject({
+      seq: 2,
+      response: null,
+      error: { type: "bad_request", status: 400 },
+      attempts: 1,
+    });
+    expect(entries[1]?.error?.message).toContain("bad tool schema");
+  });
+
+  it("uses its default model for requests without one, and refuses when there is none", async () => {
+    const client = await setUp([{ content: "ok" }], { model: "llama3.1" });
+    await client.complete({ ...request(), model: "" });
+    expect(server?.requests[0]?.body).toMatchObject({ model: "llama3.1" });
+    const bare = new LlmClient({ baseURL: server?.url, apiKey: SECRET });
+    const err = await failure(bare.complete({ ...request(), model: "" }));
+    expect(err.type).toBe("bad_request");
+    expect(err.message).toContain("--model");
+  });
+});
+
+describe("the API key", () => {
+  it("never appears in error messages, the transcript or the cache", async () => {
+    const echo = { error: { message: `Incorrect API key provided: ${SECRET}` } };
+    const file = path.join(dir, "transcript.jsonl");
+    const cacheDir = path.join(dir, "cache");
+    const client = await setUp(
+      [
+        { content: "fine" },
+        { status: 401, body: echo },
+        { status: 500, body: echo },
+        { status: 500, body: echo },
+        { status: 400, body: echo },
+      ],
+      { transcript: new TranscriptWriter(file), cache: new ResponseCache(cacheDir), maxRetries: 1 },
+    );
+    await client.complete(request("ok"));
+    const errors = [
+      await failure(client.complete(request("auth"))),
+      await failure(client.complete(request("server"))),
+      await failure(client.complete(request("bad"))),
+    ];
+    expect(errors.map((e) => e.type)).toEqual(["auth", "server_error", "bad_request"]);
+    // The key did reach the server (so the test would see a leak), but nowhere else.
+    expect(server?.requests[0]?.headers.authorization).toBe(`Bearer ${SECRET}`);
+    for (const e of errors) {
+      expect(e.message).not.toContain(SECRET);
+      expect(e.message).toContain("Incorrect API key provided: [redacted]");
+      expect(String(e.stack)).not.toContain(SECRET);
+    }
+    const written = [file, ...listFiles(cacheDir)].map((f) => fs.readFileSync(f, "utf8"));
+    expect(written.length).toBeGreaterThanOrEqual(2);
+    for (const text of written) expect(text).not.toContain(SECRET);
+  });
+});
+
+function listFiles(root: string): string[] {
+  return fs
+    .readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.join(d.parentPath, d.name));
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import {
+  DEFAULT_BASE_URL,
+  LlmSettingsError,
+  NO_API_KEY,
+  resolveLlmSettings,
+} from "../../../src/agent/llm/llm-settings.js";
+
+describe("resolveLlmSettings", () => {
+  it("takes flags over the environment", () => {
+    const env = { OPENAI_API_KEY: "env-key", OPENAI_BASE_URL: "http://env:1/v1" };
+    expect(
+      resolveLlmSettings({ apiKey: "flag-key", baseURL: "http://flag:2/v1/", model: "m" }, env),
+    ).toEqual({
+      model: "m",
+      baseURL: "http://flag:2/v1",
+      apiKey: "flag-key",
+      apiKeySource: "flag",
+    });
+    expect(resolveLlmSettings({}, env)).toMatchObject({
+      baseURL: "http://env:1/v1",
+      apiKey: "env-key",
+      apiKeySource: "env",
+    });
+  });
+
+  it("defaults to OpenAI and a placeholder key (local servers need none); empty means unset", () => {
+    expect(resolveLlmSettings({}, { OPENAI_API_KEY: "", OPENAI_BASE_URL: " " })).toEqual({
+      model: undefined,
+      baseURL: DEFAULT_BASE_URL,
+      apiKey: NO_API_KEY,
+      apiKeySource: "none",
+    });
+  });
+
+  it("rejects a base URL that is not http(s), saying how to fix it", () => {
+    expect(() => resolveLlmSettings({ baseURL: "localhost:11434" }, {})).toThrow(LlmSettingsError);
+    expect(() => resolveLlmSettings({ baseURL: "nonsense" }, {})).toThrow(/--base-url/);
+  });
+});

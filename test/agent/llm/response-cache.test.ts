@@ -1,0 +1,64 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { hashRequest } from "../../../src/agent/llm/request-hash.js";
+import { type CachedAnswer, ResponseCache } from "../../../src/agent/llm/response-cache.js";
+import type { ChatRequest } from "../../../src/agent/types.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "abt-cache-"));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const req: ChatRequest = { model: "m", messages: [{ role: "user", content: "hi" }], seed: 1 };
+const hash = hashRequest(req);
+const answer: CachedAnswer = {
+  message: { role: "assistant", content: "hello", refusal: null },
+  finishReason: "stop",
+  usage: { prompt: 5, completion: 2, cached: 1 },
+};
+
+describe("ResponseCache", () => {
+  it("stores { request, response } under <hash[0..2]>/<hash>.json and reads it back", () => {
+    const cache = new ResponseCache(dir);
+    expect(cache.get(hash)).toBeNull();
+    cache.put(hash, req, answer);
+    const file = path.join(dir, hash.slice(0, 2), `${hash}.json`);
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ request: req, response: answer });
+    expect(new ResponseCache(dir).get(hash)).toEqual(answer);
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 1, writes: 1 });
+  });
+
+  it.each([
+    ["not JSON", "{trunc"],
+    ["the wrong shape", '{"request":{},"response":{}}'],
+    [
+      "an answer to another request",
+      JSON.stringify({ request: { ...req, seed: 2 }, response: answer }),
+    ],
+  ])("treats a file that is %s as a miss and counts it", (_, text) => {
+    const cache = new ResponseCache(dir);
+    const file = cache.fileFor(hash);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+    expect(cache.get(hash)).toBeNull();
+    expect(cache.stats()).toMatchObject({ corrupt: 1, misses: 1, hits: 0 });
+    // A fresh answer repairs the entry.
+    cache.put(hash, req, answer);
+    expect(cache.get(hash)).toEqual(answer);
+  });
+
+  it("counts a failed write instead of failing the call", () => {
+    const blocker = path.join(dir, "file");
+    fs.writeFileSync(blocker, "");
+    const cache = new ResponseCache(path.join(blocker, "cache"));
+    expect(() => cache.put(hash, req, answer)).not.toThrow();
+    expect(cache.stats().writeFailures).toBe(1);
+  });
+
+  it("refuses a key that is not a hash, so no key can name a path elsewhere", () => {
+    expect(() => new ResponseCache(dir).get("../../etc/passwd")).toThrow(RangeError);
+  });
+});

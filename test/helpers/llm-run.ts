@@ -1,0 +1,82 @@
+import fs from "node:fs";
+import path from "node:path";
+import { DEFAULT_AGENT_OPTIONS, type AgentOptions } from "../../src/runner/agent-options.js";
+import { brokerConfig, type BrokerConfig } from "../../src/engine/broker-config.js";
+import { runBacktest } from "../../src/runner/run-backtest.js";
+import type { RunConfig } from "../../src/runner/run-config.js";
+import type { RunResult } from "../../src/runner/run-result.js";
+import type { RecordedRequest } from "./scripted-openai-server.js";
+
+/** Writes the first `rows` data rows of a bundled CSV to `dir` and returns the path. */
+export function sliceCsv(source: string, rows: number, dir: string, name = path.basename(source)): string {
+  const lines = fs.readFileSync(source, "utf8").trim().split("\n");
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `${lines.slice(0, rows + 1).join("\n")}\n`);
+  return file;
+}
+
+export interface LlmRunArgs {
+  baseURL: string;
+  data: string[];
+  runsRoot: string;
+  prompt?: string;
+  agent?: Partial<AgentOptions>;
+  broker?: Partial<BrokerConfig>;
+  presets?: { target: string; file: string }[];
+}
+
+/** Runs an LLM strategy in process against a scripted server (real client, real HTTP). */
+export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: string }> {
+  const config: RunConfig = {
+    strategyPath: "(--prompt)",
+    data: a.data.map((file) => ({ file })),
+    broker: brokerConfig(a.broker ?? {}),
+    params: {},
+    from: null,
+    to: null,
+    name: "llm-test",
+    runsRoot: a.runsRoot,
+    strict: false,
+    tz: null,
+    agent: {
+      ...DEFAULT_AGENT_OPTIONS,
+      model: "gpt-4o-mini",
+      baseURL: a.baseURL,
+      timeoutMs: 5000,
+      maxRetries: 2,
+      prompt: a.prompt ?? "Trade the RSI: buy when oversold, sell when overbought.",
+      ...a.agent,
+    },
+    presets: a.presets ?? [],
+    memoryFrom: null,
+  };
+  const result = await runBacktest(config);
+  return { result, dir: path.join(a.runsRoot, result.id) };
+}
+
+export interface ChatBody {
+  model: string;
+  messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[];
+  tools?: { function: { name: string } }[];
+}
+
+export const chatBody = (r: RecordedRequest) => r.body as ChatBody;
+export const systemOf = (r: RecordedRequest) => chatBody(r).messages[0]?.content ?? "";
+export const userOf = (r: RecordedRequest) => chatBody(r).messages[1]?.content ?? "";
+/** Tool names offered in a request: all nine for a decision, three memory tools for a moment. */
+export const toolNames = (r: RecordedRequest) => (chatBody(r).tools ?? []).map((t) => t.function.name);
+export const isMoment = (r: RecordedRequest) => !toolNames(r).includes("place_order");
+/** The bar number in "Bar N of M" of a request's context. */
+export const barOf = (r: RecordedRequest) => Number(/Bar (\d+) of/.exec(userOf(r))?.[1] ?? -1);
+/** Messages after the context: the answers and tool results of this turn so far. */
+export const turnMessages = (r: RecordedRequest) => chatBody(r).messages.slice(2);
+
+export const readJsonl = (file: string) =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+    : [];
