@@ -36,8 +36,11 @@ export function buildProgram(): Command {
   program
     .command("run")
     .description("Backtest a strategy on OHLCV CSV data and write the run to .agenticbt/runs/<id>/")
-    .argument("<strategy>", "strategy file: strategies/<name>.ts (code)")
-    .requiredOption(
+    .argument(
+      "[strategy]",
+      "strategy file: strategies/<name>.ts (code) or strategies/<name>.md (LLM trader)",
+    )
+    .option(
       "-d, --data <csv...>",
       "OHLCV CSV file(s); SYM=path names the symbol (default: file name)",
     )
@@ -84,28 +87,45 @@ export function buildProgram(): Command {
     .option("--runs-dir <dir>", "where run directories go", ".agenticbt/runs")
     .option("--strict", "reject unsorted data instead of sorting it with a warning")
     .option("--tz <zone>", "IANA time zone that timestamps with a UTC offset are converted to")
-    .option("--preset <target=path>", "seed a memory file before the run, e.g. notes/experience.md=./exp.md (repeatable)", collect)
+    .option(
+      "--preset <target=path>",
+      "seed a memory file before the run, e.g. notes/experience.md=./exp.md (repeatable)",
+      collect,
+    )
     .option("--memory-from <run>", "start from another run's playbook, notes and reviews")
     .optionsGroup("LLM trader (strategies/*.md or --prompt):")
     .option("--prompt <text>", "an inline strategy prompt instead of a .md file")
     .option("-m, --model <name>", "model name (default gpt-4o-mini, or $AGENTICBT_MODEL)")
-    .option("--base-url <url>", "OpenAI-compatible endpoint (default $OPENAI_BASE_URL or OpenAI); the key is read from $OPENAI_API_KEY")
+    .option(
+      "--base-url <url>",
+      "OpenAI-compatible endpoint (default $OPENAI_BASE_URL or OpenAI); the key is read from $OPENAI_API_KEY",
+    )
     .option("--temperature <t>", "sampling temperature")
     .option("--seed <n>", "sampling seed, for providers that honour it")
     .option("--max-output-tokens <n>", "max tokens per model answer")
     .option("--timeout <ms>", "request timeout in milliseconds", "60000")
-    .option("--max-retries <n>", "retries on 429, 5xx and timeouts (exponential backoff, honours Retry-After)", "4")
+    .option(
+      "--max-retries <n>",
+      "retries on 429, 5xx and timeouts (exponential backoff, honours Retry-After)",
+      "4",
+    )
     .option("--concurrency <n>", "max model requests in flight", "4")
     .option("--max-steps <n>", "max model calls per decision (the tool loop's bound)", "8")
     .option("--every <n>", "decide every n bars", "1")
     .option("--context-bars <n>", "bars of each symbol shown in every decision's context", "20")
     .option("--moments <list>", "memory moments: any of eod,fill,close,week,month (default all)")
     .option("--no-moments", "no memory moments")
-    .option("--max-tokens <n>", "stop the run cleanly once this many tokens are used (status budget_exhausted)")
+    .option(
+      "--max-tokens <n>",
+      "stop the run cleanly once this many tokens are used (status budget_exhausted)",
+    )
     .option("--max-cost <usd>", "stop the run cleanly once the estimated cost reaches this (USD)")
     .option("--prices <file>", "JSON price table overriding the built-in one (USD per 1M tokens)")
     .option("--no-cache", "do not answer identical requests from .agenticbt/cache/")
-    .option("--replay <run>", "re-run a recorded LLM run from its transcript, with zero network calls")
+    .option(
+      "--replay <run>",
+      "re-run a recorded LLM run from its transcript, with zero network calls",
+    )
     .optionsGroup("Output:")
     .addOption(new Option("--json", "print result.json alone on stdout"))
     .option("-q, --quiet", "no progress lines")

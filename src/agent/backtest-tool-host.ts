@@ -19,7 +19,9 @@ export class BacktestToolHost implements ToolHost {
 
   private symbol(symbol: string): string {
     if (!this.ctx.symbols.includes(symbol)) {
-      throw new Error(`Unknown symbol "${symbol}". Symbols in this backtest: ${this.ctx.symbols.join(", ")}.`);
+      throw new Error(
+        `Unknown symbol "${symbol}". Symbols in this backtest: ${this.ctx.symbols.join(", ")}.`,
+      );
     }
     return symbol;
   }
@@ -94,7 +96,8 @@ export class BacktestToolHost implements ToolHost {
 
   cancelOrder(orderId: number) {
     const ok = this.ctx.cancel(orderId);
-    if (!ok) throw new Error(`No working order #${orderId}. Use list_orders to see working orders.`);
+    if (!ok)
+      throw new Error(`No working order #${orderId}. Use list_orders to see working orders.`);
     return { orderId, status: "cancelled" };
   }
 

@@ -6,12 +6,7 @@ import { BacktestToolHost } from "./backtest-tool-host.js";
 import { money, price } from "./context/format-numbers.js";
 import { buildStablePrefix } from "./context/stable-prefix.js";
 import { buildVolatileContext } from "./context/volatile-context.js";
-import {
-  DECISION_REQUEST,
-  MOMENT_PREAMBLE,
-  MOMENT_PROMPTS,
-  type MomentKind,
-} from "./prompts.js";
+import { DECISION_REQUEST, MOMENT_PREAMBLE, MOMENT_PROMPTS, type MomentKind } from "./prompts.js";
 import { BudgetExhaustedError, type LoopOutcome, runToolLoop } from "./tool-loop.js";
 import { MEMORY_TOOLS, TRADING_TOOLS } from "./tools/all-tools.js";
 import type { ChatCompletionMessageParam, ChatModel, ChatResponse } from "./types.js";
@@ -81,7 +76,10 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
  * in the decision's line. Memory moments (fill, close, day/week/month end) are gathered during the
  * bar and run as one short extra turn with only the memory tools at the bar's end.
  */
-export function createLlmStrategy(s: LlmStrategySettings, deps: LlmStrategyDeps): Strategy<AgentState> {
+export function createLlmStrategy(
+  s: LlmStrategySettings,
+  deps: LlmStrategyDeps,
+): Strategy<AgentState> {
   const due = (state: AgentState, kind: MomentKind) => {
     if (s.moments.has(kind)) state.due.add(kind);
   };
@@ -117,7 +115,9 @@ export function createLlmStrategy(s: LlmStrategySettings, deps: LlmStrategyDeps)
       events,
       bars: ctx.symbols.map((symbol) => ({
         symbol,
-        rows: ctx.bars(s.contextBars, symbol).map((bar) => ({ label: deps.timeLabelOf(bar.time), bar })),
+        rows: ctx
+          .bars(s.contextBars, symbol)
+          .map((bar) => ({ label: deps.timeLabelOf(bar.time), bar })),
       })),
       moment,
       request: moment === null ? DECISION_REQUEST : MOMENT_PREAMBLE,
@@ -126,7 +126,9 @@ export function createLlmStrategy(s: LlmStrategySettings, deps: LlmStrategyDeps)
       { role: "system", content: prefix },
       { role: "user", content: volatile },
     ];
-    const request: { model: string; temperature?: number; maxTokens?: number; seed?: number } = { model: s.model };
+    const request: { model: string; temperature?: number; maxTokens?: number; seed?: number } = {
+      model: s.model,
+    };
     if (s.temperature !== undefined) request.temperature = s.temperature;
     if (s.maxOutputTokens !== undefined) request.maxTokens = s.maxOutputTokens;
     if (s.seed !== undefined) request.seed = s.seed;
@@ -152,7 +154,8 @@ export function createLlmStrategy(s: LlmStrategySettings, deps: LlmStrategyDeps)
     stats.toolCalls += outcome.toolCalls.length;
     for (const c of outcome.toolCalls) if (c.error) bump(stats.toolErrors, c.error.type);
     if (outcome.error) bump(stats.turnErrors, outcome.error.type);
-    if (outcome.error?.type === "budget_exhausted") ctx.stop("budget_exhausted", outcome.error.message);
+    if (outcome.error?.type === "budget_exhausted")
+      ctx.stop("budget_exhausted", outcome.error.message);
     return { outcome, messages };
   }
 
@@ -192,7 +195,11 @@ export function createLlmStrategy(s: LlmStrategySettings, deps: LlmStrategyDeps)
       const events = state.momentEvents;
       state.momentEvents = [];
       const prompt = kinds
-        .map((k) => MOMENT_PROMPTS[k].replace("{WEEK}", isoWeekKey(ctx.time)).replace("{MONTH}", monthKey(ctx.time)))
+        .map((k) =>
+          MOMENT_PROMPTS[k]
+            .replace("{WEEK}", isoWeekKey(ctx.time))
+            .replace("{MONTH}", monthKey(ctx.time)),
+        )
         .join("\n\n");
       ctx.annotate({ type: "moment", moments: kinds });
       await turn(ctx, events, prompt);
@@ -215,7 +222,12 @@ function summarise(o: LoopOutcome) {
     calls: o.responses.length,
     sources: o.responses.map((r) => r.source),
     requestHashes: o.responses.map((r) => r.requestHash),
-    toolCalls: o.toolCalls.map((c) => ({ name: c.name, args: clip(c.args), result: clip(c.result), error: c.error })),
+    toolCalls: o.toolCalls.map((c) => ({
+      name: c.name,
+      args: clip(c.args),
+      result: clip(c.result),
+      error: c.error,
+    })),
     rationale: o.rationale,
     tokens,
     latencyMs: Math.round(latencyMs),
@@ -230,7 +242,9 @@ const bump = (counts: Record<string, number>, key: string) => {
 /** Keeps decisions.jsonl readable: a hostile 1 MB argument is recorded as its start and size. */
 function clip(value: unknown): unknown {
   const text = JSON.stringify(value) ?? "null";
-  return text.length <= 4000 ? value : { clipped: true, chars: text.length, start: text.slice(0, 1000) };
+  return text.length <= 4000
+    ? value
+    : { clipped: true, chars: text.length, start: text.slice(0, 1000) };
 }
 
 function fillLine(label: string, f: Fill): string {
@@ -242,7 +256,10 @@ function tradeLine(label: string, t: ClosedTrade): string {
 }
 
 function updateLine(label: string, u: OrderUpdate): string {
-  return `${label}: order #${u.order.id} (${u.order.side ?? ""} ${u.order.type} ${u.order.symbol}) ${u.kind}: ${u.reason}`.replace(/ +/g, " ");
+  return `${label}: order #${u.order.id} (${u.order.side ?? ""} ${u.order.type} ${u.order.symbol}) ${u.kind}: ${u.reason}`.replace(
+    / +/g,
+    " ",
+  );
 }
 
 export { BudgetExhaustedError };

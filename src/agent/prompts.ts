@@ -25,11 +25,11 @@ export const TOOL_GUIDE = `Tools:
 export const MOMENT_PROMPTS = {
   fill: "An order of yours filled (see the events above). Update the note position_<SYMBOL> for that symbol with memory_note: what you hold, at what average price, why you entered, and your exit plan (target, stop, invalidation).",
   close:
-    "A position closed (see the events above). Record the outcome with memory_log: entry, exit, profit or loss and whether the original thesis played out. If it taught you something general, add one short lesson with memory_note key \"playbook\". Update or clear the position note.",
-  eod: "The trading day has ended. Write a brief review of the day with memory_log: what you did, what the market did, and what you are watching next. If you learned a lesson worth keeping, add it with memory_note key \"playbook\".",
+    'A position closed (see the events above). Record the outcome with memory_log: entry, exit, profit or loss and whether the original thesis played out. If it taught you something general, add one short lesson with memory_note key "playbook". Update or clear the position note.',
+  eod: 'The trading day has ended. Write a brief review of the day with memory_log: what you did, what the market did, and what you are watching next. If you learned a lesson worth keeping, add it with memory_note key "playbook".',
   week: "The week has ended. Write this week's review with memory_note key \"week_{WEEK}\": performance, trades, what worked, what did not, and what to change. Use memory_recall to look back at this week's journal if you need to.",
   month:
-    "The month has ended. Write this month's review with memory_note key \"month_{MONTH}\": return, drawdown, trades, recurring mistakes, and the lessons that should shape next month. Use memory_recall to consult your weekly reviews.",
+    'The month has ended. Write this month\'s review with memory_note key "month_{MONTH}": return, drawdown, trades, recurring mistakes, and the lessons that should shape next month. Use memory_recall to consult your weekly reviews.',
 } as const;
 
 export type MomentKind = keyof typeof MOMENT_PROMPTS;

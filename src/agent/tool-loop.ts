@@ -1,6 +1,6 @@
 import { dispatchToolCall, type ToolCallOutcome } from "./tools/dispatch.js";
-import type { ToolHost } from "./tools/tool-host.js";
 import { type ToolDefinition, toOpenAiTools } from "./tools/tool-definition.js";
+import type { ToolHost } from "./tools/tool-host.js";
 import {
   type ChatCompletionMessageParam,
   type ChatModel,
@@ -8,6 +8,10 @@ import {
   type ChatResponse,
   LlmError,
 } from "./types.js";
+
+/** Failures that end the run rather than one decision: a replay that no longer matches its
+ * recording cannot go on meaningfully. */
+const FATAL = new Set(["replay_divergence", "replay_exhausted"]);
 
 /** Thrown by `beforeCall` when the run's token or cost budget is spent. */
 export class BudgetExhaustedError extends Error {
@@ -57,7 +61,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     } catch (err) {
       if (err instanceof BudgetExhaustedError) {
         out.error = { type: "budget_exhausted", message: err.message };
-      } else if (err instanceof LlmError) {
+      } else if (err instanceof LlmError && !FATAL.has(err.type)) {
         out.error = { type: err.type, message: err.message };
       } else {
         throw err;

@@ -1,13 +1,13 @@
+import fs from "node:fs";
 import path from "node:path";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { brokerConfig } from "../engine/broker-config.js";
+import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
+import { resolveRunDir } from "../runner/resolve-run.js";
 import type { RunHandle } from "../runner/run-backtest.js";
 import type { RunConfig } from "../runner/run-config.js";
-import { DEFAULT_AGENT_OPTIONS, parseMoments, type AgentOptions } from "../runner/agent-options.js";
-import { resolveRunDir } from "../runner/resolve-run.js";
 import { UsageError } from "../runner/run-errors.js";
-import fs from "node:fs";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
 import { plainRenderer } from "./plain-renderer.js";
@@ -62,7 +62,9 @@ export interface RunCommandOptions {
 
 /** Whether a strategy argument (or --prompt) means an LLM trader rather than code. */
 export function isLlmStrategy(strategy: string | undefined, o: RunCommandOptions): boolean {
-  return o.prompt !== undefined || (strategy !== undefined && /\.(md|markdown|txt)$/i.test(strategy));
+  return (
+    o.prompt !== undefined || (strategy !== undefined && /\.(md|markdown|txt)$/i.test(strategy))
+  );
 }
 
 function agentOptions(strategy: string | undefined, o: RunCommandOptions): AgentOptions | null {
@@ -74,14 +76,24 @@ function agentOptions(strategy: string | undefined, o: RunCommandOptions): Agent
     baseURL: o.baseUrl ?? null,
     temperature: nullable(numberOption("--temperature", o.temperature, { min: 0, max: 2 })),
     seed: nullable(numberOption("--seed", o.seed, { integer: true })),
-    maxOutputTokens: nullable(numberOption("--max-output-tokens", o.maxOutputTokens, { min: 1, integer: true })),
+    maxOutputTokens: nullable(
+      numberOption("--max-output-tokens", o.maxOutputTokens, { min: 1, integer: true }),
+    ),
     timeoutMs: numberOption("--timeout", o.timeout, { min: 1, integer: true }) ?? d.timeoutMs,
-    maxRetries: numberOption("--max-retries", o.maxRetries, { min: 0, max: 20, integer: true }) ?? d.maxRetries,
-    concurrency: numberOption("--concurrency", o.concurrency, { min: 1, max: 64, integer: true }) ?? d.concurrency,
-    maxSteps: numberOption("--max-steps", o.maxSteps, { min: 1, max: 100, integer: true }) ?? d.maxSteps,
+    maxRetries:
+      numberOption("--max-retries", o.maxRetries, { min: 0, max: 20, integer: true }) ??
+      d.maxRetries,
+    concurrency:
+      numberOption("--concurrency", o.concurrency, { min: 1, max: 64, integer: true }) ??
+      d.concurrency,
+    maxSteps:
+      numberOption("--max-steps", o.maxSteps, { min: 1, max: 100, integer: true }) ?? d.maxSteps,
     every: numberOption("--every", o.every, { min: 1, integer: true }) ?? d.every,
-    contextBars: numberOption("--context-bars", o.contextBars, { min: 1, max: 500, integer: true }) ?? d.contextBars,
-    moments: o.moments === false ? [] : o.moments === undefined ? d.moments : parseMoments(o.moments),
+    contextBars:
+      numberOption("--context-bars", o.contextBars, { min: 1, max: 500, integer: true }) ??
+      d.contextBars,
+    moments:
+      o.moments === false ? [] : o.moments === undefined ? d.moments : parseMoments(o.moments),
     maxTokens: nullable(numberOption("--max-tokens", o.maxTokens, { min: 1, integer: true })),
     maxCost: nullable(numberOption("--max-cost", o.maxCost, { min: 0 })),
     pricesFile: o.prices ?? null,
@@ -94,7 +106,9 @@ function agentOptions(strategy: string | undefined, o: RunCommandOptions): Agent
 /** Turns command-line options into a resolved run config, refusing bad values (exit code 2). */
 export function buildRunConfig(strategy: string | undefined, o: RunCommandOptions): RunConfig {
   if (strategy === undefined && o.prompt === undefined) {
-    throw new UsageError("No strategy: pass a strategy file (strategies/<name>.ts or .md) or --prompt \"…\".");
+    throw new UsageError(
+      'No strategy: pass a strategy file (strategies/<name>.ts or .md) or --prompt "…".',
+    );
   }
   if (!o.data || o.data.length === 0) {
     throw new UsageError(
@@ -152,13 +166,18 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
 function parsePreset(arg: string): { target: string; file: string } {
   const eq = arg.indexOf("=");
   if (eq <= 0 || eq === arg.length - 1) {
-    throw new UsageError(`--preset ${JSON.stringify(arg)} must look like notes/<key>.md=path/to/file.md.`);
+    throw new UsageError(
+      `--preset ${JSON.stringify(arg)} must look like notes/<key>.md=path/to/file.md.`,
+    );
   }
   return { target: arg.slice(0, eq), file: arg.slice(eq + 1) };
 }
 
 /** `agenticbt run`: returns the process exit code. */
-export async function runCommand(strategy: string | undefined, o: RunCommandOptions): Promise<number> {
+export async function runCommand(
+  strategy: string | undefined,
+  o: RunCommandOptions,
+): Promise<number> {
   const config = o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
   const { runBacktest } = await import("../runner/run-backtest.js");
   const render = o.json || o.quiet ? () => {} : plainRenderer(process.stderr);
@@ -199,7 +218,9 @@ function replayConfig(o: RunCommandOptions): RunConfig {
   const dir = resolveRunDir(o.replay as string, runsRoot);
   const recorded = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")) as RunConfig;
   if (!recorded.agent) {
-    throw new UsageError(`${dir} is a code-strategy run: there is nothing to replay (code strategies are deterministic; run them again).`);
+    throw new UsageError(
+      `${dir} is a code-strategy run: there is nothing to replay (code strategies are deterministic; run them again).`,
+    );
   }
   return {
     ...recorded,

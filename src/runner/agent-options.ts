@@ -53,7 +53,9 @@ export function parseMoments(value: string): MomentKind[] {
   const kinds = value.split(",").map((k) => k.trim());
   for (const k of kinds) {
     if (!(MOMENT_KINDS as string[]).includes(k)) {
-      throw new UsageError(`--moments: unknown moment "${k}". Use any of ${MOMENT_KINDS.join(", ")} (comma-separated), or none.`);
+      throw new UsageError(
+        `--moments: unknown moment "${k}". Use any of ${MOMENT_KINDS.join(", ")} (comma-separated), or none.`,
+      );
     }
   }
   return [...new Set(kinds)] as MomentKind[];

@@ -65,7 +65,12 @@ export class HookRunner {
         this.orderLog.push(JSON.stringify(orderEventRecord(e, this.label(e.index))));
         if (!s.onOrderUpdate) return undefined;
         const update = {
-          kind: e.type === "order_rejected" ? "rejected" : e.type === "order_cancelled" ? "cancelled" : "expired",
+          kind:
+            e.type === "order_rejected"
+              ? "rejected"
+              : e.type === "order_cancelled"
+                ? "cancelled"
+                : "expired",
           order: e.order,
           reason: ("reason" in e ? e.reason : e.order.reason) ?? "",
         } as const;
@@ -105,7 +110,9 @@ export class HookRunner {
   /** The bar's last hook (after the close and its events). */
   barEnd(index: number): Maybe {
     const s = this.strategy;
-    return s.onBarEnd ? this.hook("bar_end", index, () => s.onBarEnd?.(this.ctx, this.state)) : undefined;
+    return s.onBarEnd
+      ? this.hook("bar_end", index, () => s.onBarEnd?.(this.ctx, this.state))
+      : undefined;
   }
 
   private hook(kind: string, index: number, call: () => void | Promise<void>): Maybe {
@@ -120,7 +127,13 @@ export class HookRunner {
 
   /** One decisions.jsonl line per decision or hook that did something (orders, memory, recall). */
   record(index: number, kind: string, a: ContextActivity): void {
-    if (!a.orders.length && !a.cancels.length && !a.memory.length && !a.recalls.length && !a.details) {
+    if (
+      !a.orders.length &&
+      !a.cancels.length &&
+      !a.memory.length &&
+      !a.recalls.length &&
+      !a.details
+    ) {
       return;
     }
     this.decisionLog.push(

@@ -47,7 +47,10 @@ export interface PreparedLlm {
  * file, the endpoint URL, the price table, a budget's price, the recording to replay. A problem is
  * bad input (exit code 2) and nothing is created.
  */
-export async function prepareLlmStrategy(strategyPath: string, o: AgentOptions): Promise<PreparedLlm> {
+export async function prepareLlmStrategy(
+  strategyPath: string,
+  o: AgentOptions,
+): Promise<PreparedLlm> {
   const { resolveLlmSettings, LlmSettingsError } = await import("../agent/llm/llm-settings.js");
   const { DEFAULT_PRICE_TABLE, loadPriceTable, priceFor } = await import("../agent/llm/pricing.js");
   const { ReplaySource } = await import("../agent/llm/replay-source.js");
@@ -127,7 +130,9 @@ export async function prepareLlmStrategy(strategyPath: string, o: AgentOptions):
         }
         const cost = meter.costUsd();
         if (o.maxCost !== null && cost !== null && cost >= o.maxCost) {
-          throw new BudgetExhaustedError(`cost budget spent: $${cost.toFixed(4)} >= --max-cost ${o.maxCost}`);
+          throw new BudgetExhaustedError(
+            `cost budget spent: $${cost.toFixed(4)} >= --max-cost ${o.maxCost}`,
+          );
         }
       };
       const settingsForStrategy: Parameters<typeof createLlmStrategy>[0] = {
@@ -159,7 +164,8 @@ export async function prepareLlmStrategy(strategyPath: string, o: AgentOptions):
 function readPrompt(file: string): string {
   try {
     const text = fs.readFileSync(file, "utf8");
-    if (text.trim() === "") throw new StrategyLoadError(`${file} is empty: write the strategy prompt in it.`);
+    if (text.trim() === "")
+      throw new StrategyLoadError(`${file} is empty: write the strategy prompt in it.`);
     return text;
   } catch (err) {
     if (err instanceof StrategyLoadError) throw err;
@@ -178,7 +184,9 @@ export function tradingTerms(b: BrokerConfig): string {
       : `Slippage ${pct(b.slippageRate)} against you on market and stop fills.`,
     `Market orders fill at the ${b.tradeOnClose ? "close of the decision bar" : "next bar's open"}.`,
     b.fractional ? "Fractional quantities allowed." : "Whole units only.",
-    b.allowShort ? "Short selling allowed (margin-checked)." : "No short selling: sells cannot exceed what you hold.",
+    b.allowShort
+      ? "Short selling allowed (margin-checked)."
+      : "No short selling: sells cannot exceed what you hold.",
   ];
   return parts.join(" ");
 }

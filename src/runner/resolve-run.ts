@@ -11,10 +11,16 @@ export function resolveRunDir(name: string, runsRoot: string): string {
   for (const c of candidates) {
     if (fs.existsSync(path.join(c, "config.json"))) return c;
   }
-  const ids = fs.existsSync(runsRoot) ? fs.readdirSync(runsRoot).filter((d) => d.startsWith(name)) : [];
+  const ids = fs.existsSync(runsRoot)
+    ? fs.readdirSync(runsRoot).filter((d) => d.startsWith(name))
+    : [];
   if (ids.length === 1) return path.join(runsRoot, ids[0] as string);
   if (ids.length > 1) {
-    throw new UsageError(`"${name}" matches ${ids.length} runs in ${runsRoot}; give more of the id: ${ids.slice(0, 5).join(", ")}`);
+    throw new UsageError(
+      `"${name}" matches ${ids.length} runs in ${runsRoot}; give more of the id: ${ids.slice(0, 5).join(", ")}`,
+    );
   }
-  throw new UsageError(`No run "${name}": not a run directory, and no run id in ${runsRoot} starts with it. Run ids are the directory names there.`);
+  throw new UsageError(
+    `No run "${name}": not a run directory, and no run id in ${runsRoot} starts with it. Run ids are the directory names there.`,
+  );
 }

@@ -14,12 +14,12 @@ import { BarLoop } from "./bar-loop.js";
 import { HookRunner } from "./hook-runner.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
-import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
-import { resolveRunDir } from "./resolve-run.js";
-import { UsageError } from "./run-errors.js";
 import { memoryPort } from "./memory-port.js";
+import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
+import { resolveRunDir } from "./resolve-run.js";
 import { RESULT_SCHEMA_VERSION, type RunConfig } from "./run-config.js";
+import { UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
 import type { RunResult, RunStatus } from "./run-result.js";
@@ -74,7 +74,12 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     name,
     status: "running",
     error: null,
-    strategy: { kind: llm ? "llm" : "code", path: config.strategyPath, name: strategy.name, params },
+    strategy: {
+      kind: llm ? "llm" : "code",
+      path: config.strategyPath,
+      name: strategy.name,
+      params,
+    },
     data: dataInfo,
     period: {
       start: data.times.length > startIndex ? label(startIndex) : null,

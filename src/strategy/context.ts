@@ -187,7 +187,12 @@ export class BacktestContext implements StrategyContext {
     params: Record<string, number>,
     n: number,
     symbol?: string,
-  ): { name: string; params: Record<string, number>; times: string[]; values: Record<string, (number | null)[]> } {
+  ): {
+    name: string;
+    params: Record<string, number>;
+    times: string[];
+    values: Record<string, (number | null)[]>;
+  } {
     const s = this.sym(symbol);
     const series = this.series(s);
     const result = this.indicators.get(series, name as IndicatorName, params);
@@ -196,7 +201,8 @@ export class BacktestContext implements StrategyContext {
     const values = valuesUpTo(result, last, n);
     const first = Math.max(0, last - Math.max(1, Math.floor(n)) + 1);
     const times: string[] = [];
-    for (let i = first; i <= last; i++) times.push(timeLabel(series.time[i] as number, this.intraday));
+    for (let i = first; i <= last; i++)
+      times.push(timeLabel(series.time[i] as number, this.intraday));
     return { name: result.name, params: result.params, times, values };
   }
 

@@ -115,7 +115,12 @@ export interface StrategyContext {
     params: Record<string, number>,
     n: number,
     symbol?: string,
-  ): { name: string; params: Record<string, number>; times: string[]; values: Record<string, (number | null)[]> };
+  ): {
+    name: string;
+    params: Record<string, number>;
+    times: string[];
+    values: Record<string, (number | null)[]>;
+  };
 }
 
 /**

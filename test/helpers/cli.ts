@@ -32,3 +32,22 @@ export function runDirs(runsRoot: string): string[] {
 export function readJson<T = Record<string, unknown>>(file: string): T {
   return JSON.parse(fs.readFileSync(file, "utf8")) as T;
 }
+
+/** Runs the CLI without blocking this process: needed when the test itself serves HTTP to it. */
+export function cliRun(
+  args: string[],
+  cwd: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = cliAsync(args, cwd);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  return new Promise((resolve) =>
+    child.on("close", (status) => resolve({ status, stdout, stderr })),
+  );
+}

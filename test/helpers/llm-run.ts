@@ -1,14 +1,19 @@
 import fs from "node:fs";
 import path from "node:path";
-import { DEFAULT_AGENT_OPTIONS, type AgentOptions } from "../../src/runner/agent-options.js";
-import { brokerConfig, type BrokerConfig } from "../../src/engine/broker-config.js";
+import { type BrokerConfig, brokerConfig } from "../../src/engine/broker-config.js";
+import { type AgentOptions, DEFAULT_AGENT_OPTIONS } from "../../src/runner/agent-options.js";
 import { runBacktest } from "../../src/runner/run-backtest.js";
 import type { RunConfig } from "../../src/runner/run-config.js";
 import type { RunResult } from "../../src/runner/run-result.js";
 import type { RecordedRequest } from "./scripted-openai-server.js";
 
 /** Writes the first `rows` data rows of a bundled CSV to `dir` and returns the path. */
-export function sliceCsv(source: string, rows: number, dir: string, name = path.basename(source)): string {
+export function sliceCsv(
+  source: string,
+  rows: number,
+  dir: string,
+  name = path.basename(source),
+): string {
   const lines = fs.readFileSync(source, "utf8").trim().split("\n");
   const file = path.join(dir, name);
   fs.writeFileSync(file, `${lines.slice(0, rows + 1).join("\n")}\n`);
@@ -56,7 +61,12 @@ export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: s
 
 export interface ChatBody {
   model: string;
-  messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[];
+  messages: {
+    role: string;
+    content: string | null;
+    tool_calls?: unknown[];
+    tool_call_id?: string;
+  }[];
   tools?: { function: { name: string } }[];
 }
 
@@ -64,7 +74,8 @@ export const chatBody = (r: RecordedRequest) => r.body as ChatBody;
 export const systemOf = (r: RecordedRequest) => chatBody(r).messages[0]?.content ?? "";
 export const userOf = (r: RecordedRequest) => chatBody(r).messages[1]?.content ?? "";
 /** Tool names offered in a request: all nine for a decision, three memory tools for a moment. */
-export const toolNames = (r: RecordedRequest) => (chatBody(r).tools ?? []).map((t) => t.function.name);
+export const toolNames = (r: RecordedRequest) =>
+  (chatBody(r).tools ?? []).map((t) => t.function.name);
 export const isMoment = (r: RecordedRequest) => !toolNames(r).includes("place_order");
 /** The bar number in "Bar N of M" of a request's context. */
 export const barOf = (r: RecordedRequest) => Number(/Bar (\d+) of/.exec(userOf(r))?.[1] ?? -1);

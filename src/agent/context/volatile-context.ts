@@ -35,7 +35,9 @@ export function buildVolatileContext(v: VolatileParts): string {
   for (const b of v.bars) {
     out.push(`# Last ${b.rows.length} bars: ${b.symbol}`, "", "time,open,high,low,close,volume");
     for (const r of b.rows) {
-      out.push(`${r.label},${price(r.bar.open)},${price(r.bar.high)},${price(r.bar.low)},${price(r.bar.close)},${r.bar.volume}`);
+      out.push(
+        `${r.label},${price(r.bar.open)},${price(r.bar.high)},${price(r.bar.low)},${price(r.bar.close)},${r.bar.volume}`,
+      );
     }
     out.push("");
   }
@@ -70,8 +72,16 @@ function orderLine(o: Order): string {
       : o.size.kind === "fraction"
         ? `${pct(o.size.fraction)} of equity`
         : `to weight ${o.size.weight}`;
-  const at = o.type === "limit" ? ` @ ${price(o.limitPrice ?? 0)}` : o.type === "stop" ? ` stop ${price(o.stopPrice ?? 0)}` : "";
+  const at =
+    o.type === "limit"
+      ? ` @ ${price(o.limitPrice ?? 0)}`
+      : o.type === "stop"
+        ? ` stop ${price(o.stopPrice ?? 0)}`
+        : "";
   const tif = o.tif.kind === "bars" ? `${o.tif.bars} bars` : o.tif.kind;
   const role = o.parentId !== null ? ` (${o.tag ?? "child"} of #${o.parentId})` : "";
-  return `- #${o.id} ${o.side ?? ""} ${o.type} ${size} ${o.symbol}${at}${role}, ${tif}`.replace(/ +/g, " ");
+  return `- #${o.id} ${o.side ?? ""} ${o.type} ${size} ${o.symbol}${at}${role}, ${tif}`.replace(
+    / +/g,
+    " ",
+  );
 }
