@@ -42,12 +42,45 @@ export function formatSummary(r: RunResult): string {
       `${label.padEnd(22)}${fmt(s, digits).padStart(14)}${(bench === null ? "" : fmt(bench, digits)).padStart(14)}`,
     );
   }
-  if (m && m.trades < 30)
-    lines.push(
-      "",
-      `Small sample: ${m.trades} closed trade(s); treat trade statistics with caution.`,
-    );
-  if (r.status !== "completed")
-    lines.push("", `Status: ${r.status}${r.error ? ` (${r.error.type}: ${r.error.message})` : ""}`);
+  if (r.llm) lines.push("", llmLine(r.llm));
+  if (m && m.trades < 30) {
+    lines.push("", `Small sample: ${m.trades} closed trade(s); treat trade statistics with caution.`);
+  }
+  if (r.status !== "completed") {
+    const why = r.error
+      ? ` (${r.error.type}: ${r.error.message})`
+      : r.stopReason
+        ? ` (${r.stopReason})`
+        : "";
+    lines.push("", `Status: ${r.status}${why}`);
+  }
   return lines.join("\n");
+}
+
+interface UsageView {
+  calls: { total: number; network: number; cache: number; replay: number; failed: number };
+  billedTokens: { prompt: number; completion: number; cached: number };
+  cost: { usd: number | null; reason: string | null };
+}
+
+/** What the model cost: calls by source, billed tokens, money (or why it is unknown), failures. */
+function llmLine(llm: NonNullable<RunResult["llm"]>): string {
+  const u = llm.usage as UsageView;
+  const a = llm.agent;
+  const cost = u.cost.usd === null ? `cost unknown (${u.cost.reason})` : `$${u.cost.usd.toFixed(4)}`;
+  const sources = [
+    u.calls.cache ? `${u.calls.cache} from cache` : "",
+    u.calls.replay ? `${u.calls.replay} replayed` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  const errors = Object.entries(a.turnErrors)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  const toolErrors = Object.values(a.toolErrors).reduce((x, y) => x + y, 0);
+  return [
+    `LLM ${llm.model}: ${a.decisions} decisions, ${a.moments} memory moments, ${u.calls.total} calls${sources ? ` (${sources})` : ""}`,
+    `  billed tokens ${u.billedTokens.prompt} in (${u.billedTokens.cached} cached) / ${u.billedTokens.completion} out, ${cost}`,
+    `  failed turns: ${errors || "none"}; failed tool calls: ${toolErrors}`,
+  ].join("\n");
 }

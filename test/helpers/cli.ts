@@ -17,8 +17,8 @@ export function cli(args: string[], cwd: string): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", maxBuffer: 1 << 26 });
 }
 
-export function cliAsync(args: string[], cwd: string) {
-  return spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+export function cliAsync(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
+  return spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
 }
 
 export function runDirs(runsRoot: string): string[] {
@@ -37,8 +37,9 @@ export function readJson<T = Record<string, unknown>>(file: string): T {
 export function cliRun(
   args: string[],
   cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = cliAsync(args, cwd);
+  const child = cliAsync(args, cwd, env);
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (d: Buffer) => {

@@ -28,6 +28,7 @@ export interface LlmRunArgs {
   agent?: Partial<AgentOptions>;
   broker?: Partial<BrokerConfig>;
   presets?: { target: string; file: string }[];
+  memoryFrom?: string;
 }
 
 /** Runs an LLM strategy in process against a scripted server (real client, real HTTP). */
@@ -53,7 +54,7 @@ export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: s
       ...a.agent,
     },
     presets: a.presets ?? [],
-    memoryFrom: null,
+    memoryFrom: a.memoryFrom ?? null,
   };
   const result = await runBacktest(config);
   return { result, dir: path.join(a.runsRoot, result.id) };
