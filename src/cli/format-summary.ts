@@ -44,7 +44,10 @@ export function formatSummary(r: RunResult): string {
   }
   if (r.llm) lines.push("", llmLine(r.llm));
   if (m && m.trades < 30) {
-    lines.push("", `Small sample: ${m.trades} closed trade(s); treat trade statistics with caution.`);
+    lines.push(
+      "",
+      `Small sample: ${m.trades} closed trade(s); treat trade statistics with caution.`,
+    );
   }
   if (r.status !== "completed") {
     const why = r.error
@@ -67,7 +70,8 @@ interface UsageView {
 function llmLine(llm: NonNullable<RunResult["llm"]>): string {
   const u = llm.usage as UsageView;
   const a = llm.agent;
-  const cost = u.cost.usd === null ? `cost unknown (${u.cost.reason})` : `$${u.cost.usd.toFixed(4)}`;
+  const cost =
+    u.cost.usd === null ? `cost unknown (${u.cost.reason})` : `$${u.cost.usd.toFixed(4)}`;
   const sources = [
     u.calls.cache ? `${u.calls.cache} from cache` : "",
     u.calls.replay ? `${u.calls.replay} replayed` : "",
