@@ -64,6 +64,7 @@ interface UsageView {
   calls: { total: number; network: number; cache: number; replay: number; failed: number };
   billedTokens: { prompt: number; completion: number; cached: number };
   cost: { usd: number | null; reason: string | null };
+  retries?: Record<string, number>;
 }
 
 /** What the model cost: calls by source, billed tokens, money (or why it is unknown), failures. */
@@ -82,9 +83,12 @@ function llmLine(llm: NonNullable<RunResult["llm"]>): string {
     .map(([k, v]) => `${k} ${v}`)
     .join(", ");
   const toolErrors = Object.values(a.toolErrors).reduce((x, y) => x + y, 0);
+  const retried = Object.entries(u.retries ?? {})
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
   return [
     `LLM ${llm.model}: ${a.decisions} decisions, ${a.moments} memory moments, ${u.calls.total} calls${sources ? ` (${sources})` : ""}`,
     `  billed tokens ${u.billedTokens.prompt} in (${u.billedTokens.cached} cached) / ${u.billedTokens.completion} out, ${cost}`,
-    `  failed turns: ${errors || "none"}; failed tool calls: ${toolErrors}`,
+    `  failed turns: ${errors || "none"}; failed tool calls: ${toolErrors}; retried faults: ${retried || "none"}`,
   ].join("\n");
 }

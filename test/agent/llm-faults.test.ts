@@ -94,7 +94,11 @@ describe("faults: the run completes and counts every fault by type", async () =>
   );
   const at = (bar: number) => decisions.find((d) => d.bar === bar - 1) as Record<string, unknown>;
   const llm = result.llm as {
-    usage: { calls: { total: number; failed: number }; errors: Record<string, number> };
+    usage: {
+      calls: { total: number; failed: number };
+      errors: Record<string, number>;
+      retries: Record<string, number>;
+    };
     agent: { turnErrors: Record<string, number>; toolErrors: Record<string, number> };
   };
 
@@ -109,6 +113,8 @@ describe("faults: the run completes and counts every fault by type", async () =>
     expect(at(2).error).toBeNull();
     const transcript = readJsonl(path.join(dir, "transcript.jsonl"));
     expect(transcript.filter((t) => (t.attempts as number) > 1).length).toBeGreaterThanOrEqual(2);
+    // Counted by type even though the retries succeeded; the hang of bar 3 adds a timeout retry.
+    expect(llm.usage.retries).toEqual({ rate_limit: 1, server_error: 1, timeout: 1 });
   });
 
   it("records a timeout as a typed failed decision, not a hold, and goes on", () => {

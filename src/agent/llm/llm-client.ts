@@ -231,6 +231,8 @@ export class LlmClient implements ChatModel {
           const message = redactSecret(failureMessage(failure, context), this.apiKey);
           throw new LlmError(failure.type, message, failure.status, attempt);
         }
+        // A fault that a retry overcame is still a fault of the provider: count it by type.
+        this.meter?.recordRetry(failure.type);
         const wait =
           failure.retryAfterMs ??
           backoffDelayMs(

@@ -27,6 +27,8 @@ export interface UsageSnapshot {
   /** Nearest-rank percentiles over successful network calls; null when there were none. */
   latencyMs: { p50: number | null; p95: number | null };
   errors: Partial<Record<LlmErrorType, number>>;
+  /** Failed attempts that were retried (and may then have succeeded), by type. */
+  retries: Partial<Record<LlmErrorType, number>>;
   /** USD of network calls (cache and replay answers cost nothing); null with a reason if unknown. */
   cost: { usd: number | null; reason: string | null };
   byModel: Record<string, { calls: number; billedTokens: TokenTotals; costUsd: number | null }>;
@@ -44,6 +46,7 @@ export class UsageMeter {
   private readonly billed = zeroTotals();
   private readonly latencies: number[] = [];
   private readonly errors: Partial<Record<LlmErrorType, number>> = {};
+  private readonly retries: Partial<Record<LlmErrorType, number>> = {};
   private readonly models = new Map<string, ModelTally>();
 
   constructor(private readonly prices: PriceTable) {}
@@ -65,6 +68,10 @@ export class UsageMeter {
       addTo(tally.billed, call.usage);
       this.latencies.push(call.latencyMs);
     }
+  }
+
+  recordRetry(type: LlmErrorType): void {
+    this.retries[type] = (this.retries[type] ?? 0) + 1;
   }
 
   recordResponse(model: string, response: ChatResponse): void {
@@ -104,6 +111,7 @@ export class UsageMeter {
       billedTokens: { ...this.billed },
       latencyMs: { p50: nearestRank(sorted, 50), p95: nearestRank(sorted, 95) },
       errors: { ...this.errors },
+      retries: { ...this.retries },
       cost: this.cost(),
       byModel,
     };
