@@ -10,6 +10,7 @@ import { BacktestContext } from "../src/strategy/context.js";
 import type { Strategy } from "../src/strategy/types.js";
 import smaCrossover from "../strategies/sma-crossover.js";
 import { randomWalk, writeCsv } from "./generate-series.js";
+import { describeLlmOverhead, measureLlmOverhead } from "./llm-overhead.js";
 
 const BARS = Number(process.env.BENCH_BARS ?? 1_000_000);
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -91,7 +92,7 @@ function endToEnd(csv: string, runsDir: string, cwd: string): EndToEnd {
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
-function main(): void {
+async function main(): Promise<void> {
   console.log(
     `agenticbt bench: ${BARS.toLocaleString("en-US")} bars, node ${process.version}, ${os.cpus().length} cores`,
   );
@@ -121,6 +122,8 @@ function main(): void {
   console.log(
     `end to end, ${BARS.toLocaleString("en-US")}-row CSV: median ${(child.ms / 1000).toFixed(2)} s of ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(" / ")} (load ${result.timings.loadMs} ms, simulate ${result.timings.simulateMs} ms, write ${result.timings.writeMs} ms), peak RSS ${peak.toFixed(0)} MB`,
   );
+  const llm = await measureLlmOverhead();
+  for (const line of describeLlmOverhead(llm)) console.log(line);
   const figures = {
     date: new Date().toISOString(),
     node: process.version,
@@ -140,6 +143,7 @@ function main(): void {
       goalPeakMB: 400,
       csvMB: mb(fs.statSync(csv).size),
     },
+    llmAgent: llm,
   };
   fs.rmSync(tmp, { recursive: true, force: true });
   const outDir = path.join(ROOT, "bench", "results");
@@ -148,9 +152,9 @@ function main(): void {
   fs.writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`);
   const ok = (b: boolean) => (b ? "met" : "MISSED");
   console.log(
-    `goals: engine >= 2,000,000 bars/s ${ok(smaRun.barsPerSec >= 2e6)}; end to end <= 4 s ${ok(child.ms <= 4000)}; peak <= 400 MB ${ok(peak <= 400)}`,
+    `goals: engine >= 2,000,000 bars/s ${ok(smaRun.barsPerSec >= 2e6)}; end to end <= 4 s ${ok(child.ms <= 4000)}; peak <= 400 MB ${ok(peak <= 400)}; LLM overhead per decision p50 <= ${llm.goalP50Ms} ms ${ok(llm.overheadMs.decision.p50 <= llm.goalP50Ms)}`,
   );
   console.log(`wrote ${path.relative(ROOT, out)}`);
 }
 
-main();
+await main();

@@ -93,6 +93,14 @@ export function buildProgram(): Command {
       collect,
     )
     .option("--memory-from <run>", "start from another run's playbook, notes and reviews")
+    .option("--embed-model <name>", "hybrid recall: embeddings model (BM25 alone without it)")
+    .option("--embed-base-url <url>", "hybrid recall: OpenAI-compatible /embeddings endpoint")
+    .option("--recall-weights <fts,vec>", "hybrid recall weights w_fts,w_vec", "0.5,0.5")
+    .option("--recall-min-score <s>", "drop citations scoring below this (0..1)")
+    .option(
+      "--recall-half-life <days>",
+      "extra decay of older memories by age, on top of the tiers",
+    )
     .optionsGroup("LLM trader (strategies/*.md or --prompt):")
     .option("--prompt <text>", "an inline strategy prompt instead of a .md file")
     .option("-m, --model <name>", "model name (default gpt-4o-mini, or $AGENTICBT_MODEL)")

@@ -6,7 +6,11 @@ import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runne
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
 import type { RunHandle } from "../runner/run-backtest.js";
-import type { RunConfig } from "../runner/run-config.js";
+import {
+  DEFAULT_RECALL_OPTIONS,
+  type RecallOptions,
+  type RunConfig,
+} from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
@@ -58,6 +62,11 @@ export interface RunCommandOptions {
   prompt?: string;
   preset?: string[];
   memoryFrom?: string;
+  embedModel?: string;
+  embedBaseUrl?: string;
+  recallWeights?: string;
+  recallMinScore?: string;
+  recallHalfLife?: string;
 }
 
 /** Whether a strategy argument (or --prompt) means an LLM trader rather than code. */
@@ -160,6 +169,30 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     agent: agentOptions(strategy, o),
     presets: (o.preset ?? []).map(parsePreset),
     memoryFrom: o.memoryFrom ?? null,
+    recall: recallOptions(o),
+  };
+}
+
+/** `--embed-model`, `--embed-base-url`, `--recall-weights 0.5,0.5`, `--recall-min-score`, `--recall-half-life`. */
+export function recallOptions(o: RunCommandOptions): RecallOptions {
+  const d = DEFAULT_RECALL_OPTIONS;
+  let weightFts = d.weightFts;
+  let weightVec = d.weightVec;
+  if (o.recallWeights !== undefined) {
+    const [f, v, ...rest] = o.recallWeights.split(",");
+    weightFts = numberOption("--recall-weights (fts)", f, { min: 0, max: 1 }) ?? d.weightFts;
+    weightVec = numberOption("--recall-weights (vec)", v, { min: 0, max: 1 }) ?? d.weightVec;
+    if (rest.length || v === undefined)
+      throw new UsageError("--recall-weights takes two numbers: w_fts,w_vec (e.g. 0.5,0.5).");
+  }
+  return {
+    embedModel: o.embedModel ?? null,
+    embedBaseURL: o.embedBaseUrl ?? null,
+    weightFts,
+    weightVec,
+    minScore:
+      numberOption("--recall-min-score", o.recallMinScore, { min: 0, max: 1 }) ?? d.minScore,
+    halfLifeDays: numberOption("--recall-half-life", o.recallHalfLife, { min: 0.001 }) ?? null,
   };
 }
 
@@ -227,5 +260,8 @@ function replayConfig(o: RunCommandOptions): RunConfig {
     runsRoot,
     name: o.name ?? `${recorded.name ?? path.basename(dir)}-replay`,
     agent: { ...recorded.agent, replay: dir, cache: false },
+    presets: recorded.presets ?? [],
+    memoryFrom: recorded.memoryFrom ?? null,
+    recall: recorded.recall ?? DEFAULT_RECALL_OPTIONS,
   };
 }

@@ -28,6 +28,28 @@ export interface RunConfig {
   presets: { target: string; file: string }[];
   /** `--memory-from <run>`: start from another run's playbook, notes and reviews. */
   memoryFrom: string | null;
+  /** How memory recall searches (BM25 alone, or hybrid with embeddings). */
+  recall: RecallOptions;
 }
+
+export interface RecallOptions {
+  /** Embeddings for hybrid search; null for BM25 alone. The key comes from OPENAI_API_KEY. */
+  embedModel: string | null;
+  embedBaseURL: string | null;
+  weightFts: number;
+  weightVec: number;
+  minScore: number;
+  /** Extra decay by age on top of the tiers, or null. */
+  halfLifeDays: number | null;
+}
+
+export const DEFAULT_RECALL_OPTIONS: RecallOptions = {
+  embedModel: null,
+  embedBaseURL: null,
+  weightFts: 0.5,
+  weightVec: 0.5,
+  minScore: 0,
+  halfLifeDays: null,
+};
 
 export const RESULT_SCHEMA_VERSION = 1;

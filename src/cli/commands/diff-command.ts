@@ -1,0 +1,43 @@
+import type { Command } from "commander";
+import { diffRuns } from "../../report/diff-runs.js";
+import { resolveRunDir } from "../../runner/resolve-run.js";
+import { formatDiff } from "./format-diff.js";
+import { DEFAULT_RUNS_DIR, printJson, runsRootOf } from "./runs-root.js";
+
+export interface DiffOptions {
+  runsDir?: string;
+  json?: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  $ agenticbt diff 20261122-0735 20261122-0741
+  $ agenticbt diff .agenticbt/runs/<idA> .agenticbt/runs/<idB> --json | jq .divergence
+
+Shows, from A to B: config differences, metrics side by side with deltas (B - A), the playbook
+as a unified diff, notes and reviews added/changed/removed, journal statistics, trades found in
+one run only, and the first bar at which their decisions diverge.
+Exit codes: 0 success, 2 bad usage (unknown run).`;
+
+/** `agenticbt diff`: returns the exit code; an unknown run throws (exit code 2). */
+export function diffCommand(runA: string, runB: string, o: DiffOptions): number {
+  const root = runsRootOf(o.runsDir);
+  const out = diffRuns(resolveRunDir(runA, root), resolveRunDir(runB, root));
+  if (o.json) printJson(out);
+  else process.stdout.write(`${formatDiff(out)}\n`);
+  return 0;
+}
+
+export function registerDiffCommand(program: Command): void {
+  program
+    .command("diff")
+    .description("Compare two runs: config, metrics, playbook, memory, trades, first divergence")
+    .argument("<runA>", "run directory, id, or unique id prefix")
+    .argument("<runB>", "run directory, id, or unique id prefix")
+    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .option("--json", "print the diff as JSON on stdout")
+    .addHelpText("after", EXAMPLES)
+    .action((runA: string, runB: string, opts: DiffOptions) => {
+      process.exitCode = diffCommand(runA, runB, opts);
+    });
+}

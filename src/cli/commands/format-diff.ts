@@ -1,0 +1,106 @@
+import type { DiffOutput, MemoryDiff, TradeKey } from "../../report/schemas.js";
+import { type Column, fixed, inline, signed, table, WIDTH, wrap } from "./text-layout.js";
+
+/** Trades listed per side before "… and N more". */
+const MAX_TRADES = 10;
+
+/** `diff <runA> <runB>` as plain text, A → B. */
+export function formatDiff(d: DiffOutput): string {
+  const out = [`A  ${d.a.id}`, `B  ${d.b.id}`];
+  out.push("", "Config (A -> B)");
+  const c = d.config;
+  if (!c.changed.length && !c.added.length && !c.removed.length) out.push("  identical");
+  const v = (x: unknown) => inline(x, 36);
+  for (const x of c.changed) out.push(`  ~ ${x.key}: ${v(x.a)} -> ${v(x.b)}`);
+  for (const x of c.added) out.push(`  + ${x.key}: ${v(x.b)}`);
+  for (const x of c.removed) out.push(`  - ${x.key}: ${v(x.a)}`);
+
+  out.push("", "Metrics");
+  const cols: Column[] = [
+    { header: "  metric", align: "left" },
+    { header: "A", align: "right" },
+    { header: "B", align: "right" },
+    { header: "B - A", align: "right" },
+  ];
+  const digits = (key: string) => (key === "trades" ? 0 : key === "llmCostUsd" ? 4 : 2);
+  out.push(
+    table(
+      cols,
+      d.metrics.map((m) => [
+        `  ${m.key}`,
+        fixed(m.a, digits(m.key)),
+        fixed(m.b, digits(m.key)),
+        signed(m.delta, digits(m.key)),
+      ]),
+    ),
+  );
+
+  out.push("", "Playbook");
+  if (d.playbookDiff === "") out.push("  identical");
+  else
+    out.push(
+      ...d.playbookDiff
+        .trimEnd()
+        .split("\n")
+        .map((l) => `  ${l}`),
+    );
+
+  out.push("", ...memory("Notes", d.notes), ...memory("Reviews", d.reviews));
+
+  out.push("", "Journal");
+  const j = d.journal;
+  out.push(
+    table(
+      [
+        { header: "  ", align: "left" },
+        { header: "A", align: "right" },
+        { header: "B", align: "right" },
+      ],
+      [
+        ["  days", String(j.a.days), String(j.b.days)],
+        ["  entries", String(j.a.entries), String(j.b.entries)],
+        ["  words", String(j.a.words), String(j.b.words)],
+        ["  words per day", fixed(j.a.wordsPerDay, 1), fixed(j.b.wordsPerDay, 1)],
+      ],
+    ),
+  );
+
+  const t = d.trades;
+  out.push(
+    "",
+    `Trades: ${t.common} in both, ${t.onlyA.length} only in A, ${t.onlyB.length} only in B`,
+  );
+  out.push(...trades("A", t.onlyA), ...trades("B", t.onlyB));
+
+  const dv = d.divergence;
+  out.push("");
+  if (!dv.diverged) out.push("First divergence: never (the decisions are identical)");
+  else {
+    const bars =
+      dv.barA === dv.barB ? `bar ${dv.barA}` : `bar ${dv.barA ?? "-"} / ${dv.barB ?? "-"}`;
+    out.push(`First divergence: ${dv.time} (${bars})`);
+    out.push(`  A: ${inline(dv.a, WIDTH - 5)}`, `  B: ${inline(dv.b, WIDTH - 5)}`);
+  }
+  return out.join("\n");
+}
+
+function memory(title: string, m: MemoryDiff): string[] {
+  const out = [
+    `${title}: ${m.added.length} added, ${m.changed.length} changed, ${m.removed.length} removed, ${m.unchanged} unchanged (attribution lines ignored)`,
+  ];
+  if (m.added.length) out.push(...wrap(m.added, "  + "));
+  if (m.changed.length) out.push(...wrap(m.changed, "  ~ "));
+  if (m.removed.length) out.push(...wrap(m.removed, "  - "));
+  return out;
+}
+
+function trades(side: string, list: TradeKey[]): string[] {
+  const out = list
+    .slice(0, MAX_TRADES)
+    .map(
+      (t) =>
+        `  ${side}: ${t.symbol} ${t.side} ${t.qty}  ${t.entryTime} -> ${t.exitTime || "open"}${t.returnPct === null ? "" : `  ${signed(t.returnPct)}%`}`,
+    );
+  if (list.length > MAX_TRADES) out.push(`  ${side}: ... and ${list.length - MAX_TRADES} more`);
+  return out;
+}

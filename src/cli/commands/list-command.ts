@@ -1,0 +1,37 @@
+import type { Command } from "commander";
+import { listRuns } from "../../report/list-runs.js";
+import { formatList } from "./format-list.js";
+import { DEFAULT_RUNS_DIR, printJson, runsRootOf } from "./runs-root.js";
+
+export interface ListOptions {
+  runsDir?: string;
+  json?: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  $ agenticbt list
+  $ agenticbt list --runs-dir /tmp/my-runs --json | jq '.runs[] | select(.status != "completed")'
+
+A run whose result.json cannot be read is listed as "unreadable" with the reason.
+Exit codes: 0 success, 2 bad usage.`;
+
+/** `agenticbt list`: returns the exit code. */
+export function listCommand(o: ListOptions): number {
+  const out = listRuns(runsRootOf(o.runsDir));
+  if (o.json) printJson(out);
+  else process.stdout.write(`${formatList(out)}\n`);
+  return 0;
+}
+
+export function registerListCommand(program: Command): void {
+  program
+    .command("list")
+    .description("List the runs: date, id, strategy, model, status, return vs buy-and-hold, cost")
+    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .option("--json", "print the list as JSON on stdout")
+    .addHelpText("after", EXAMPLES)
+    .action((opts: ListOptions) => {
+      process.exitCode = listCommand(opts);
+    });
+}

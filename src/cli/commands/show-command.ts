@@ -1,0 +1,61 @@
+import type { Command } from "commander";
+import { decisionsAt } from "../../report/decisions-at.js";
+import { summarizeRun } from "../../report/run-summary.js";
+import { resolveRunDir } from "../../runner/resolve-run.js";
+import { formatDecisionsAt } from "./format-decisions.js";
+import { formatShow } from "./format-show.js";
+import { DEFAULT_RUNS_DIR, printJson, runsRootOf } from "./runs-root.js";
+
+export interface ShowOptions {
+  runsDir?: string;
+  at?: string;
+  full?: boolean;
+  json?: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  $ agenticbt show 20261122-0735
+  $ agenticbt show .agenticbt/runs/20261122-073256-453-sma-crossover-6xd0 --json
+  $ agenticbt show 20261122-0735 --at 2012-03-15          # why did it do that?
+  $ agenticbt show 20261122-0735 --at 2012-03-15 --full   # with the whole system prompt
+
+<run> is a run directory, a run id, or a unique prefix of one (see agenticbt list).
+--at shows every decisions.jsonl line of that bar: orders, tool calls, rationale, recall
+citations and, for LLM runs, the messages the model was sent. With no decision that day it
+names the nearest dates that have one.
+Exit codes: 0 success, 2 bad usage (unknown run, bad date).`;
+
+/** `agenticbt show`: returns the exit code; an unknown run or bad date throws (exit code 2). */
+export function showCommand(run: string, o: ShowOptions): number {
+  const dir = resolveRunDir(run, runsRootOf(o.runsDir));
+  if (o.at !== undefined) {
+    const id = summarizeId(dir);
+    const out = decisionsAt(dir, id, o.at);
+    if (o.json) printJson(out);
+    else process.stdout.write(`${formatDecisionsAt(out, o.full === true)}\n`);
+    return 0;
+  }
+  const out = summarizeRun(dir);
+  if (o.json) printJson(out);
+  else process.stdout.write(`${formatShow(out)}\n`);
+  return 0;
+}
+
+/** The run id is its directory's name (result.json may be unreadable, --at does not need it). */
+const summarizeId = (dir: string) => dir.split(/[\\/]/).filter(Boolean).at(-1) ?? dir;
+
+export function registerShowCommand(program: Command): void {
+  program
+    .command("show")
+    .description("Summarise a run, or with --at show a decision and the context behind it")
+    .argument("<run>", "run directory, id, or unique id prefix")
+    .option("--at <date>", "the decision(s) at this bar: YYYY-MM-DD or YYYY-MM-DD HH:MM")
+    .option("--full", "with --at: print the whole system message, not its first lines")
+    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .option("--json", "print JSON on stdout")
+    .addHelpText("after", EXAMPLES)
+    .action((run: string, opts: ShowOptions) => {
+      process.exitCode = showCommand(run, opts);
+    });
+}

@@ -1,0 +1,158 @@
+import { RecallEmbeddingError } from "./recall-errors.js";
+
+/** An OpenAI-compatible embeddings endpoint: POST `<baseURL>/embeddings`. */
+export interface EmbeddingsConfig {
+  model: string;
+  /** E.g. "https://api.openai.com/v1" (the path `/embeddings` is appended). */
+  baseURL: string;
+  apiKey?: string;
+  /** Expected vector length; any other length is an error. Not sent to the provider. */
+  dimensions?: number;
+  /** Texts per request (default 64). */
+  batchSize?: number;
+  /** Per request (default 30 000 ms). */
+  timeoutMs?: number;
+}
+
+export interface Embedder {
+  readonly model: string;
+  readonly baseURL: string;
+  /** One unit-length vector per text (a zero vector stays zero: it is similar to nothing). */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+}
+
+const DEFAULT_BATCH = 64;
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Talks to the endpoint with plain fetch: one dependency less, and errors stay in our words. */
+export function httpEmbedder(config: EmbeddingsConfig): Embedder {
+  if (config.model.trim() === "" || config.baseURL.trim() === "") {
+    throw new RecallEmbeddingError(
+      "Embeddings need a model and a baseURL (an OpenAI-compatible endpoint such as " +
+        "https://api.openai.com/v1); set both, or drop the embeddings option for keyword recall.",
+    );
+  }
+  const url = `${config.baseURL.replace(/\/+$/, "")}/embeddings`;
+  const batchSize = Math.max(1, Math.floor(config.batchSize ?? DEFAULT_BATCH));
+  const fail = (what: string): RecallEmbeddingError =>
+    new RecallEmbeddingError(
+      redact(
+        `Embeddings from ${url} (model ${config.model}) failed: ${what}. Check baseURL, model ` +
+          "and apiKey, or remove the embeddings option to recall by keywords only.",
+        config.apiKey,
+      ),
+    );
+
+  const request = async (input: readonly string[]): Promise<Float32Array[]> => {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (config.apiKey !== undefined && config.apiKey !== "") {
+      headers.authorization = `Bearer ${config.apiKey}`;
+    }
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: config.model, input, encoding_format: "float" }),
+        signal: AbortSignal.timeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      });
+    } catch (err) {
+      throw fail(`the request did not complete (${describe(err)})`);
+    }
+    const body = await res.text().catch(() => "");
+    if (!res.ok) throw fail(`HTTP ${res.status}${serverMessage(body)}`);
+    return parseVectors(body, input.length, config.dimensions, fail);
+  };
+
+  return {
+    model: config.model,
+    baseURL: config.baseURL,
+    async embed(texts) {
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += batchSize) {
+        out.push(...(await request(texts.slice(i, i + batchSize))));
+      }
+      return out;
+    },
+  };
+}
+
+function parseVectors(
+  body: string,
+  expected: number,
+  dimensions: number | undefined,
+  fail: (what: string) => RecallEmbeddingError,
+): Float32Array[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw fail("the response is not JSON");
+  }
+  const data = (json as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data) || data.length !== expected) {
+    throw fail(`expected ${expected} embeddings in "data", got ${describeCount(data)}`);
+  }
+  const vectors: Float32Array[] = new Array(expected);
+  data.forEach((item: unknown, position) => {
+    const { index, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };
+    const slot = typeof index === "number" ? index : position;
+    if (
+      !Array.isArray(embedding) ||
+      !embedding.every((x) => typeof x === "number" && Number.isFinite(x))
+    ) {
+      throw fail(`embedding ${slot} is not an array of finite numbers`);
+    }
+    if (embedding.length === 0) throw fail(`embedding ${slot} is empty`);
+    if (dimensions !== undefined && embedding.length !== dimensions) {
+      throw fail(`embedding ${slot} has ${embedding.length} dimensions, expected ${dimensions}`);
+    }
+    if (slot < 0 || slot >= expected || vectors[slot] !== undefined) {
+      throw fail(`embedding index ${slot} is out of range or repeated`);
+    }
+    vectors[slot] = unit(embedding as number[]);
+  });
+  const dims = vectors[0]!.length;
+  if (vectors.some((v) => v.length !== dims)) {
+    throw fail("the embeddings in one response have different dimensions");
+  }
+  return vectors;
+}
+
+function unit(values: readonly number[]): Float32Array {
+  let norm = 0;
+  for (const x of values) norm += x * x;
+  norm = Math.sqrt(norm);
+  const v = Float32Array.from(values);
+  if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = v[i]! / norm;
+  return v;
+}
+
+function serverMessage(body: string): string {
+  let message = body;
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } } | null;
+    if (typeof parsed?.error?.message === "string") message = parsed.error.message;
+  } catch {
+    // Not JSON: show the raw text.
+  }
+  message = message.trim().slice(0, 300);
+  return message === "" ? "" : `: ${message}`;
+}
+
+function describeCount(data: unknown): string {
+  return Array.isArray(data) ? String(data.length) : "none";
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : "";
+    return `${err.message}${cause}`;
+  }
+  return String(err);
+}
+
+/** The key must never surface in an error, even if a server echoes it back. */
+function redact(text: string, apiKey: string | undefined): string {
+  return apiKey === undefined || apiKey === "" ? text : text.replaceAll(apiKey, "***");
+}

@@ -1,0 +1,103 @@
+import fs from "node:fs";
+import Database from "better-sqlite3";
+import { RecallIndexError } from "./recall-errors.js";
+
+/**
+ * Bumped whenever the schema, the chunking or the tokenization changes: an index of another
+ * version is derived data built by other rules, so it is dropped and rebuilt from the files.
+ */
+export const INDEX_VERSION = "1";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+  path TEXT PRIMARY KEY,
+  hash TEXT NOT NULL,
+  stat TEXT NOT NULL,
+  chunks INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  source TEXT NOT NULL,
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  context TEXT NOT NULL,
+  text_hash TEXT NOT NULL,
+  at INTEGER,
+  tier TEXT NOT NULL,
+  tier_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+  tokens,
+  tokenize = 'unicode61 remove_diacritics 0'
+);
+CREATE TABLE IF NOT EXISTS embeddings (
+  hash TEXT NOT NULL,
+  model TEXT NOT NULL,
+  dims INTEGER NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (hash, model)
+) WITHOUT ROWID;
+`;
+
+/** Opens (creating or rebuilding as needed) the index database at `file`. */
+export function openIndexDb(file: string): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+    db.pragma("busy_timeout = 5000");
+    const version = currentVersion(db);
+    if (version !== null && version !== INDEX_VERSION) {
+      db.close();
+      fs.rmSync(file, { force: true });
+      db = new Database(file);
+      db.pragma("busy_timeout = 5000");
+    }
+  } catch (err) {
+    if (!isCorrupt(err)) throw indexError(file, err);
+    // The index is derived from the memory files: a damaged one is simply rebuilt.
+    fs.rmSync(file, { force: true });
+    try {
+      db = new Database(file);
+    } catch (again) {
+      throw indexError(file, again);
+    }
+  }
+  try {
+    db.exec(SCHEMA);
+    db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('version', ?)").run(INDEX_VERSION);
+  } catch (err) {
+    db.close();
+    throw indexError(file, err);
+  }
+  return db;
+}
+
+function currentVersion(db: Database.Database): string | null {
+  const table = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
+    .get();
+  if (table === undefined) return null;
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as
+    | { value: string }
+    | undefined;
+  return row?.value ?? null;
+}
+
+function isCorrupt(err: unknown): boolean {
+  return (
+    err instanceof Database.SqliteError &&
+    (err.code === "SQLITE_NOTADB" || err.code === "SQLITE_CORRUPT")
+  );
+}
+
+function indexError(file: string, err: unknown): RecallIndexError {
+  const reason = err instanceof Error ? err.message : String(err);
+  return new RecallIndexError(
+    `Cannot open the recall index ${file}: ${reason}. The index is derived from the run's ` +
+      "memory files: check the run directory is writable, or delete index.sqlite to rebuild it.",
+  );
+}

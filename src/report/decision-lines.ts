@@ -1,0 +1,112 @@
+import path from "node:path";
+import { readJsonLines } from "./run-files.js";
+import type { DecisionView, OrderView, ToolCallView } from "./schemas.js";
+
+type Rec = Record<string, unknown>;
+
+const isRec = (v: unknown): v is Rec => v !== null && typeof v === "object" && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+const num = (v: unknown): number | null => (typeof v === "number" ? v : null);
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/**
+ * decisions.jsonl as views, in file order (bar order). Code runs write `kind` (bar, month_end…);
+ * LLM runs add `type` (decision | moment), tool calls, rationale, hashes and tokens. Lines without
+ * a time or bar are not decisions and are left out.
+ */
+export function readDecisions(dir: string): DecisionView[] {
+  const out: DecisionView[] = [];
+  for (const line of readJsonLines(path.join(dir, "decisions.jsonl"))) {
+    const view = toView(line);
+    if (view) out.push(view);
+  }
+  return out;
+}
+
+function toView(l: Rec): DecisionView | null {
+  const time = str(l.time);
+  const bar = num(l.bar);
+  if (time === null || bar === null) return null;
+  const kind = str(l.kind);
+  return {
+    time,
+    bar,
+    type: str(l.type) ?? kind ?? "decision",
+    kind,
+    contextHash: str(l.contextHash),
+    toolCalls: arr(l.toolCalls).filter(isRec).map(toolCall),
+    orders: arr(l.orders).filter(isRec).map(order),
+    cancels: arr(l.cancels),
+    memory: arr(l.memory),
+    rationale: str(l.rationale),
+    recalls: arr(l.recalls)
+      .filter(isRec)
+      .map((r) => ({
+        query: str(r.query) ?? "",
+        citations: arr(r.citations)
+          .filter(isRec)
+          .map((c) => ({
+            path: str(c.path) ?? "?",
+            startLine: num(c.startLine) ?? 0,
+            endLine: num(c.endLine) ?? 0,
+            score: num(c.score) ?? 0,
+            snippet: str(c.snippet) ?? "",
+            source: str(c.source),
+          })),
+      })),
+    tokens: isRec(l.tokens)
+      ? Object.fromEntries(
+          Object.entries(l.tokens).filter((e): e is [string, number] => typeof e[1] === "number"),
+        )
+      : null,
+    error: l.error ?? null,
+    requestHashes: arr(l.requestHashes).filter((h): h is string => typeof h === "string"),
+    context: null,
+  };
+}
+
+function toolCall(c: Rec): ToolCallView {
+  return {
+    name: str(c.name) ?? "?",
+    args: c.args ?? null,
+    result: c.result ?? null,
+    error: c.error ?? null,
+  };
+}
+
+function order(o: Rec): OrderView {
+  return {
+    id: num(o.id),
+    symbol: str(o.symbol) ?? "?",
+    side: str(o.side),
+    type: str(o.type) ?? "?",
+    size: o.size ?? null,
+    limitPrice: num(o.limitPrice),
+    stopPrice: num(o.stopPrice),
+    stopLoss: num(o.stopLoss),
+    takeProfit: num(o.takeProfit),
+    status: str(o.status),
+    reason: str(o.reason),
+    tag: str(o.tag),
+  };
+}
+
+/** "buy market fraction 1 SPY" — an order as a short phrase, for the terminal and for diffs. */
+export function describeOrder(o: OrderView): string {
+  const side = o.side ?? "target";
+  const price = [
+    o.limitPrice !== null ? `limit ${o.limitPrice}` : "",
+    o.stopPrice !== null ? `stop ${o.stopPrice}` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
+  return [side, o.type, describeSize(o.size), o.symbol, price].filter(Boolean).join(" ");
+}
+
+function describeSize(size: unknown): string {
+  if (!isRec(size)) return "";
+  const kind = str(size.kind);
+  if (kind === null) return JSON.stringify(size);
+  const value = size[kind];
+  return value === undefined ? kind : `${kind} ${JSON.stringify(value)}`;
+}

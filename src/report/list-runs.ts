@@ -1,0 +1,75 @@
+import fs from "node:fs";
+import path from "node:path";
+import { llmCostUsd, llmModel, numberAt, readConfig, readResult } from "./run-record.js";
+import type { ListOutput, RunListEntry } from "./schemas.js";
+
+/**
+ * Every run directory under `runsRoot`, sorted by id (ids start with the creation time). A run
+ * whose result.json cannot be read is listed as "unreadable" with the reason, never skipped: a
+ * damaged or half-written run is exactly what a user listing runs wants to notice.
+ */
+export function listRuns(runsRoot: string): ListOutput {
+  const root = path.resolve(runsRoot);
+  const ids = fs.existsSync(root)
+    ? fs
+        .readdirSync(root, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+        .map((e) => e.name)
+        .sort()
+    : [];
+  return { runsRoot: root, runs: ids.map((id) => listEntry(path.join(root, id), id)) };
+}
+
+function listEntry(dir: string, id: string): RunListEntry {
+  try {
+    const r = readResult(dir);
+    return {
+      id,
+      dir,
+      startedAt: r.startedAt,
+      strategy: r.strategy.name,
+      model: llmModel(r),
+      status: r.status,
+      finishedAt: r.finishedAt,
+      returnPct: numberAt(r.metrics, "returnPct"),
+      buyHoldReturnPct: numberAt(r.benchmark.metrics, "returnPct"),
+      trades: numberAt(r.metrics, "trades"),
+      costUsd: llmCostUsd(r),
+      error: null,
+    };
+  } catch (err) {
+    return { ...fromConfig(dir, id), error: (err as Error).message };
+  }
+}
+
+/** What config.json still tells about a run without a readable result.json. */
+function fromConfig(dir: string, id: string): RunListEntry {
+  const entry: RunListEntry = {
+    id,
+    dir,
+    startedAt: null,
+    strategy: null,
+    model: null,
+    status: "unreadable",
+    finishedAt: null,
+    returnPct: null,
+    buyHoldReturnPct: null,
+    trades: null,
+    costUsd: null,
+    error: null,
+  };
+  try {
+    const config = readConfig(dir);
+    const strategyPath = config.strategyPath;
+    if (typeof strategyPath === "string") {
+      entry.strategy = path.basename(strategyPath).replace(/\.[^.]+$/, "");
+    }
+    const agent = config.agent;
+    if (agent !== null && typeof agent === "object" && "model" in agent) {
+      entry.model = typeof agent.model === "string" ? agent.model : null;
+    }
+  } catch {
+    // No usable config either: the row says "unreadable" with result.json's reason.
+  }
+  return entry;
+}

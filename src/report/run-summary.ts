@@ -1,0 +1,111 @@
+import fs from "node:fs";
+import path from "node:path";
+import { type ResultFile, readConfig, readResult } from "./run-record.js";
+import type { RunFile, ShowOutput } from "./schemas.js";
+
+type Rec = Record<string, unknown>;
+
+const isRec = (v: unknown): v is Rec => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** `show <run>`: result.json and config.json, the settings worth a glance, and the files. */
+export function summarizeRun(dir: string): ShowOutput {
+  const result = readResult(dir);
+  const config = readConfig(dir);
+  return {
+    id: result.id,
+    dir,
+    highlights: highlights(result, config),
+    result,
+    config,
+    memory: result.memory ?? null,
+    // Index health is written by newer runners only; older results simply lack it.
+    index: result.index ?? null,
+    llm: result.llm ?? null,
+    files: runFiles(dir),
+  };
+}
+
+function highlights(r: ResultFile, c: Rec): { label: string; value: string }[] {
+  const out: { label: string; value: string }[] = [];
+  const add = (label: string, value: string | null) => {
+    if (value !== null && value !== "") out.push({ label, value });
+  };
+  add("Strategy", `${r.strategy.name} (${r.strategy.kind}) ${r.strategy.path}`);
+  add("Params", keyValues(isRec(r.strategy.params) ? r.strategy.params : {}));
+  add(
+    "Data",
+    r.data.map((d) => `${d.symbol}=${String(d.file ?? "?")} (${d.bars ?? "?"} bars)`).join(", "),
+  );
+  add("Window", c.from || c.to ? `${c.from ?? "start"} → ${c.to ?? "end"}` : null);
+  const b = isRec(c.broker) ? c.broker : {};
+  add(
+    "Broker",
+    keyValues({
+      cash: b.initialCash,
+      commission: b.commissionRate,
+      commissionFixed: b.commissionFixed || undefined,
+      slippage: b.slippageRate || undefined,
+      slippageTicks: b.slippageTicks || undefined,
+      tradeOnClose: b.tradeOnClose || undefined,
+      fractional: b.fractional || undefined,
+      allowShort: b.allowShort || undefined,
+      volumeCap: b.volumeCap ?? undefined,
+    }),
+  );
+  const risk = isRec(b.risk) ? b.risk : {};
+  add(
+    "Risk limits",
+    keyValues(Object.fromEntries(Object.entries(risk).filter(([, v]) => v !== null))),
+  );
+  if (isRec(c.agent)) {
+    const a = c.agent;
+    add(
+      "Model",
+      keyValues({
+        model: a.model,
+        baseURL: a.baseURL ?? undefined,
+        every: a.every,
+        maxSteps: a.maxSteps,
+        moments: Array.isArray(a.moments) ? a.moments.join(",") || "none" : undefined,
+        replay: a.replay ?? undefined,
+      }),
+    );
+  }
+  const presets = Array.isArray(c.presets) ? c.presets.filter(isRec) : [];
+  add("Presets", presets.map((p) => `${String(p.target)}=${String(p.file)}`).join(", "));
+  add("Memory from", typeof c.memoryFrom === "string" ? c.memoryFrom : null);
+  const error = isRec(r.error) ? ` (${String(r.error.type)}: ${String(r.error.message)})` : "";
+  add("Status", `${r.status}${error}`);
+  const t = isRec(r.timings) ? r.timings.totalMs : undefined;
+  add(
+    "Started",
+    `${r.startedAt}${r.finishedAt ? `, finished ${r.finishedAt}` : ", not finished"}${typeof t === "number" ? ` (${(t / 1000).toFixed(2)} s)` : ""}`,
+  );
+  return out;
+}
+
+/** `k=v, k=v`, leaving out undefined values (the defaults not worth printing). */
+function keyValues(rec: Rec): string {
+  return Object.entries(rec)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(", ");
+}
+
+/** The run directory's top-level entries: files with their size, directories with a file count. */
+export function runFiles(dir: string): RunFile[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((e) => !e.name.startsWith("."))
+    .map((e): RunFile => {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        const files = fs
+          .readdirSync(full, { recursive: true, withFileTypes: true })
+          .filter((f) => f.isFile()).length;
+        return { path: `${e.name}/`, kind: "dir", size: files };
+      }
+      return { path: e.name, kind: "file", size: fs.statSync(full).size };
+    })
+    .sort((x, y) => x.path.localeCompare(y.path));
+}

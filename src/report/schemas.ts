@@ -1,0 +1,202 @@
+import { z } from "zod";
+
+// The `--json` outputs of `list`, `show` and `diff`. The report functions return these types, so
+// what a script reads is exactly what the schema says (tests validate the printed JSON with them).
+
+const num = z.number().nullable();
+
+/** One `list` row; a run whose result.json cannot be read is a row with status "unreadable". */
+export const runListEntrySchema = z.object({
+  id: z.string(),
+  dir: z.string(),
+  startedAt: z.string().nullable(),
+  strategy: z.string().nullable(),
+  model: z.string().nullable(),
+  status: z.string(),
+  finishedAt: z.string().nullable(),
+  returnPct: num,
+  buyHoldReturnPct: num,
+  trades: num,
+  costUsd: num,
+  /** Why the run could not be read, or null. */
+  error: z.string().nullable(),
+});
+export type RunListEntry = z.infer<typeof runListEntrySchema>;
+
+export const listOutputSchema = z.object({
+  runsRoot: z.string(),
+  runs: z.array(runListEntrySchema),
+});
+export type ListOutput = z.infer<typeof listOutputSchema>;
+
+export const runFileSchema = z.object({
+  path: z.string(),
+  kind: z.enum(["file", "dir"]),
+  /** Bytes of a file; number of files (recursively) in a directory. */
+  size: z.number(),
+});
+export type RunFile = z.infer<typeof runFileSchema>;
+
+/** `show <run>`: result.json and config.json as recorded, plus what the report derived. */
+export const showOutputSchema = z.object({
+  id: z.string(),
+  dir: z.string(),
+  highlights: z.array(z.object({ label: z.string(), value: z.string() })),
+  result: z.looseObject({
+    status: z.string(),
+    metrics: z.record(z.string(), z.unknown()).nullable(),
+    benchmark: z.looseObject({ metrics: z.record(z.string(), z.unknown()).nullable() }),
+  }),
+  config: z.record(z.string(), z.unknown()),
+  memory: z.record(z.string(), z.number()).nullable(),
+  index: z.unknown().nullable(),
+  llm: z.record(z.string(), z.unknown()).nullable(),
+  files: z.array(runFileSchema),
+});
+export type ShowOutput = z.infer<typeof showOutputSchema>;
+
+export const citationSchema = z.object({
+  path: z.string(),
+  startLine: z.number(),
+  endLine: z.number(),
+  score: z.number(),
+  snippet: z.string(),
+  source: z.string().nullable(),
+});
+
+export const orderViewSchema = z.object({
+  id: z.number().nullable(),
+  symbol: z.string(),
+  side: z.string().nullable(),
+  type: z.string(),
+  size: z.unknown(),
+  limitPrice: num,
+  stopPrice: num,
+  stopLoss: num,
+  takeProfit: num,
+  status: z.string().nullable(),
+  reason: z.string().nullable(),
+  tag: z.string().nullable(),
+});
+export type OrderView = z.infer<typeof orderViewSchema>;
+
+export const toolCallViewSchema = z.object({
+  name: z.string(),
+  args: z.unknown(),
+  result: z.unknown(),
+  error: z.unknown(),
+});
+export type ToolCallView = z.infer<typeof toolCallViewSchema>;
+
+/** The messages of the first model request of a decision: exactly what the model saw. */
+export const modelContextSchema = z.object({
+  requestHash: z.string(),
+  seq: z.number(),
+  messages: z.array(z.object({ role: z.string(), content: z.string() })),
+});
+export type ModelContext = z.infer<typeof modelContextSchema>;
+
+export const decisionViewSchema = z.object({
+  time: z.string(),
+  bar: z.number(),
+  /** "decision" or "moment" for LLM runs; the hook kind ("bar", "month_end"…) for code. */
+  type: z.string(),
+  kind: z.string().nullable(),
+  contextHash: z.string().nullable(),
+  toolCalls: z.array(toolCallViewSchema),
+  orders: z.array(orderViewSchema),
+  cancels: z.array(z.unknown()),
+  memory: z.array(z.unknown()),
+  rationale: z.string().nullable(),
+  recalls: z.array(z.object({ query: z.string(), citations: z.array(citationSchema) })),
+  tokens: z.record(z.string(), z.number()).nullable(),
+  error: z.unknown(),
+  requestHashes: z.array(z.string()),
+  context: modelContextSchema.nullable(),
+});
+export type DecisionView = z.infer<typeof decisionViewSchema>;
+
+/** `show <run> --at <date>`: the lines of that bar, or the nearest dates that have some. */
+export const showAtOutputSchema = z.object({
+  id: z.string(),
+  dir: z.string(),
+  at: z.string(),
+  found: z.boolean(),
+  decisions: z.array(decisionViewSchema),
+  nearby: z.object({ before: z.array(z.string()), after: z.array(z.string()) }),
+});
+export type ShowAtOutput = z.infer<typeof showAtOutputSchema>;
+
+const changeSchema = z.object({ key: z.string(), a: z.unknown(), b: z.unknown() });
+
+export const configDiffSchema = z.object({
+  changed: z.array(changeSchema),
+  added: z.array(z.object({ key: z.string(), b: z.unknown() })),
+  removed: z.array(z.object({ key: z.string(), a: z.unknown() })),
+});
+export type ConfigDiff = z.infer<typeof configDiffSchema>;
+
+export const metricRowSchema = z.object({
+  key: z.string(),
+  a: num,
+  b: num,
+  /** b − a, or null when either is missing. */
+  delta: num,
+});
+export type MetricRow = z.infer<typeof metricRowSchema>;
+
+export const memoryDiffSchema = z.object({
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  changed: z.array(z.string()),
+  unchanged: z.number(),
+});
+export type MemoryDiff = z.infer<typeof memoryDiffSchema>;
+
+export const journalStatsSchema = z.object({
+  days: z.number(),
+  entries: z.number(),
+  words: z.number(),
+  wordsPerDay: z.number().nullable(),
+});
+export type JournalStats = z.infer<typeof journalStatsSchema>;
+
+export const tradeKeySchema = z.object({
+  symbol: z.string(),
+  side: z.string(),
+  entryTime: z.string(),
+  exitTime: z.string(),
+  qty: z.number(),
+  returnPct: num,
+});
+export type TradeKey = z.infer<typeof tradeKeySchema>;
+
+export const divergenceSchema = z.object({
+  /** False when the decisions never differ. */
+  diverged: z.boolean(),
+  time: z.string().nullable(),
+  barA: num,
+  barB: num,
+  a: z.string().nullable(),
+  b: z.string().nullable(),
+});
+export type Divergence = z.infer<typeof divergenceSchema>;
+
+export const diffOutputSchema = z.object({
+  a: z.object({ id: z.string(), dir: z.string() }),
+  b: z.object({ id: z.string(), dir: z.string() }),
+  config: configDiffSchema,
+  metrics: z.array(metricRowSchema),
+  /** Unified diff of playbook.md, A → B; "" when identical. */
+  playbookDiff: z.string(),
+  notes: memoryDiffSchema,
+  reviews: memoryDiffSchema,
+  journal: z.object({ a: journalStatsSchema, b: journalStatsSchema }),
+  trades: z.object({
+    onlyA: z.array(tradeKeySchema),
+    onlyB: z.array(tradeKeySchema),
+    common: z.number(),
+  }),
+  divergence: divergenceSchema,
+});
+export type DiffOutput = z.infer<typeof diffOutputSchema>;

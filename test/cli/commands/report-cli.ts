@@ -1,0 +1,41 @@
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { buildProgram } from "../../../src/cli.js";
+import { cli, readJson } from "../../helpers/cli.js";
+
+const LAUNCHER = path.join(import.meta.dirname, "report-cli.mjs");
+
+// Until src/cli.ts registers list/show/diff, a launcher adds them to the same built program.
+const registered = ["list", "show", "diff"].every((n) =>
+  buildProgram().commands.some((c) => c.name() === n),
+);
+
+/** Runs `agenticbt <args>` (built) as a user would, with the report commands available. */
+export function reportCli(args: string[], cwd: string): SpawnSyncReturns<string> {
+  if (registered) return cli(args, cwd);
+  return spawnSync(process.execPath, [LAUNCHER, ...args], {
+    cwd,
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
+}
+
+/** `agenticbt run …` in `cwd`; returns the new run's directory. */
+export function runStrategy(args: string[], cwd: string, runsRoot: string): string {
+  const before = new Set(fs.existsSync(runsRoot) ? fs.readdirSync(runsRoot) : []);
+  const r = cli(["run", ...args, "--runs-dir", runsRoot, "-q"], cwd);
+  if (r.status !== 0) throw new Error(`run failed (${r.status}): ${r.stderr}`);
+  const added = fs.readdirSync(runsRoot).filter((d) => !before.has(d));
+  if (added.length !== 1) throw new Error(`expected one new run, found ${added.join(", ")}`);
+  return path.join(runsRoot, added[0] as string);
+}
+
+export const jsonLines = (file: string): Record<string, unknown>[] =>
+  fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+export const idOf = (dir: string) => readJson<{ id: string }>(path.join(dir, "result.json")).id;
