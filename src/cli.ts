@@ -1,4 +1,8 @@
 import { Command, CommanderError, Option } from "commander";
+import { registerDiffCommand } from "./cli/commands/diff-command.js";
+import { registerListCommand } from "./cli/commands/list-command.js";
+import { registerRecallCommand } from "./cli/commands/recall-command.js";
+import { registerShowCommand } from "./cli/commands/show-command.js";
 import { VERSION } from "./version.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -142,6 +146,12 @@ export function buildProgram(): Command {
       const { runCommand } = await import("./cli/run-command.js");
       process.exitCode = await runCommand(strategy, opts);
     });
+
+  // Each registers its options only; its action loads the report code when it runs.
+  registerListCommand(program);
+  registerShowCommand(program);
+  registerDiffCommand(program);
+  registerRecallCommand(program);
 
   return program;
 }

@@ -136,7 +136,7 @@ export class BacktestToolHost implements ToolHost {
   }
 
   memoryRecall(query: string, limit: number) {
-    return this.ctx.recall(query, limit);
+    return this.ctx.recallAsync(query, limit);
   }
 }
 

@@ -84,7 +84,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     if (m.content) out.rationale = m.content;
     if (calls.length === 0) return out;
     for (const call of calls) {
-      const outcome = dispatchToolCall(call, o.tools, o.host);
+      const outcome = await dispatchToolCall(call, o.tools, o.host);
       out.toolCalls.push(outcome);
       messages.push({ role: "tool", tool_call_id: call.id, content: outcome.content });
     }

@@ -7,14 +7,15 @@ import type { DecisionView, ModelContext, ShowAtOutput } from "./schemas.js";
 const AT_FORMAT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
 /**
- * Checks a `--at` value and returns it in the form run time labels use (`YYYY-MM-DD` or
- * `YYYY-MM-DD HH:MM[:SS]`, a space rather than a "T"). Anything else is bad input (exit code 2).
+ * Checks a `--at` value (or another date option, named by `flag`) and returns it in the form run
+ * time labels use (`YYYY-MM-DD` or `YYYY-MM-DD HH:MM[:SS]`, a space rather than a "T"). Anything
+ * else is bad input (exit code 2).
  */
-export function parseAt(at: string): string {
+export function parseAt(at: string, flag = "--at"): string {
   const m = AT_FORMAT.exec(at.trim());
   const bad = () =>
     new UsageError(
-      `--at ${JSON.stringify(at)} is not a date: use YYYY-MM-DD or YYYY-MM-DD HH:MM (e.g. --at 2006-05-18).`,
+      `${flag} ${JSON.stringify(at)} is not a date: use YYYY-MM-DD or YYYY-MM-DD HH:MM (e.g. ${flag} 2006-05-18).`,
     );
   if (m === null) throw bad();
   const [, y, mo, d, h, mi, s] = m;
@@ -22,6 +23,24 @@ export function parseAt(at: string): string {
   if (date.getUTCMonth() !== Number(mo) - 1 || date.getUTCDate() !== Number(d)) throw bad();
   if (h !== undefined && (Number(h) > 23 || Number(mi) > 59 || Number(s ?? 0) > 59)) throw bad();
   return `${y}-${mo}-${d}${h !== undefined ? ` ${h}:${mi}${s !== undefined ? `:${s}` : ""}` : ""}`;
+}
+
+/**
+ * The simulated time (ms) of a label from parseAt: the data's wall clock read as UTC, as the run
+ * keeps it. A date alone is 00:00 of that day, the time of a daily bar.
+ */
+export function labelTime(label: string): number {
+  const m = AT_FORMAT.exec(label);
+  if (m === null) throw new UsageError(`${JSON.stringify(label)} is not a time label.`);
+  const [, y, mo, d, h, mi, s] = m;
+  return Date.UTC(
+    Number(y),
+    Number(mo) - 1,
+    Number(d),
+    Number(h ?? 0),
+    Number(mi ?? 0),
+    Number(s ?? 0),
+  );
 }
 
 /**

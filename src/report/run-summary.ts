@@ -1,7 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { type ResultFile, readConfig, readResult } from "./run-record.js";
-import type { RunFile, ShowOutput } from "./schemas.js";
+import {
+  type RecallHealthView,
+  type RunFile,
+  recallHealthSchema,
+  type ShowOutput,
+} from "./schemas.js";
 
 type Rec = Record<string, unknown>;
 
@@ -19,10 +24,16 @@ export function summarizeRun(dir: string): ShowOutput {
     config,
     memory: result.memory ?? null,
     // Index health is written by newer runners only; older results simply lack it.
-    index: result.index ?? null,
+    index: indexHealth(result.index),
     llm: result.llm ?? null,
     files: runFiles(dir),
   };
+}
+
+/** result.json's `index`, when it has the shape of index health (else null: nothing to show). */
+function indexHealth(value: unknown): RecallHealthView | null {
+  const parsed = recallHealthSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }
 
 function highlights(r: ResultFile, c: Rec): { label: string; value: string }[] {

@@ -1,7 +1,8 @@
 import { z } from "zod";
 
-// The `--json` outputs of `list`, `show` and `diff`. The report functions return these types, so
-// what a script reads is exactly what the schema says (tests validate the printed JSON with them).
+// The `--json` outputs of `list`, `show`, `diff` and `recall`, and result.json (`run --json`). The
+// report functions return these types, so what a script reads is exactly what the schema says
+// (tests validate the printed JSON with them).
 
 const num = z.number().nullable();
 
@@ -29,6 +30,16 @@ export const listOutputSchema = z.object({
 });
 export type ListOutput = z.infer<typeof listOutputSchema>;
 
+/** Health of a run's recall index (index.sqlite), as `RecallIndex.health()` reports it. */
+export const recallHealthSchema = z.object({
+  files: z.number(),
+  chunks: z.number(),
+  lastSync: z.string().nullable(),
+  errors: z.array(z.string()),
+  embeddings: z.object({ model: z.string(), baseURL: z.string(), vectors: z.number() }).nullable(),
+});
+export type RecallHealthView = z.infer<typeof recallHealthSchema>;
+
 export const runFileSchema = z.object({
   path: z.string(),
   kind: z.enum(["file", "dir"]),
@@ -49,7 +60,8 @@ export const showOutputSchema = z.object({
   }),
   config: z.record(z.string(), z.unknown()),
   memory: z.record(z.string(), z.number()).nullable(),
-  index: z.unknown().nullable(),
+  /** Recall index health from result.json; null for runs written before it was recorded. */
+  index: recallHealthSchema.nullable(),
   llm: z.record(z.string(), z.unknown()).nullable(),
   files: z.array(runFileSchema),
 });
@@ -200,3 +212,93 @@ export const diffOutputSchema = z.object({
   divergence: divergenceSchema,
 });
 export type DiffOutput = z.infer<typeof diffOutputSchema>;
+
+/** `recall <run> "<query>"`: the citations, and how they were searched. */
+export const recallOutputSchema = z.object({
+  run: z.object({ id: z.string(), dir: z.string() }),
+  query: z.string(),
+  /** The simulated time searched as of (`--as-of`, as a run time label), or null: all memory. */
+  asOf: z.string().nullable(),
+  mode: z.enum(["keywords", "hybrid"]),
+  citations: z.array(citationSchema),
+  index: recallHealthSchema,
+});
+export type RecallOutput = z.infer<typeof recallOutputSchema>;
+
+const metricsSchema = z.looseObject({
+  start: z.string().nullable(),
+  end: z.string().nullable(),
+  bars: z.number(),
+  equityFinal: num,
+  returnPct: num,
+  buyHoldReturnPct: num,
+  sharpe: num,
+  maxDrawdownPct: num,
+  trades: z.number(),
+  winRatePct: num,
+  commissions: num,
+  slippage: num,
+});
+
+/** result.json as `run` writes it (and `run --json` prints it). Loose: new fields pass through. */
+export const runResultSchema = z.looseObject({
+  schemaVersion: z.number().int().positive(),
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(["running", "completed", "failed", "interrupted", "budget_exhausted", "stopped"]),
+  error: z.object({ type: z.string(), message: z.string() }).nullable(),
+  strategy: z.object({
+    kind: z.enum(["code", "llm"]),
+    path: z.string(),
+    name: z.string(),
+    params: z.record(z.string(), z.unknown()),
+  }),
+  data: z.array(
+    z.object({
+      symbol: z.string(),
+      file: z.string(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      bars: z.number().int().nonnegative(),
+      first: z.string().nullable(),
+      last: z.string().nullable(),
+    }),
+  ),
+  period: z.object({
+    start: z.string().nullable(),
+    end: z.string().nullable(),
+    bars: z.number().int().nonnegative(),
+    warmupBars: z.number().int().nonnegative(),
+  }),
+  metrics: metricsSchema.nullable(),
+  nullReasons: z.record(z.string(), z.string()),
+  benchmark: z.looseObject({
+    kind: z.literal("buy_and_hold"),
+    symbols: z.array(z.string()),
+    metrics: z.looseObject({ returnPct: num, maxDrawdownPct: num }).nullable(),
+    nullReasons: z.record(z.string(), z.string()),
+  }),
+  trades: z.object({ closed: z.number(), openAtEnd: z.number() }),
+  orders: z.object({
+    submitted: z.number(),
+    filled: z.number(),
+    rejected: z.number(),
+    cancelled: z.number(),
+    expired: z.number(),
+    working: z.number(),
+  }),
+  memory: z.record(z.string(), z.number()).nullable(),
+  /** Written by newer runners only. */
+  index: recallHealthSchema.nullable().optional(),
+  warnings: z.array(z.string()),
+  timings: z.object({
+    loadMs: z.number(),
+    simulateMs: z.number(),
+    writeMs: z.number(),
+    totalMs: z.number(),
+  }),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  agenticbt: z.object({ version: z.string(), node: z.string() }),
+  llm: z.looseObject({ model: z.string(), baseURL: z.string(), usage: z.unknown() }).nullable(),
+});
+export type RunResultView = z.infer<typeof runResultSchema>;

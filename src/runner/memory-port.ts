@@ -1,12 +1,13 @@
-import { recall } from "../memory/keyword-recall.js";
 import type { MemoryWorkspace } from "../memory/workspace.js";
 import type { MemoryPort } from "../strategy/types.js";
+import type { RunRecall } from "./run-recall.js";
 
 const REVIEW_KEY = /^(week|month)_(\d{4}-(?:W\d{2}|\d{2}))$/;
 
-/** Binds the strategy-facing memory functions to the run's workspace. A note key shaped like a
- * review (`week_2024-W07`, `month_2024-03`) is written to reviews/, as a trader would expect. */
-export function memoryPort(workspace: MemoryWorkspace, dir: string): MemoryPort {
+/** Binds the strategy-facing memory functions to the run's workspace and recall index. A note key
+ * shaped like a review (`week_2024-W07`, `month_2024-03`) is written to reviews/, as a trader would
+ * expect. */
+export function memoryPort(workspace: MemoryWorkspace, recall: RunRecall): MemoryPort {
   return {
     log: (content, at) => {
       workspace.log(content, at);
@@ -20,6 +21,7 @@ export function memoryPort(workspace: MemoryWorkspace, dir: string): MemoryPort 
       workspace.review(period, periodKey, content, at);
     },
     readNote: (key) => workspace.readNote(key),
-    recall: (query, limit, asOf) => recall(dir, query, { limit, asOf }),
+    recall: (query, limit, asOf) => recall.searchSync(query, limit, asOf),
+    recallAsync: (query, limit, asOf) => recall.search(query, limit, asOf),
   };
 }

@@ -22,6 +22,7 @@ import { RESULT_SCHEMA_VERSION, type RunConfig } from "./run-config.js";
 import { UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
+import { checkRecallOptions, RunRecall } from "./run-recall.js";
 import type { RunResult, RunStatus } from "./run-result.js";
 import { type ReportedTrade, tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
 
@@ -51,6 +52,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const params = resolveParams(code?.params ?? {}, config.params);
   const memoryFrom = config.memoryFrom ? resolveRunDir(config.memoryFrom, config.runsRoot) : null;
   checkPresets(config.presets);
+  checkRecallOptions(config.recall);
   const loadMs = performance.now() - t0;
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
@@ -100,6 +102,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     trades: { closed: 0, openAtEnd: 0 },
     orders: { submitted: 0, filled: 0, rejected: 0, cancelled: 0, expired: 0, working: 0 },
     memory: null,
+    index: null,
     warnings,
     timings: { loadMs, simulateMs: 0, writeMs: 0, totalMs: 0 },
     startedAt,
@@ -130,7 +133,8 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   };
   const wantsCalendar = Boolean(strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd);
   const sim = new Simulation(data, config.broker, sink, { bars: false, calendar: wantsCalendar });
-  const ctx = new BacktestContext(data, sim.broker, params, memoryPort(workspace, dir));
+  const recall = new RunRecall(dir, config.recall, config.agent?.replay ?? null);
+  const ctx = new BacktestContext(data, sim.broker, params, memoryPort(workspace, recall));
   const hooks = new HookRunner(strategy, ctx, emit, label);
   const cash = new Float64Array(data.times.length);
   let status: RunStatus = "completed";
@@ -170,6 +174,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     bench,
   );
   result.memory = { ...workspace.stats() };
+  result.index = recall.finish();
   result.llm = llm?.info() ?? null;
   const times = data.times.subarray(startIndex, lastIndex + 1);
   const equity = sim.equity.subarray(startIndex, lastIndex + 1);

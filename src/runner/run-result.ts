@@ -1,3 +1,4 @@
+import type { RecallHealth } from "../memory/recall/index.js";
 import type { BenchmarkMetrics, Metrics } from "../metrics/types.js";
 import type { LlmRunInfo } from "./prepare-llm-strategy.js";
 
@@ -49,6 +50,8 @@ export interface RunResult {
     working: number;
   };
   memory: Record<string, number> | null;
+  /** Health of the recall index (index.sqlite) as the run left it: files, chunks, errors. */
+  index: RecallHealth | null;
   warnings: string[];
   timings: { loadMs: number; simulateMs: number; writeMs: number; totalMs: number };
   startedAt: string;

@@ -285,6 +285,14 @@ export class BacktestContext implements StrategyContext {
     this.activity.recalls.push({ query, citations });
     return citations;
   }
+
+  async recallAsync(query: string, limit = 5): Promise<Citation[]> {
+    // The activity record belongs to the decision that asked, even if the answer arrives later.
+    const activity = this.activity;
+    const citations = await this.requireMemory().recallAsync(query, limit, this.time);
+    activity.recalls.push({ query, citations });
+    return citations;
+  }
 }
 
 function emptyActivity(): ContextActivity {

@@ -31,7 +31,10 @@ export interface MemoryPort {
   note(key: string, content: string, at: Millis): void;
   review(period: "week" | "month", periodKey: string, content: string, at: Millis): void;
   readNote(key: string): string | null;
+  /** BM25 recall as of `asOf` (synchronous; refused when the run recalls with embeddings). */
   recall(query: string, limit: number, asOf: Millis): Citation[];
+  /** Recall as of `asOf`, hybrid when the run has embeddings configured. */
+  recallAsync(query: string, limit: number, asOf: Millis): Promise<Citation[]>;
 }
 
 /** A live indicator: reads the value at the current bar each time it is asked. */
@@ -103,7 +106,13 @@ export interface StrategyContext {
   readNote(key: string): string | null;
   /** Writes this week's or month's review (in onWeekEnd / onMonthEnd). */
   review(period: "week" | "month", content: string): void;
+  /**
+   * Searches the run's memory as of now (nothing written later; decay tiers apply) by keywords
+   * (BM25). In a run with --embed-model it throws: use recallAsync.
+   */
   recall(query: string, limit?: number): Citation[];
+  /** Like recall, hybrid (keywords + embeddings) when the run has --embed-model. */
+  recallAsync(query: string, limit?: number): Promise<Citation[]>;
   /** Ends the run cleanly after the current bar, with this status (e.g. a spent budget). */
   stop(status: "budget_exhausted" | "stopped", reason: string): void;
   readonly stopRequested: boolean;

@@ -3,7 +3,11 @@ import path from "node:path";
 import { type BrokerConfig, brokerConfig } from "../../src/engine/broker-config.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS } from "../../src/runner/agent-options.js";
 import { runBacktest } from "../../src/runner/run-backtest.js";
-import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../src/runner/run-config.js";
+import {
+  DEFAULT_RECALL_OPTIONS,
+  type RecallOptions,
+  type RunConfig,
+} from "../../src/runner/run-config.js";
 import type { RunResult } from "../../src/runner/run-result.js";
 import type { RecordedRequest } from "./scripted-openai-server.js";
 
@@ -29,6 +33,7 @@ export interface LlmRunArgs {
   broker?: Partial<BrokerConfig>;
   presets?: { target: string; file: string }[];
   memoryFrom?: string;
+  recall?: Partial<RecallOptions>;
 }
 
 /** Runs an LLM strategy in process against a scripted server (real client, real HTTP). */
@@ -55,7 +60,7 @@ export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: s
     },
     presets: a.presets ?? [],
     memoryFrom: a.memoryFrom ?? null,
-    recall: DEFAULT_RECALL_OPTIONS,
+    recall: { ...DEFAULT_RECALL_OPTIONS, ...a.recall },
   };
   const result = await runBacktest(config);
   return { result, dir: path.join(a.runsRoot, result.id) };

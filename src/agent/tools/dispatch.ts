@@ -44,15 +44,17 @@ const MAX_ISSUE_CHARS = 300;
 const MAX_ERROR_CHARS = 2000;
 
 /**
- * Runs one tool call of the model against `host`. Never throws: every failure (bad JSON, unknown
- * tool, invalid arguments, a tool that throws or returns something unencodable) becomes an outcome
- * whose `content` tells the model what went wrong and how to fix it.
+ * Runs one tool call of the model against `host`. Every failure the model can act on (bad JSON,
+ * unknown tool, invalid arguments, a tool that throws or returns something unencodable) becomes an
+ * outcome whose `content` tells the model what went wrong and how to fix it. Only an error marked
+ * `fatal` (a broken embeddings endpoint the user configured) is rethrown: the model cannot fix it,
+ * and turning it into a tool error would quietly degrade every later decision.
  */
-export function dispatchToolCall(
+export async function dispatchToolCall(
   call: ToolCall,
   tools: readonly ToolDefinition<unknown>[],
   host: ToolHost,
-): ToolCallOutcome {
+): Promise<ToolCallOutcome> {
   const parsed = parseArguments(call.arguments);
   const args = parsed.ok ? parsed.value : null;
   const fail = (type: ToolCallErrorType, message: string, hint: string): ToolCallOutcome => ({
@@ -98,8 +100,9 @@ export function dispatchToolCall(
 
   let result: unknown;
   try {
-    result = tool.run(validated.data, host);
+    result = await tool.run(validated.data, host);
   } catch (error) {
+    if (isFatal(error)) throw error;
     return fail(
       "tool_error",
       clipText(errorMessage(error), MAX_ERROR_CHARS),
@@ -107,12 +110,6 @@ export function dispatchToolCall(
         "request or go on without it.",
     );
   }
-  if (isThenable(result)) {
-    // The host contract is synchronous; an async result would serialise as "{}" and mislead.
-    result.then(undefined, () => {});
-    return fail("tool_error", `${tool.name} returned a promise (host bug).`, "Go on without it.");
-  }
-
   let text: string | undefined;
   try {
     text = JSON.stringify(result);
@@ -154,14 +151,6 @@ function describeJsonType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return `a ${typeof value}`;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
 }
 
 function errorMessage(error: unknown): string {
@@ -217,4 +206,9 @@ function bound(text: string, toolName: string): string {
     ` …[truncated: the ${toolName} result was ${text.length} characters, only the first part is ` +
     "shown; ask for less, e.g. a smaller n]";
   return cutText(text, MAX_CONTENT_CHARS - note.length) + note;
+}
+
+/** An error the model cannot act on: it ends the run (see dispatchToolCall). */
+function isFatal(error: unknown): boolean {
+  return error instanceof Error && "fatal" in error && error.fatal === true;
 }

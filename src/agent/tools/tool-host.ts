@@ -21,7 +21,8 @@ export interface PlaceOrderArgs {
  * What the tools act on: the backtest at the current bar (read-only market data, the account, the
  * broker) and the run's memory. The runner implements it over the strategy context, so a tool can
  * never see a bar after the decision bar or a path outside the run directory. Every method returns
- * plain JSON-ready data, or throws an Error whose message is shown to the model.
+ * plain JSON-ready data (or a promise of it), or throws an Error whose message is shown to the
+ * model; an Error with `fatal: true` is not the model's to handle and ends the run instead.
  */
 export interface ToolHost {
   readonly symbols: readonly string[];
@@ -33,5 +34,6 @@ export interface ToolHost {
   listOrders(): unknown;
   memoryLog(content: string): unknown;
   memoryNote(key: string, content: string): unknown;
-  memoryRecall(query: string, limit: number): Citation[];
+  /** Async: hybrid recall asks an embeddings endpoint. */
+  memoryRecall(query: string, limit: number): Citation[] | Promise<Citation[]>;
 }

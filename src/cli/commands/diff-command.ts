@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { diffRuns } from "../../report/diff-runs.js";
-import { resolveRunDir } from "../../runner/resolve-run.js";
-import { formatDiff } from "./format-diff.js";
 import { DEFAULT_RUNS_DIR, printJson, runsRootOf } from "./runs-root.js";
+
+// Only commander's types and path helpers at import time: the report code (and zod) is loaded by
+// the action, so `agenticbt --help` stays fast.
 
 export interface DiffOptions {
   runsDir?: string;
@@ -20,7 +20,12 @@ one run only, and the first bar at which their decisions diverge.
 Exit codes: 0 success, 2 bad usage (unknown run).`;
 
 /** `agenticbt diff`: returns the exit code; an unknown run throws (exit code 2). */
-export function diffCommand(runA: string, runB: string, o: DiffOptions): number {
+export async function diffCommand(runA: string, runB: string, o: DiffOptions): Promise<number> {
+  const [{ diffRuns }, { resolveRunDir }, { formatDiff }] = await Promise.all([
+    import("../../report/diff-runs.js"),
+    import("../../runner/resolve-run.js"),
+    import("./format-diff.js"),
+  ]);
   const root = runsRootOf(o.runsDir);
   const out = diffRuns(resolveRunDir(runA, root), resolveRunDir(runB, root));
   if (o.json) printJson(out);
@@ -37,7 +42,7 @@ export function registerDiffCommand(program: Command): void {
     .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
     .option("--json", "print the diff as JSON on stdout")
     .addHelpText("after", EXAMPLES)
-    .action((runA: string, runB: string, opts: DiffOptions) => {
-      process.exitCode = diffCommand(runA, runB, opts);
+    .action(async (runA: string, runB: string, opts: DiffOptions) => {
+      process.exitCode = await diffCommand(runA, runB, opts);
     });
 }

@@ -1,7 +1,7 @@
 import { asRunResult, type ResultFile } from "../../report/run-record.js";
-import type { ShowOutput } from "../../report/schemas.js";
+import type { RecallHealthView, ShowOutput } from "../../report/schemas.js";
 import { formatSummary } from "../format-summary.js";
-import { bytes, inline, WIDTH, wrap } from "./text-layout.js";
+import { bytes, WIDTH, wrap } from "./text-layout.js";
 
 /** `show <run>`: settings, the summary table (as `run` prints it), memory, index and files. */
 export function formatShow(s: ShowOutput): string {
@@ -22,14 +22,7 @@ export function formatShow(s: ShowOutput): string {
       ),
     );
   }
-  if (s.index !== null && s.index !== undefined) {
-    lines.push("", "Recall index");
-    const entries =
-      typeof s.index === "object"
-        ? Object.entries(s.index).map(([k, v]) => `${k} ${inline(v, 60)}`)
-        : [inline(s.index, WIDTH - 2)];
-    lines.push(...wrap(entries, "  "));
-  }
+  if (s.index !== null) lines.push("", `Index   ${formatIndex(s.index)}`);
   lines.push("", "Files");
   lines.push(
     ...wrap(
@@ -40,4 +33,14 @@ export function formatShow(s: ShowOutput): string {
     ),
   );
   return lines.join("\n");
+}
+
+/** The recall index's health on one line: files, chunks, last sync, errors (and embeddings). */
+export function formatIndex(h: RecallHealthView): string {
+  const sync = h.lastSync === null ? "never synced" : `last sync ${h.lastSync}`;
+  const errors = `${h.errors.length} error${h.errors.length === 1 ? "" : "s"}`;
+  const vectors = h.embeddings
+    ? `, embeddings ${h.embeddings.model} (${h.embeddings.vectors} vectors)`
+    : "";
+  return `${h.files} files, ${h.chunks} chunks, ${sync}, ${errors}${vectors}`;
 }

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import { listRuns } from "../../report/list-runs.js";
-import { formatList } from "./format-list.js";
 import { DEFAULT_RUNS_DIR, printJson, runsRootOf } from "./runs-root.js";
+
+// Only commander's types and path helpers at import time: the report code (and zod) is loaded by
+// the action, so `agenticbt --help` stays fast.
 
 export interface ListOptions {
   runsDir?: string;
@@ -17,7 +18,11 @@ A run whose result.json cannot be read is listed as "unreadable" with the reason
 Exit codes: 0 success, 2 bad usage.`;
 
 /** `agenticbt list`: returns the exit code. */
-export function listCommand(o: ListOptions): number {
+export async function listCommand(o: ListOptions): Promise<number> {
+  const [{ listRuns }, { formatList }] = await Promise.all([
+    import("../../report/list-runs.js"),
+    import("./format-list.js"),
+  ]);
   const out = listRuns(runsRootOf(o.runsDir));
   if (o.json) printJson(out);
   else process.stdout.write(`${formatList(out)}\n`);
@@ -31,7 +36,7 @@ export function registerListCommand(program: Command): void {
     .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
     .option("--json", "print the list as JSON on stdout")
     .addHelpText("after", EXAMPLES)
-    .action((opts: ListOptions) => {
-      process.exitCode = listCommand(opts);
+    .action(async (opts: ListOptions) => {
+      process.exitCode = await listCommand(opts);
     });
 }

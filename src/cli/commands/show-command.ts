@@ -1,10 +1,8 @@
 import type { Command } from "commander";
-import { decisionsAt } from "../../report/decisions-at.js";
-import { summarizeRun } from "../../report/run-summary.js";
-import { resolveRunDir } from "../../runner/resolve-run.js";
-import { formatDecisionsAt } from "./format-decisions.js";
-import { formatShow } from "./format-show.js";
 import { DEFAULT_RUNS_DIR, printJson, runsRootOf } from "./runs-root.js";
+
+// Only commander's types and path helpers at import time: the report code (and zod) is loaded by
+// the action, so `agenticbt --help` stays fast.
 
 export interface ShowOptions {
   runsDir?: string;
@@ -27,15 +25,24 @@ names the nearest dates that have one.
 Exit codes: 0 success, 2 bad usage (unknown run, bad date).`;
 
 /** `agenticbt show`: returns the exit code; an unknown run or bad date throws (exit code 2). */
-export function showCommand(run: string, o: ShowOptions): number {
+export async function showCommand(run: string, o: ShowOptions): Promise<number> {
+  const { resolveRunDir } = await import("../../runner/resolve-run.js");
   const dir = resolveRunDir(run, runsRootOf(o.runsDir));
   if (o.at !== undefined) {
+    const [{ decisionsAt }, { formatDecisionsAt }] = await Promise.all([
+      import("../../report/decisions-at.js"),
+      import("./format-decisions.js"),
+    ]);
     const id = summarizeId(dir);
     const out = decisionsAt(dir, id, o.at);
     if (o.json) printJson(out);
     else process.stdout.write(`${formatDecisionsAt(out, o.full === true)}\n`);
     return 0;
   }
+  const [{ summarizeRun }, { formatShow }] = await Promise.all([
+    import("../../report/run-summary.js"),
+    import("./format-show.js"),
+  ]);
   const out = summarizeRun(dir);
   if (o.json) printJson(out);
   else process.stdout.write(`${formatShow(out)}\n`);
@@ -55,7 +62,7 @@ export function registerShowCommand(program: Command): void {
     .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
     .option("--json", "print JSON on stdout")
     .addHelpText("after", EXAMPLES)
-    .action((run: string, opts: ShowOptions) => {
-      process.exitCode = showCommand(run, opts);
+    .action(async (run: string, opts: ShowOptions) => {
+      process.exitCode = await showCommand(run, opts);
     });
 }

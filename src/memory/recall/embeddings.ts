@@ -12,6 +12,11 @@ export interface EmbeddingsConfig {
   batchSize?: number;
   /** Per request (default 30 000 ms). */
   timeoutMs?: number;
+  /**
+   * Never call the endpoint: every vector must already be in the index (seeded from a recorded
+   * run). Used by `--replay`, which makes no network calls; a missing vector is a divergence.
+   */
+  offline?: boolean;
 }
 
 export interface Embedder {
@@ -33,6 +38,7 @@ export function httpEmbedder(config: EmbeddingsConfig): Embedder {
     );
   }
   const url = `${config.baseURL.replace(/\/+$/, "")}/embeddings`;
+  if (config.offline === true) return offlineEmbedder(config.model, config.baseURL);
   const batchSize = Math.max(1, Math.floor(config.batchSize ?? DEFAULT_BATCH));
   const fail = (what: string): RecallEmbeddingError =>
     new RecallEmbeddingError(
@@ -73,6 +79,25 @@ export function httpEmbedder(config: EmbeddingsConfig): Embedder {
         out.push(...(await request(texts.slice(i, i + batchSize))));
       }
       return out;
+    },
+  };
+}
+
+/** An embedder for replays: the recording holds every vector, so any request is a divergence. */
+function offlineEmbedder(model: string, baseURL: string): Embedder {
+  return {
+    model,
+    baseURL,
+    embed(texts) {
+      const first = JSON.stringify(texts[0]?.slice(0, 80) ?? "");
+      return Promise.reject(
+        new RecallEmbeddingError(
+          `Replay needs an embedding (model ${model}) of ${texts.length} text(s) that the recorded ` +
+            `run's index.sqlite does not hold, starting with ${first}: the replay has diverged ` +
+            "from the recording (or the recorded index was deleted). Replays make no network " +
+            "calls; re-run without --replay to embed again.",
+        ),
+      );
     },
   };
 }

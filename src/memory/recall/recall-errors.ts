@@ -15,4 +15,6 @@ export class RecallInputError extends Error {
  */
 export class RecallEmbeddingError extends Error {
   override readonly name = "RecallEmbeddingError";
+  /** Not the model's to fix: an agent's tool call that meets it ends the run (status failed). */
+  readonly fatal = true;
 }

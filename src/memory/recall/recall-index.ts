@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
 import type { Millis } from "../../engine/types.js";
@@ -8,7 +9,7 @@ import { ChangeProbe } from "./change-probe.js";
 import { eligibilitySql } from "./eligibility.js";
 import { type EmbeddingsConfig, httpEmbedder } from "./embeddings.js";
 import { openIndexDb } from "./index-db.js";
-import { RecallInputError } from "./recall-errors.js";
+import { RecallIndexError, RecallInputError } from "./recall-errors.js";
 import { snippet } from "./snippet.js";
 import { type SyncReport, syncIndex } from "./sync-index.js";
 import { matchExpression, queryTokens } from "./tokenize.js";
@@ -40,6 +41,11 @@ export interface RecallIndexOptions {
   autoSync?: boolean;
   /** Where the index lives (default `<runDir>/index.sqlite`). */
   file?: string;
+  /**
+   * Another index file whose vectors are copied in when this one opens (a missing file is
+   * ignored): a replay starts from the recorded run's embeddings and needs no endpoint.
+   */
+  seedVectorsFrom?: string;
 }
 
 export interface SearchOptions {
@@ -106,6 +112,7 @@ export class RecallIndex {
     this.probe = new ChangeProbe(runDir);
     const embedder = opts.embeddings === undefined ? null : httpEmbedder(opts.embeddings);
     this.db = openIndexDb(this.file);
+    if (opts.seedVectorsFrom !== undefined) seedVectors(this.db, opts.seedVectorsFrom);
     this.vectors = embedder === null ? null : new VectorStore(this.db, embedder);
     this.sync();
   }
@@ -314,6 +321,26 @@ interface Plan {
   minScore: number;
   halfLifeMs: number | null;
   asOf: Millis | null;
+}
+
+function seedVectors(db: Database.Database, from: string): void {
+  if (!fs.existsSync(from)) return;
+  try {
+    db.prepare("ATTACH DATABASE ? AS seed").run(from);
+  } catch (err) {
+    throw new RecallIndexError(
+      `Could not read the recorded recall index ${from}: ${(err as Error).message}. ` +
+        "Replays take recorded embeddings from it; restore it or re-run without --replay.",
+    );
+  }
+  try {
+    db.exec(
+      "INSERT OR IGNORE INTO embeddings (hash, model, dims, vector) " +
+        "SELECT hash, model, dims, vector FROM seed.embeddings",
+    );
+  } finally {
+    db.exec("DETACH DATABASE seed");
+  }
 }
 
 function checkWeights(weights: Partial<HybridWeights> | undefined): HybridWeights {

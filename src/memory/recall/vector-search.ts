@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import type { Embedder } from "./embeddings.js";
 import { RecallEmbeddingError } from "./recall-errors.js";
@@ -20,10 +21,10 @@ export class VectorStore {
     readonly embedder: Embedder,
   ) {}
 
-  /** Vectors held for this model (in the index). */
+  /** Chunk vectors held for this model (in the index); query vectors are not counted. */
   count(): number {
     const row = this.db
-      .prepare("SELECT count(*) AS n FROM embeddings WHERE model = ?")
+      .prepare("SELECT count(*) AS n FROM embeddings WHERE model = ? AND hash NOT LIKE 'query:%'")
       .get(this.embedder.model) as { n: number };
     return row.n;
   }
@@ -53,10 +54,26 @@ export class VectorStore {
     return out;
   }
 
+  /**
+   * Query vectors are kept in the index too (under `query:<sha256>`), so a replay of the run can
+   * answer every recall from the recorded index with no network call.
+   */
   private async queryVector(query: string): Promise<Float32Array> {
     const cached = this.queries.get(query);
     if (cached !== undefined) return cached;
-    const [v] = await this.embedder.embed([query]);
+    const key = `query:${createHash("sha256").update(query).digest("hex")}`;
+    const row = this.db
+      .prepare("SELECT vector FROM embeddings WHERE hash = ? AND model = ?")
+      .get(key, this.embedder.model) as { vector: Buffer } | undefined;
+    let v: Float32Array | undefined = row === undefined ? undefined : fromBlob(row.vector);
+    if (v === undefined) {
+      [v] = await this.embedder.embed([query]);
+      this.db
+        .prepare(
+          "INSERT OR REPLACE INTO embeddings (hash, model, dims, vector) VALUES (?, ?, ?, ?)",
+        )
+        .run(key, this.embedder.model, v!.length, toBlob(v!));
+    }
     if (this.queries.size >= QUERY_CACHE_SIZE) {
       const oldest = this.queries.keys().next().value;
       if (oldest !== undefined) this.queries.delete(oldest);
@@ -68,7 +85,7 @@ export class VectorStore {
   private async ensure(hashes: readonly string[]): Promise<void> {
     if (!this.loaded) {
       const rows = this.db
-        .prepare("SELECT hash, vector FROM embeddings WHERE model = ?")
+        .prepare("SELECT hash, vector FROM embeddings WHERE model = ? AND hash NOT LIKE 'query:%'")
         .all(this.embedder.model) as { hash: string; vector: Buffer }[];
       for (const row of rows) this.vectors.set(row.hash, fromBlob(row.vector));
       this.loaded = true;

@@ -3,7 +3,11 @@ import { dispatchToolCall, type ToolCallOutcome } from "../../../src/agent/tools
 import type { RecordingHost } from "./recording-host.js";
 
 /** One model tool call with `args` (an object, encoded) or raw argument text, over every tool. */
-export function callTool(host: RecordingHost, name: string, args: unknown): ToolCallOutcome {
+export function callTool(
+  host: RecordingHost,
+  name: string,
+  args: unknown,
+): Promise<ToolCallOutcome> {
   const text = typeof args === "string" ? args : JSON.stringify(args);
   return dispatchToolCall({ id: "call_1", name, arguments: text }, TRADING_TOOLS, host);
 }

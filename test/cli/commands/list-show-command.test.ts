@@ -131,7 +131,35 @@ describe("agenticbt show", () => {
     expect(out.files.find((f) => f.path === "reviews/")?.size).toBe(
       fs.readdirSync(path.join(rsi, "reviews")).length,
     );
-    expect(out.index).toBeNull();
+    // Index health as result.json records it (older runners wrote none: null).
+    expect(out.index).toEqual(
+      readJson<{ index?: unknown }>(path.join(rsi, "result.json")).index ?? null,
+    );
+  });
+
+  it("prints an Index line with the recall index's health when result.json has one", () => {
+    const copy = path.join(work, "with-index");
+    fs.cpSync(rsi, copy, { recursive: true });
+    const file = path.join(copy, "result.json");
+    const result = readJson(file);
+    const index = {
+      files: 7,
+      chunks: 19,
+      lastSync: "2026-01-02T03:04:05.000Z",
+      errors: ["journal/x.md: unreadable", "notes/y.md: unreadable"],
+      embeddings: null,
+    };
+    fs.writeFileSync(file, JSON.stringify({ ...result, index }));
+    const r = reportCli(["show", copy], work);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /^Index\s+7 files, 19 chunks, last sync 2026-01-02T03:04:05.000Z, 2 errors$/m,
+    );
+    expect(
+      showOutputSchema.parse(JSON.parse(reportCli(["show", copy, "--json"], work).stdout)).index,
+    ).toEqual(index);
+    fs.writeFileSync(file, JSON.stringify({ ...result, index: null }));
+    expect(reportCli(["show", copy], work).stdout).not.toMatch(/^Index/m);
   });
 
   it("--at shows the decision of that bar with its orders", () => {

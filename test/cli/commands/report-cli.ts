@@ -1,25 +1,9 @@
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { buildProgram } from "../../../src/cli.js";
 import { cli, readJson } from "../../helpers/cli.js";
 
-const LAUNCHER = path.join(import.meta.dirname, "report-cli.mjs");
-
-// Until src/cli.ts registers list/show/diff, a launcher adds them to the same built program.
-const registered = ["list", "show", "diff"].every((n) =>
-  buildProgram().commands.some((c) => c.name() === n),
-);
-
-/** Runs `agenticbt <args>` (built) as a user would, with the report commands available. */
-export function reportCli(args: string[], cwd: string): SpawnSyncReturns<string> {
-  if (registered) return cli(args, cwd);
-  return spawnSync(process.execPath, [LAUNCHER, ...args], {
-    cwd,
-    encoding: "utf8",
-    maxBuffer: 1 << 26,
-  });
-}
+/** Runs `agenticbt <args>` (built) as a user would. */
+export const reportCli = cli;
 
 /** `agenticbt run …` in `cwd`; returns the new run's directory. */
 export function runStrategy(args: string[], cwd: string, runsRoot: string): string {
