@@ -31,9 +31,12 @@ interface Recall {
   }[];
 }
 
-async function codeRun(params: Record<string, string>, recall: Partial<RecallOptions> = {}) {
-  const runsRoot = path.join(work, "runs");
-  const config: RunConfig = {
+function codeConfig(
+  runsRoot: string,
+  params: Record<string, string>,
+  recall: Partial<RecallOptions>,
+): RunConfig {
+  return {
     strategyPath: STRATEGY,
     data: [{ file: goog }],
     broker: brokerConfig({}),
@@ -49,6 +52,11 @@ async function codeRun(params: Record<string, string>, recall: Partial<RecallOpt
     memoryFrom: null,
     recall: { ...DEFAULT_RECALL_OPTIONS, ...recall },
   };
+}
+
+async function codeRun(params: Record<string, string>, recall: Partial<RecallOptions> = {}) {
+  const runsRoot = path.join(work, "runs");
+  const config = codeConfig(runsRoot, params, recall);
   const result = await runBacktest(config);
   const dir = path.join(runsRoot, result.id);
   const recalls = readJsonl(path.join(dir, "decisions.jsonl"))
@@ -236,20 +244,5 @@ describe("recall options that cannot work", () => {
 });
 
 function codeRunAt(runsRoot: string, recall: Partial<RecallOptions>) {
-  return runBacktest({
-    strategyPath: STRATEGY,
-    data: [{ file: goog }],
-    broker: brokerConfig({}),
-    params: {},
-    from: null,
-    to: null,
-    name: "bad",
-    runsRoot,
-    strict: false,
-    tz: null,
-    agent: null,
-    presets: [],
-    memoryFrom: null,
-    recall: { ...DEFAULT_RECALL_OPTIONS, ...recall },
-  });
+  return runBacktest(codeConfig(runsRoot, {}, recall));
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DiffOutput, diffOutputSchema } from "../../../src/report/schemas.js";
 import { ROOT, tempDir } from "../../helpers/cli.js";
-import { idOf, jsonLines, reportCli, runStrategy } from "./report-cli.js";
+import { idOf, jsonLines, RSI_SPY_RUN, reportCli, runStrategy } from "./report-cli.js";
 
 const work = tempDir();
 const runs = path.join(work, "runs");
@@ -160,15 +160,7 @@ describe("diff of two memory settings (rsi-reversion without and with a preset n
       preset,
       "# Experience\n\nOversold dips in an uptrend recover more often than not.\n",
     );
-    const common = [
-      "strategies/rsi-reversion.ts",
-      "--data",
-      "data/SPY_D.csv",
-      "--from",
-      "2005-01-01",
-      "--to",
-      "2009-12-31",
-    ];
+    const common = RSI_SPY_RUN;
     a = runStrategy(common, ROOT, runs);
     b = runStrategy([...common, "--preset", `notes/experience.md=${preset}`], ROOT, runs);
     d = diffJson(a, b);

@@ -7,7 +7,7 @@ import {
   showOutputSchema,
 } from "../../../src/report/schemas.js";
 import { ROOT, readJson, tempDir } from "../../helpers/cli.js";
-import { idOf, jsonLines, reportCli, runStrategy } from "./report-cli.js";
+import { idOf, jsonLines, RSI_SPY_RUN, reportCli, runStrategy } from "./report-cli.js";
 
 const work = tempDir();
 const runs = path.join(work, "runs");
@@ -24,19 +24,7 @@ let sma = "";
 let rsi = "";
 beforeAll(() => {
   sma = runStrategy(["strategies/sma-crossover.ts", "--data", "data/GOOG.csv"], ROOT, runs);
-  rsi = runStrategy(
-    [
-      "strategies/rsi-reversion.ts",
-      "--data",
-      "data/SPY_D.csv",
-      "--from",
-      "2005-01-01",
-      "--to",
-      "2009-12-31",
-    ],
-    ROOT,
-    runs,
-  );
+  rsi = runStrategy(RSI_SPY_RUN, ROOT, runs);
   // A run killed before it finished: its result.json is half written.
   const broken = path.join(runs, "20990101-000000-000-broken-zzzz");
   fs.mkdirSync(broken);

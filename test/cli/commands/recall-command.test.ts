@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { formatRecall, highlighter, wantsColor } from "../../../src/cli/commands/format-recall.js";
 import { type RecallOutput, recallOutputSchema } from "../../../src/report/schemas.js";
+import { DEFAULT_RECALL_OPTIONS } from "../../../src/runner/run-config.js";
 import { cli, cliRun, ROOT, tempDir } from "../../helpers/cli.js";
 import { type ScriptedServer, startScriptedServer } from "../../helpers/scripted-openai-server.js";
 import { runStrategy } from "./report-cli.js";
@@ -18,15 +19,7 @@ const runs = path.join(work, "runs");
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 const recallConfig = (over: Record<string, unknown> = {}) => ({
-  recall: {
-    embedModel: null,
-    embedBaseURL: null,
-    weightFts: 0.5,
-    weightVec: 0.5,
-    minScore: 0,
-    halfLifeDays: null,
-    ...over,
-  },
+  recall: { ...DEFAULT_RECALL_OPTIONS, ...over },
 });
 
 /** The memory fixture (journals, notes, reviews of 2024 Q1) as a run directory without result.json. */

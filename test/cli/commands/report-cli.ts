@@ -23,3 +23,14 @@ export const jsonLines = (file: string): Record<string, unknown>[] =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 export const idOf = (dir: string) => readJson<{ id: string }>(path.join(dir, "result.json")).id;
+
+/** A short rsi-reversion run over SPY (2005-2009): it journals, notes and reviews. */
+export const RSI_SPY_RUN = [
+  "strategies/rsi-reversion.ts",
+  "--data",
+  "data/SPY_D.csv",
+  "--from",
+  "2005-01-01",
+  "--to",
+  "2009-12-31",
+];
