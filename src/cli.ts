@@ -100,7 +100,10 @@ export function buildProgram(): Command {
     .option("--embed-model <name>", "hybrid recall: embeddings model (BM25 alone without it)")
     .option("--embed-base-url <url>", "hybrid recall: OpenAI-compatible /embeddings endpoint")
     .option("--recall-weights <fts,vec>", "hybrid recall weights w_fts,w_vec", "0.5,0.5")
-    .option("--recall-min-score <s>", "drop citations scoring below this (0..1)")
+    .option(
+      "--recall-min-score <s>",
+      "drop citations scoring below this, 0..1 (default 0.1 with --embed-model, else 0)",
+    )
     .option(
       "--recall-half-life <days>",
       "extra decay of older memories by age, on top of the tiers",

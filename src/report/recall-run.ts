@@ -28,7 +28,8 @@ const recallConfigSchema = z.object({
   embedBaseURL: z.string().nullable(),
   weightFts: z.number().nonnegative(),
   weightVec: z.number().nonnegative(),
-  minScore: z.number().min(0).max(1),
+  // null: the index default (0.1 when hybrid, 0 for keywords alone).
+  minScore: z.number().min(0).max(1).nullable(),
   halfLifeDays: z.number().positive().nullable(),
 });
 type RecallConfig = z.infer<typeof recallConfigSchema>;
@@ -65,7 +66,7 @@ export async function recallRun(
   }
   // As RunRecall does in the run: a min score of 0 means the index's default for the mode.
   const search: SearchOptions = { limit: o.limit };
-  if (settings !== null && settings.minScore > 0) search.minScore = settings.minScore;
+  if (settings !== null && settings.minScore !== null) search.minScore = settings.minScore;
   if (asOf !== null) {
     search.asOf = labelTime(asOf);
     search.decay = true;

@@ -38,7 +38,8 @@ export interface RecallOptions {
   embedBaseURL: string | null;
   weightFts: number;
   weightVec: number;
-  minScore: number;
+  /** Citations scoring below this are dropped; null: 0.1 when hybrid, 0 for BM25 alone. */
+  minScore: number | null;
   /** Extra decay by age on top of the tiers, or null. */
   halfLifeDays: number | null;
 }
@@ -48,7 +49,7 @@ export const DEFAULT_RECALL_OPTIONS: RecallOptions = {
   embedBaseURL: null,
   weightFts: 0.5,
   weightVec: 0.5,
-  minScore: 0,
+  minScore: null,
   halfLifeDays: null,
 };
 

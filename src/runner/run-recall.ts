@@ -106,7 +106,7 @@ export class RunRecall {
     return {
       limit,
       asOf,
-      ...(this.options.minScore > 0 ? { minScore: this.options.minScore } : {}),
+      ...(this.options.minScore === null ? {} : { minScore: this.options.minScore }),
       ...(this.options.halfLifeDays === null ? {} : { halfLifeDays: this.options.halfLifeDays }),
     };
   }

@@ -204,6 +204,27 @@ describe("agenticbt run", () => {
     expect(notStrategy.stderr).toContain("does not default-export a strategy");
   });
 
+  it("rejects recall options that cannot work with exit code 2, before creating a run", () => {
+    const runs = path.join(work, "runs-bad-recall");
+    const base = ["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data"];
+    const goog = path.join(DATA, "GOOG.csv");
+    const cases: [string[], string][] = [
+      [["--recall-weights", "0.5"], "--recall-weights takes two numbers"],
+      [["--recall-weights", "0.5,0.5,1"], "--recall-weights takes two numbers"],
+      [["--recall-weights", "2,0.5"], "--recall-weights"],
+      [["--recall-min-score", "1.5"], "--recall-min-score"],
+      [["--recall-half-life", "0"], "--recall-half-life"],
+      [["--embed-base-url", "http://127.0.0.1:9/v1"], "--embed-model is not"],
+      [["--embed-model", "m", "--embed-base-url", "ftp://x"], "is not an http(s) URL"],
+    ];
+    for (const [flags, message] of cases) {
+      const r = cli([...base, goog, ...flags, "--runs-dir", runs], work);
+      expect(r.status, flags.join(" ")).toBe(2);
+      expect(r.stderr, flags.join(" ")).toContain(message);
+    }
+    expect(fs.existsSync(runs)).toBe(false);
+  });
+
   it("--from/--to window the run; bars before --from are history, bars after --to are never loaded", () => {
     const runs = path.join(work, "runs-window");
     const r = cli(
