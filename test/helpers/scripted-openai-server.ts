@@ -75,8 +75,18 @@ export type Step = ReplyStep | FaultStep | HangStep | DelayStep;
 export type Script = readonly Step[] | ((req: RecordedRequest, index: number) => Step);
 
 export interface ScriptedServerOptions {
-  /** Answers `POST /v1/embeddings`: one vector per input string. Absent: such requests get 404. */
-  embeddings?: (input: string[]) => number[][];
+  /**
+   * Answers `POST /v1/embeddings`: one vector per input string, or a fault to send instead.
+   * `index` counts embeddings requests from 0. Absent: such requests get 404.
+   */
+  embeddings?: (input: string[], index: number) => number[][] | EmbeddingsFault;
+}
+
+/** An HTTP error answer to an embeddings request (e.g. 429 with Retry-After, 500). */
+export interface EmbeddingsFault {
+  status: number;
+  headers?: Record<string, string>;
+  message?: string;
 }
 
 export interface ScriptedServer {
@@ -102,6 +112,7 @@ export async function startScriptedServer(
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let chatIndex = 0;
+  let embeddingsIndex = 0;
   let inFlight = 0;
   let maxInFlight = 0;
   let closed = false;
@@ -181,7 +192,7 @@ export async function startScriptedServer(
       return;
     }
     if (req.method === "POST" && req.path === "/v1/embeddings") {
-      sendEmbeddings(req, res, options.embeddings);
+      sendEmbeddings(req, res, options.embeddings, embeddingsIndex++);
       return;
     }
     send(res, 404, {
@@ -255,6 +266,7 @@ function sendEmbeddings(
   req: RecordedRequest,
   res: http.ServerResponse,
   embed: ScriptedServerOptions["embeddings"],
+  index: number,
 ): void {
   if (!embed) {
     send(res, 404, {
@@ -268,7 +280,16 @@ function sendEmbeddings(
     send(res, 400, { error: { message: "scripted server: input must be a string or string[]" } });
     return;
   }
-  const vectors = embed(input);
+  const vectors = embed(input, index);
+  if (!Array.isArray(vectors)) {
+    send(
+      res,
+      vectors.status,
+      { error: { message: vectors.message ?? `scripted fault ${vectors.status}` } },
+      vectors.headers,
+    );
+    return;
+  }
   // The openai client asks for base64 (little-endian float32) unless told otherwise, and decodes it.
   const encode = (v: number[]) =>
     body.encoding_format === "base64"

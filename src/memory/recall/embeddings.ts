@@ -1,3 +1,4 @@
+import { backoffDelayMs, retryAfterMs } from "../../util/backoff.js";
 import { RecallEmbeddingError } from "./recall-errors.js";
 
 /** An OpenAI-compatible embeddings endpoint: POST `<baseURL>/embeddings`. */
@@ -17,6 +18,10 @@ export interface EmbeddingsConfig {
    * run). Used by `--replay`, which makes no network calls; a missing vector is a divergence.
    */
   offline?: boolean;
+  /** Retries of a 429, a 5xx, a timeout or a dropped connection (default 3). */
+  maxRetries?: number;
+  /** Backoff scale of the first retry (default 500 ms; doubles, capped at 8 s, full jitter). */
+  backoffBaseMs?: number;
 }
 
 export interface Embedder {
@@ -28,6 +33,9 @@ export interface Embedder {
 
 const DEFAULT_BATCH = 64;
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 3;
+const DEFAULT_BACKOFF_BASE_MS = 500;
+const BACKOFF_MAX_MS = 8_000;
 
 /** Talks to the endpoint with plain fetch: one dependency less, and errors stay in our words. */
 export function httpEmbedder(config: EmbeddingsConfig): Embedder {
@@ -49,11 +57,18 @@ export function httpEmbedder(config: EmbeddingsConfig): Embedder {
       ),
     );
 
-  const request = async (input: readonly string[]): Promise<Float32Array[]> => {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (config.apiKey !== undefined && config.apiKey !== "") {
-      headers.authorization = `Bearer ${config.apiKey}`;
-    }
+  const maxRetries = Math.max(0, Math.floor(config.maxRetries ?? DEFAULT_MAX_RETRIES));
+  const backoff = {
+    baseMs: config.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS,
+    maxMs: BACKOFF_MAX_MS,
+  };
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (config.apiKey !== undefined && config.apiKey !== "") {
+    headers.authorization = `Bearer ${config.apiKey}`;
+  }
+
+  /** One attempt: vectors, or a failure saying whether another attempt may succeed. */
+  const attempt = async (input: readonly string[]): Promise<Attempt> => {
     let res: Response;
     try {
       res = await fetch(url, {
@@ -63,11 +78,36 @@ export function httpEmbedder(config: EmbeddingsConfig): Embedder {
         signal: AbortSignal.timeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       });
     } catch (err) {
-      throw fail(`the request did not complete (${describe(err)})`);
+      return {
+        retry: true,
+        waitMs: null,
+        what: `the request did not complete (${describe(err)})`,
+      };
     }
     const body = await res.text().catch(() => "");
-    if (!res.ok) throw fail(`HTTP ${res.status}${serverMessage(body)}`);
-    return parseVectors(body, input.length, config.dimensions, fail);
+    if (!res.ok) {
+      return {
+        retry: res.status === 429 || res.status === 408 || res.status >= 500,
+        waitMs: retryAfterMs(res.headers),
+        what: `HTTP ${res.status}${serverMessage(body)}`,
+      };
+    }
+    return { vectors: parseVectors(body, input.length, config.dimensions, fail) };
+  };
+
+  // Rate limits and brief outages are normal for a hosted endpoint: retry them as the chat client
+  // does (honouring Retry-After) before failing the run.
+  const request = async (input: readonly string[]): Promise<Float32Array[]> => {
+    for (let retry = 0; ; retry++) {
+      const result = await attempt(input);
+      if ("vectors" in result) return result.vectors;
+      if (!result.retry || retry >= maxRetries) {
+        const tries = retry === 0 ? "" : ` (after ${retry + 1} attempts)`;
+        throw fail(`${result.what}${tries}`);
+      }
+      const waitMs = result.waitMs ?? backoffDelayMs(retry, backoff, Math.random);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
   };
 
   return {
@@ -82,6 +122,10 @@ export function httpEmbedder(config: EmbeddingsConfig): Embedder {
     },
   };
 }
+
+type Attempt =
+  | { vectors: Float32Array[] }
+  | { retry: boolean; waitMs: number | null; what: string };
 
 /** An embedder for replays: the recording holds every vector, so any request is a divergence. */
 function offlineEmbedder(model: string, baseURL: string): Embedder {

@@ -7,6 +7,7 @@ import {
 } from "../../../src/memory/recall/index.js";
 import { MemoryWorkspace } from "../../../src/memory/workspace.js";
 import {
+  type EmbeddingsFault,
   type RecordedRequest,
   type ScriptedServer,
   startScriptedServer,
@@ -50,12 +51,14 @@ function embed(input: string[]): number[][] {
   return input.map((t) => (t.includes("Never risk") || t === QUERY ? [1, 0, 0] : [0, 1, 0]));
 }
 
+type EmbeddingsScript = (input: string[], index: number) => number[][] | EmbeddingsFault;
+
 const embeddedTexts = (requests: RecordedRequest[]): string[] =>
   requests
     .filter((r) => r.path === "/v1/embeddings")
     .flatMap((r) => (r.body as { input: string[] }).input);
 
-async function serve(embeddings: (input: string[]) => number[][]): Promise<ScriptedServer> {
+async function serve(embeddings: EmbeddingsScript): Promise<ScriptedServer> {
   server = await startScriptedServer([], { embeddings });
   return server;
 }
@@ -136,13 +139,55 @@ describe("hybrid recall failures are loud and keep the key secret", () => {
       throw new Error(`Incorrect API key provided: ${KEY}`);
     });
     const index = openRecallIndex(dir, {
-      embeddings: { model: "emb", baseURL: s.url, apiKey: KEY },
+      embeddings: { model: "emb", baseURL: s.url, apiKey: KEY, backoffBaseMs: 1 },
     });
     const err = await index.search(QUERY, {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RecallEmbeddingError);
-    expect((err as Error).message).toMatch(/HTTP 500.*Incorrect API key provided: \*\*\*/);
+    expect((err as Error).message).toMatch(
+      /HTTP 500.*Incorrect API key provided: \*\*\* \(after 4 attempts\)/,
+    );
     expect((err as Error).message).not.toContain(KEY);
+    // A 500 is retried three times (the default) before the error.
+    expect(s.requests.filter((r) => r.path === "/v1/embeddings")).toHaveLength(4);
     index.close();
+  });
+
+  it("retries a 429 after the wait its Retry-After asks for, then a 503, then succeeds", async () => {
+    const faults = [
+      { status: 429, headers: { "retry-after-ms": "150" }, message: "slow down" },
+      { status: 503, message: "overloaded" },
+    ];
+    const s = await serve((input, i) => faults[i] ?? embed(input));
+    const index = openRecallIndex(dir, {
+      embeddings: { model: "emb", baseURL: s.url, backoffBaseMs: 1 },
+    });
+    const t0 = performance.now();
+    const hits = await index.search(QUERY, {});
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
+    expect(where(hits)[0]).toBe("notes/risk.md:2");
+    const calls = s.requests.filter((r) => r.path === "/v1/embeddings");
+    // 2 faults, then the chunks' batch and the query each once.
+    expect(calls).toHaveLength(4);
+    expect(calls[0]?.body).toEqual(calls[2]?.body);
+    index.close();
+  });
+
+  it("does not retry what a retry cannot fix (400, 401, 404), and honours maxRetries 0", async () => {
+    const s = await serve(() => ({ status: 401, message: "bad key" }));
+    const index = openRecallIndex(dir, {
+      embeddings: { model: "emb", baseURL: s.url, backoffBaseMs: 1 },
+    });
+    await expect(index.search(QUERY, {})).rejects.toThrow(/HTTP 401: bad key\. Check/);
+    expect(s.requests).toHaveLength(1);
+    index.close();
+    const s2 = await startScriptedServer([], { embeddings: () => ({ status: 500 }) });
+    const once = openRecallIndex(dir, {
+      embeddings: { model: "emb2", baseURL: s2.url, maxRetries: 0 },
+    });
+    await expect(once.search(QUERY, {})).rejects.toThrow(/HTTP 500: scripted fault 500\. Check/);
+    expect(s2.requests).toHaveLength(1);
+    once.close();
+    await s2.close();
   });
 
   it("a missing endpoint is an error, not a silent fall back to keywords", async () => {

@@ -1,4 +1,4 @@
-/** When to try a failed model call again. */
+/** When to try a failed call (to a model or an embeddings endpoint) again. */
 export interface BackoffSettings {
   /** Delay scale of the first retry, in ms. */
   baseMs: number;

@@ -3,7 +3,7 @@ import {
   backoffDelayMs,
   MAX_RETRY_AFTER_MS,
   retryAfterMs,
-} from "../../../src/agent/llm/backoff.js";
+} from "../../src/util/backoff.js";
 
 describe("backoffDelayMs", () => {
   const settings = { baseMs: 500, maxMs: 20_000 };
