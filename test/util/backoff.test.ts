@@ -1,9 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  backoffDelayMs,
-  MAX_RETRY_AFTER_MS,
-  retryAfterMs,
-} from "../../src/util/backoff.js";
+import { backoffDelayMs, MAX_RETRY_AFTER_MS, retryAfterMs } from "../../src/util/backoff.js";
 
 describe("backoffDelayMs", () => {
   const settings = { baseMs: 500, maxMs: 20_000 };

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import { LlmError, type LlmErrorType } from "../types.js";
 import { retryAfterMs } from "../../util/backoff.js";
+import { LlmError, type LlmErrorType } from "../types.js";
 
 /** One failed attempt of a model call, as far as retrying is concerned. */
 export interface AttemptFailure {

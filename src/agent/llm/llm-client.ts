@@ -5,6 +5,7 @@ import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
 } from "openai/resources/chat/completions";
+import { backoffDelayMs } from "../../util/backoff.js";
 import {
   type ChatCompletionMessage,
   type ChatModel,
@@ -14,7 +15,6 @@ import {
   type ResponseSource,
   type TokenUsage,
 } from "../types.js";
-import { backoffDelayMs } from "../../util/backoff.js";
 import { classifyFailure, failureMessage } from "./classify-failure.js";
 import { DEFAULT_BASE_URL, NO_API_KEY } from "./llm-settings.js";
 import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
