@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from "commander";
 import { registerDiffCommand } from "./cli/commands/diff-command.js";
 import { registerListCommand } from "./cli/commands/list-command.js";
 import { registerRecallCommand } from "./cli/commands/recall-command.js";
+import { DEFAULT_RUNS_DIR } from "./cli/commands/runs-root.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
 import { VERSION } from "./version.js";
 
@@ -88,7 +89,7 @@ export function buildProgram(): Command {
     .option("--to <date>", "last bar (later bars are not loaded)")
     .option("-p, --param <key=value>", "strategy parameter (repeatable)", collect)
     .option("--name <name>", "run name (default: the strategy's name)")
-    .option("--runs-dir <dir>", "where run directories go", ".agenticbt/runs")
+    .option("--runs-dir <dir>", "where run directories go", DEFAULT_RUNS_DIR)
     .option("--strict", "reject unsorted data instead of sorting it with a warning")
     .option("--tz <zone>", "IANA time zone that timestamps with a UTC offset are converted to")
     .option(

@@ -12,6 +12,7 @@ import {
   type RunConfig,
 } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
+import { runsRootOf } from "./commands/runs-root.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
 import { plainRenderer } from "./plain-renderer.js";
@@ -163,7 +164,7 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     from: o.from ?? null,
     to: o.to ?? null,
     name: o.name ?? null,
-    runsRoot: path.resolve(o.runsDir ?? path.join(".agenticbt", "runs")),
+    runsRoot: runsRootOf(o.runsDir),
     strict: o.strict === true,
     tz: o.tz ?? null,
     agent: agentOptions(strategy, o),
@@ -247,7 +248,7 @@ export async function runCommand(
 
 /** `--replay <run>`: the recorded run's own config, answered from its transcript. */
 function replayConfig(o: RunCommandOptions): RunConfig {
-  const runsRoot = path.resolve(o.runsDir ?? path.join(".agenticbt", "runs"));
+  const runsRoot = runsRootOf(o.runsDir);
   const dir = resolveRunDir(o.replay as string, runsRoot);
   const recorded = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")) as RunConfig;
   if (!recorded.agent) {

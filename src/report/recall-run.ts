@@ -1,12 +1,9 @@
 import path from "node:path";
 import { z } from "zod";
-import {
-  openRecallIndex,
-  type RecallIndexOptions,
-  type SearchOptions,
-} from "../memory/recall/index.js";
+import { openRecallIndex } from "../memory/recall/index.js";
+import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
-import { embedBaseUrl } from "../runner/run-recall.js";
+import { recallIndexOptions, recallSearchOptions } from "../runner/run-recall.js";
 import { labelTime, parseAt } from "./decisions-at.js";
 import { RunReadError } from "./report-error.js";
 import { readConfig } from "./run-record.js";
@@ -23,7 +20,7 @@ export interface RecallRunOptions {
 }
 
 // config.json's `recall` (RecallOptions); runs written before it existed lack it.
-const recallConfigSchema = z.object({
+const recallConfigSchema: z.ZodType<RecallOptions> = z.object({
   embedModel: z.string().nullable(),
   embedBaseURL: z.string().nullable(),
   weightFts: z.number().nonnegative(),
@@ -32,7 +29,6 @@ const recallConfigSchema = z.object({
   minScore: z.number().min(0).max(1).nullable(),
   halfLifeDays: z.number().positive().nullable(),
 });
-type RecallConfig = z.infer<typeof recallConfigSchema>;
 
 /**
  * `recall <run> "<query>"` against a finished run. Without `asOf`: all of the run's memory, no
@@ -50,28 +46,17 @@ export async function recallRun(
     throw new UsageError('The query is empty: pass the words to look for, e.g. "stop loss".');
   }
   const asOf = o.asOf === undefined ? null : parseAt(o.asOf, "--as-of");
-  const settings = recallConfig(dir);
-  const hybrid = settings?.embedModel != null && o.keywordsOnly !== true;
-  const env = o.env ?? process.env;
-  const indexOptions: RecallIndexOptions = {};
-  if (settings !== null)
-    indexOptions.weights = { fts: settings.weightFts, vec: settings.weightVec };
-  if (hybrid && settings?.embedModel) {
-    const apiKey = env.OPENAI_API_KEY?.trim();
-    indexOptions.embeddings = {
-      model: settings.embedModel,
-      baseURL: embedBaseUrl(settings, env),
-      ...(apiKey ? { apiKey } : {}),
-    };
-  }
-  // As RunRecall does in the run: a min score of 0 means the index's default for the mode.
-  const search: SearchOptions = { limit: o.limit };
-  if (settings !== null && settings.minScore !== null) search.minScore = settings.minScore;
-  if (asOf !== null) {
-    search.asOf = labelTime(asOf);
-    search.decay = true;
-    if (settings?.halfLifeDays != null) search.halfLifeDays = settings.halfLifeDays;
-  }
+  const recorded = recallConfig(dir);
+  const hybrid = recorded?.embedModel != null && o.keywordsOnly !== true;
+  // As the run recalled (weights, minimum score, half-life); keywords alone when asked, or for a
+  // run recorded before recall settings were.
+  const settings: RecallOptions = {
+    ...DEFAULT_RECALL_OPTIONS,
+    ...recorded,
+    ...(hybrid ? {} : { embedModel: null, embedBaseURL: null }),
+  };
+  const indexOptions = recallIndexOptions(settings, o.env ?? process.env);
+  const search = recallSearchOptions(settings, o.limit, asOf === null ? null : labelTime(asOf));
   const index = openRecallIndex(dir, indexOptions);
   try {
     const citations = await index.search(query, search);
@@ -89,7 +74,7 @@ export async function recallRun(
 }
 
 /** config.json's recall settings, or null for a run written before they were recorded. */
-function recallConfig(dir: string): RecallConfig | null {
+function recallConfig(dir: string): RecallOptions | null {
   const raw = readConfig(dir).recall;
   if (raw === undefined || raw === null) return null;
   const parsed = recallConfigSchema.safeParse(raw);

@@ -1,14 +1,12 @@
-import fs from "node:fs";
 import path from "node:path";
-import { isErrnoCode } from "../util/errno.js";
+import { listMarkdown, readTextOrNull as readMemoryText } from "../memory/memory-files.js";
 import { RunReadError } from "./report-error.js";
 
 /** A file's text, or null when it does not exist (any other failure is an error naming it). */
 export function readTextOrNull(file: string): string | null {
   try {
-    return fs.readFileSync(file, "utf8");
+    return readMemoryText(file);
   } catch (err) {
-    if (isErrnoCode(err, "ENOENT")) return null;
     throw new RunReadError(`Could not read ${file}: ${(err as Error).message}`);
   }
 }
@@ -50,13 +48,9 @@ export function readJsonLines(file: string): Record<string, unknown>[] {
   return out;
 }
 
-/** Markdown files under `dir` (recursively), as "/"-separated paths relative to `root`. */
+/** The markdown files of one memory directory (journal/, notes/, reviews/), as "dir/name". */
 export function markdownFiles(root: string, dir: string): string[] {
-  const base = path.join(root, dir);
-  if (!fs.existsSync(base)) return [];
-  const entries = fs.readdirSync(base, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith(".md"))
-    .map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join("/"))
-    .sort();
+  return listMarkdown(path.join(root, dir))
+    .sort()
+    .map((name) => `${dir}/${name}`);
 }

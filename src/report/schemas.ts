@@ -301,4 +301,3 @@ export const runResultSchema = z.looseObject({
   agenticbt: z.object({ version: z.string(), node: z.string() }),
   llm: z.looseObject({ model: z.string(), baseURL: z.string(), usage: z.unknown() }).nullable(),
 });
-export type RunResultView = z.infer<typeof runResultSchema>;

@@ -1,13 +1,17 @@
 import path from "node:path";
+import { DEFAULT_BASE_URL, nonEmpty } from "../agent/llm/llm-settings.js";
 import type { Millis } from "../engine/types.js";
-import type { RecallHealth, RecallIndex } from "../memory/recall/index.js";
-import { INDEX_FILE, openRecallIndex } from "../memory/recall/index.js";
+import {
+  INDEX_FILE,
+  openRecallIndex,
+  type RecallHealth,
+  type RecallIndex,
+  type RecallIndexOptions,
+  type SearchOptions,
+} from "../memory/recall/index.js";
 import type { Citation } from "../strategy/types.js";
 import type { RecallOptions } from "./run-config.js";
 import { UsageError } from "./run-errors.js";
-
-/** OpenAI's endpoint, when neither --embed-base-url nor OPENAI_BASE_URL says otherwise. */
-const DEFAULT_EMBED_BASE_URL = "https://api.openai.com/v1";
 
 /** ctx.recall() was called in a run with embeddings: hybrid recall cannot answer synchronously. */
 export class SyncRecallError extends Error {
@@ -21,7 +25,6 @@ export class SyncRecallError extends Error {
  */
 export class RunRecall {
   private index: RecallIndex | null = null;
-  private readonly hybrid: boolean;
 
   /**
    * `replayOf`: the recorded run a replay re-runs. Its index.sqlite holds every vector the
@@ -32,25 +35,23 @@ export class RunRecall {
     private readonly options: RecallOptions,
     private readonly replayOf: string | null = null,
     private readonly env: Readonly<Record<string, string | undefined>> = process.env,
-  ) {
-    this.hybrid = options.embedModel !== null;
-  }
+  ) {}
 
   /** Keyword (BM25) recall, for code strategies' synchronous ctx.recall. */
   searchSync(query: string, limit: number, asOf: Millis): Citation[] {
-    if (this.hybrid) {
+    if (this.options.embedModel !== null) {
       throw new SyncRecallError(
         "ctx.recall() is synchronous and recalls by keywords only, but this run has " +
           "--embed-model set for hybrid recall. Use `await ctx.recallAsync(query, limit)` in the " +
           "strategy, or drop --embed-model.",
       );
     }
-    return this.open().searchSync(query, this.searchOptions(limit, asOf));
+    return this.open().searchSync(query, recallSearchOptions(this.options, limit, asOf));
   }
 
   /** Recall as the agent sees it at `asOf`: hybrid when embeddings are configured. */
   search(query: string, limit: number, asOf: Millis): Promise<Citation[]> {
-    return this.open().search(query, this.searchOptions(limit, asOf));
+    return this.open().search(query, recallSearchOptions(this.options, limit, asOf));
   }
 
   /** Syncs the index with the memory as the run left it; its health goes into result.json. */
@@ -80,44 +81,60 @@ export class RunRecall {
   }
 
   private open(): RecallIndex {
-    if (this.index === null) {
-      const o = this.options;
-      this.index = openRecallIndex(this.dir, {
-        weights: { fts: o.weightFts, vec: o.weightVec },
-        ...(o.embedModel === null
-          ? {}
-          : {
-              embeddings: {
-                model: o.embedModel,
-                baseURL: embedBaseUrl(o, this.env),
-                ...(nonEmpty(this.env.OPENAI_API_KEY) ? { apiKey: this.env.OPENAI_API_KEY } : {}),
-                offline: this.replayOf !== null,
-              },
-              ...(this.replayOf === null
-                ? {}
-                : { seedVectorsFrom: path.join(this.replayOf, INDEX_FILE) }),
-            }),
-      });
-    }
+    this.index ??= openRecallIndex(
+      this.dir,
+      recallIndexOptions(this.options, this.env, this.replayOf),
+    );
     return this.index;
-  }
-
-  private searchOptions(limit: number, asOf: Millis) {
-    return {
-      limit,
-      asOf,
-      ...(this.options.minScore === null ? {} : { minScore: this.options.minScore }),
-      ...(this.options.halfLifeDays === null ? {} : { halfLifeDays: this.options.halfLifeDays }),
-    };
   }
 }
 
-/** Where embeddings come from: --embed-base-url, then $OPENAI_BASE_URL, then OpenAI. */
-export function embedBaseUrl(
+/**
+ * How the index of a run with these settings is opened: its weights, and for hybrid recall the
+ * embeddings endpoint (key from $OPENAI_API_KEY). A replay takes the recorded run's vectors and
+ * never calls the endpoint.
+ */
+export function recallIndexOptions(
   o: RecallOptions,
   env: Readonly<Record<string, string | undefined>>,
-): string {
-  return nonEmpty(o.embedBaseURL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? DEFAULT_EMBED_BASE_URL;
+  replayOf: string | null = null,
+): RecallIndexOptions {
+  const weights = { fts: o.weightFts, vec: o.weightVec };
+  if (o.embedModel === null) return { weights };
+  const apiKey = nonEmpty(env.OPENAI_API_KEY);
+  return {
+    weights,
+    embeddings: {
+      model: o.embedModel,
+      baseURL: embedBaseUrl(o, env),
+      ...(apiKey === undefined ? {} : { apiKey }),
+      offline: replayOf !== null,
+    },
+    ...(replayOf === null ? {} : { seedVectorsFrom: path.join(replayOf, INDEX_FILE) }),
+  };
+}
+
+/**
+ * A search as the agent makes it at `asOf` (null: the user's view of all memory): the run's
+ * minimum score (null: the index's default for the mode) and, with `asOf`, its half-life.
+ */
+export function recallSearchOptions(
+  o: RecallOptions,
+  limit: number,
+  asOf: Millis | null,
+): SearchOptions {
+  const search: SearchOptions = { limit };
+  if (o.minScore !== null) search.minScore = o.minScore;
+  if (asOf !== null) {
+    search.asOf = asOf;
+    if (o.halfLifeDays !== null) search.halfLifeDays = o.halfLifeDays;
+  }
+  return search;
+}
+
+/** Where embeddings come from: --embed-base-url, then $OPENAI_BASE_URL, then OpenAI. */
+function embedBaseUrl(o: RecallOptions, env: Readonly<Record<string, string | undefined>>): string {
+  return nonEmpty(o.embedBaseURL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? DEFAULT_BASE_URL;
 }
 
 /** Options that cannot work together are bad usage, found before a run directory exists. */
@@ -137,9 +154,4 @@ export function checkRecallOptions(o: RecallOptions): void {
   if (o.embedModel !== null && o.weightFts + o.weightVec <= 0) {
     throw new UsageError("--recall-weights must not both be 0 (e.g. 0.5,0.5).");
   }
-}
-
-function nonEmpty(value: string | null | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
 }

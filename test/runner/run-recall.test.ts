@@ -199,28 +199,23 @@ describe("hybrid recall in a run (embeddings from a scripted server on 127.0.0.1
         expect(first.recalls[0]?.citations[0]?.path).toBe("notes/rule.md");
         expect(result.index?.embeddings?.vectors).toBeGreaterThan(0);
         // The replay answers every recall from the recorded index: the server is gone already.
-        const replay = await runLlm({
-          baseURL: llm.url,
-          data: [spy],
-          runsRoot: path.join(work, "llm-replay"),
-          presets: [{ target: "notes/rule.md", file: preset }],
-          recall: { embedModel: "embed-test", embedBaseURL: llm.url },
-          agent: { replay: dir, cache: false },
-        });
+        const replayOf = (recorded: string) =>
+          runLlm({
+            baseURL: llm.url,
+            data: [spy],
+            runsRoot: path.join(work, "llm-replay"),
+            presets: [{ target: "notes/rule.md", file: preset }],
+            recall: { embedModel: "embed-test", embedBaseURL: llm.url },
+            agent: { replay: recorded, cache: false },
+          });
+        const replay = await replayOf(dir);
         expect(replay.result.status, JSON.stringify(replay.result.error)).toBe("completed");
         const recallsOf = (d: string) =>
           readJsonl(path.join(d, "decisions.jsonl")).map((x) => x.recalls);
         expect(recallsOf(replay.dir)).toEqual(recallsOf(dir));
         // Without the recorded vectors the replay cannot recall offline, and says so.
         fs.rmSync(path.join(dir, "index.sqlite"));
-        const blind = await runLlm({
-          baseURL: llm.url,
-          data: [spy],
-          runsRoot: path.join(work, "llm-replay"),
-          presets: [{ target: "notes/rule.md", file: preset }],
-          recall: { embedModel: "embed-test", embedBaseURL: llm.url },
-          agent: { replay: dir, cache: false },
-        });
+        const blind = await replayOf(dir);
         expect(blind.result.status).toBe("failed");
         expect(blind.result.error?.message).toContain("the replay has diverged");
         expect(llm.requests.length).toBe(served);

@@ -62,7 +62,8 @@ function checkBaseUrl(raw: string): string {
   return raw.trim().replace(/\/+$/, "");
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+/** A trimmed value, or undefined for absent or blank (a shell's `VAR=` means unset). */
+export function nonEmpty(value: string | null | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
 }

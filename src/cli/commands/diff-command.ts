@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { DEFAULT_RUNS_DIR, printJson, runsRootOf } from "./runs-root.js";
+import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time: the report code (and zod) is loaded by
 // the action, so `agenticbt --help` stays fast.
@@ -28,8 +28,7 @@ export async function diffCommand(runA: string, runB: string, o: DiffOptions): P
   ]);
   const root = runsRootOf(o.runsDir);
   const out = diffRuns(resolveRunDir(runA, root), resolveRunDir(runB, root));
-  if (o.json) printJson(out);
-  else process.stdout.write(`${formatDiff(out)}\n`);
+  printReport(out, o.json, formatDiff);
   return 0;
 }
 

@@ -1,9 +1,8 @@
-import { queryTokens } from "../../memory/recall/tokenize.js";
+import { isCjk, queryTokens } from "../../memory/recall/tokenize.js";
 import type { RecallOutput } from "../../report/schemas.js";
 
 const BOLD = "\u001b[1m";
 const RESET = "\u001b[22m";
-const CJK = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+$/u;
 
 /**
  * `recall <run> "<query>"` as plain text: one block per citation, `path:start-end  score` and the
@@ -32,15 +31,15 @@ export function formatRecall(r: RecallOutput, color: boolean): string {
  */
 export function highlighter(query: string): (text: string) => string {
   const tokens = queryTokens(query);
-  const pairs = tokens.filter((t) => CJK.test(t) && [...t].length === 2);
+  const pairs = tokens.filter((t) => isCjk(t) && [...t].length === 2);
   const terms = tokens.filter(
-    (t) => !CJK.test(t) || [...t].length === 2 || !pairs.some((p) => p.includes(t)),
+    (t) => !isCjk(t) || [...t].length === 2 || !pairs.some((p) => p.includes(t)),
   );
   if (terms.length === 0) return (s) => s;
   const parts = terms
     .sort((a, b) => b.length - a.length)
     .map((t) =>
-      CJK.test(t) ? escapeRegExp(t) : `(?<![\\p{L}\\p{N}])${escapeRegExp(t)}[\\p{L}\\p{N}]*`,
+      isCjk(t) ? escapeRegExp(t) : `(?<![\\p{L}\\p{N}])${escapeRegExp(t)}[\\p{L}\\p{N}]*`,
     );
   const re = new RegExp(parts.join("|"), "giu");
   return (text) => {

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { DEFAULT_RUNS_DIR, printJson, runsRootOf } from "./runs-root.js";
+import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time: the report code (and zod) is loaded by
 // the action, so `agenticbt --help` stays fast.
@@ -24,8 +24,7 @@ export async function listCommand(o: ListOptions): Promise<number> {
     import("./format-list.js"),
   ]);
   const out = listRuns(runsRootOf(o.runsDir));
-  if (o.json) printJson(out);
-  else process.stdout.write(`${formatList(out)}\n`);
+  printReport(out, o.json, formatList);
   return 0;
 }
 

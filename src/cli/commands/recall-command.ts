@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { DEFAULT_RUNS_DIR, printJson, runsRootOf } from "./runs-root.js";
+import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time: the report, zod and SQLite code is
 // loaded by the action, so `agenticbt --help` stays fast.
@@ -48,8 +48,8 @@ export async function recallCommand(run: string, query: string, o: RecallOptions
     ...(o.asOf !== undefined ? { asOf: o.asOf } : {}),
     keywordsOnly: o.keywordsOnly === true,
   });
-  if (o.json) printJson(out);
-  else process.stdout.write(`${formatRecall(out, wantsColor(process.stdout, process.env))}\n`);
+  const color = wantsColor(process.stdout, process.env);
+  printReport(out, o.json, (r) => formatRecall(r, color));
   return 0;
 }
 

@@ -5,7 +5,7 @@ export const DEFAULT_RUNS_DIR = path.join(".agenticbt", "runs");
 
 export const runsRootOf = (dir: string | undefined) => path.resolve(dir ?? DEFAULT_RUNS_DIR);
 
-/** `--json` output: the value alone on stdout. */
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+/** A report on stdout: with `--json` the value alone as JSON, else its plain-text form. */
+export function printReport<T>(value: T, json: boolean | undefined, format: (v: T) => string) {
+  process.stdout.write(`${json ? JSON.stringify(value, null, 2) : format(value)}\n`);
 }

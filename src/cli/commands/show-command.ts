@@ -1,5 +1,6 @@
+import path from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_RUNS_DIR, printJson, runsRootOf } from "./runs-root.js";
+import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time: the report code (and zod) is loaded by
 // the action, so `agenticbt --help` stays fast.
@@ -33,10 +34,8 @@ export async function showCommand(run: string, o: ShowOptions): Promise<number> 
       import("../../report/decisions-at.js"),
       import("./format-decisions.js"),
     ]);
-    const id = summarizeId(dir);
-    const out = decisionsAt(dir, id, o.at);
-    if (o.json) printJson(out);
-    else process.stdout.write(`${formatDecisionsAt(out, o.full === true)}\n`);
+    const out = decisionsAt(dir, path.basename(dir), o.at);
+    printReport(out, o.json, (r) => formatDecisionsAt(r, o.full === true));
     return 0;
   }
   const [{ summarizeRun }, { formatShow }] = await Promise.all([
@@ -44,13 +43,9 @@ export async function showCommand(run: string, o: ShowOptions): Promise<number> 
     import("./format-show.js"),
   ]);
   const out = summarizeRun(dir);
-  if (o.json) printJson(out);
-  else process.stdout.write(`${formatShow(out)}\n`);
+  printReport(out, o.json, formatShow);
   return 0;
 }
-
-/** The run id is its directory's name (result.json may be unreadable, --at does not need it). */
-const summarizeId = (dir: string) => dir.split(/[\\/]/).filter(Boolean).at(-1) ?? dir;
 
 export function registerShowCommand(program: Command): void {
   program

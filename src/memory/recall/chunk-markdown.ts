@@ -10,7 +10,7 @@ export const OVERLAP_TOKENS = 80;
 
 /**
  * The `at` of a journal chunk whose file name is not a date: later than any simulated now, so
- * such text is only ever found without an as-of (the user's view), as in keyword recall.
+ * such text is only ever found without an as-of (the user's view).
  */
 export const UNDATABLE: Millis = Number.MAX_SAFE_INTEGER;
 

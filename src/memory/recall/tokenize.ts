@@ -6,6 +6,7 @@
 const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}";
 const RUN = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`, "gu");
 const CJK_CHAR = new RegExp(`^[${CJK}]`, "u");
+const CJK_ONLY = new RegExp(`^[${CJK}]+$`, "u");
 const CJK_GLOBAL = new RegExp(`[${CJK}]`, "gu");
 const WORD = /[\p{L}\p{N}]+/gu;
 
@@ -32,6 +33,11 @@ function stem(word: string): string {
   if (word.endsWith("sses")) return word.slice(0, -2);
   if (word.endsWith("s") && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
   return word;
+}
+
+/** Whether a token is Chinese, Japanese or Korean text (characters or a bigram). */
+export function isCjk(token: string): boolean {
+  return CJK_ONLY.test(token);
 }
 
 /** Tokens of a text in order: words (folded, stemmed), CJK characters and CJK bigrams. */

@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import type { Embedder } from "./embeddings.js";
 import { RecallEmbeddingError } from "./recall-errors.js";
-import { chunkBody } from "./sync-index.js";
+import { chunkBody, sha256 } from "./sync-index.js";
 
 const QUERY_CACHE_SIZE = 256;
 
@@ -61,7 +60,7 @@ export class VectorStore {
   private async queryVector(query: string): Promise<Float32Array> {
     const cached = this.queries.get(query);
     if (cached !== undefined) return cached;
-    const key = `query:${createHash("sha256").update(query).digest("hex")}`;
+    const key = `query:${sha256(query)}`;
     const row = this.db
       .prepare("SELECT vector FROM embeddings WHERE hash = ? AND model = ?")
       .get(key, this.embedder.model) as { vector: Buffer } | undefined;

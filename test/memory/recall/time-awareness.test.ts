@@ -15,7 +15,7 @@ let index: RecallIndex;
 const asOf = at("2024-03-15T12:00");
 const sorted = (xs: string[]) => [...xs].sort();
 
-// The scenario of keyword recall's contract test: the same files must give the same answers.
+// One run's memory over two months: journals, reviews, notes, playbook lessons, and later writes.
 beforeEach(() => {
   tmp = tempDir();
   dir = path.join(tmp.dir, "run");
