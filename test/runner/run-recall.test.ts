@@ -135,9 +135,13 @@ describe("hybrid recall in a run (embeddings from a scripted server on 127.0.0.1
     expect((embedded[0]?.body as { model?: string } | undefined)?.model).toBe("embed-test");
     expect(result.index?.embeddings?.model).toBe("embed-test");
     expect(result.index?.embeddings?.vectors).toBeGreaterThan(0);
-    // 0.5 * keyword score + 0.5 * cosine 1: every "marker" hit scores above one half.
+    // 0.5 * keyword score + 0.5 * cosine 1: every "marker" hit scores above one half, which
+    // keywords alone never reach here ("marker" is in every chunk, so its IDF is small).
     for (const { recall } of recalls) {
-      for (const c of recall?.citations ?? []) expect(c.snippet).toContain("marker");
+      for (const c of recall?.citations ?? []) {
+        expect(c.snippet).toContain("marker");
+        expect(c.score).toBeGreaterThan(0.5);
+      }
     }
   });
 
@@ -188,7 +192,7 @@ describe("hybrid recall in a run (embeddings from a scripted server on 127.0.0.1
         presets: [{ target: "notes/rule.md", file: preset }],
         recall: { embedModel: "embed-test", embedBaseURL: llm.url },
       });
-      await llm.close();
+      // The server stays up through the replays below: any request they made would be recorded.
       const served = llm.requests.length;
       if (mode === "ok") {
         expect(result.status, JSON.stringify(result.error)).toBe("completed");
@@ -198,7 +202,7 @@ describe("hybrid recall in a run (embeddings from a scripted server on 127.0.0.1
         expect(first.toolCalls[0]?.error).toBeNull();
         expect(first.recalls[0]?.citations[0]?.path).toBe("notes/rule.md");
         expect(result.index?.embeddings?.vectors).toBeGreaterThan(0);
-        // The replay answers every recall from the recorded index: the server is gone already.
+        // The replay answers every recall from the recorded index, with no request to the server.
         const replayOf = (recorded: string) =>
           runLlm({
             baseURL: llm.url,
@@ -219,10 +223,12 @@ describe("hybrid recall in a run (embeddings from a scripted server on 127.0.0.1
         expect(blind.result.status).toBe("failed");
         expect(blind.result.error?.message).toContain("the replay has diverged");
         expect(llm.requests.length).toBe(served);
+        await llm.close();
       } else {
         expect(result.status).toBe("failed");
         expect(result.error?.type).toBe("RecallEmbeddingError");
         expect(result.error?.message).toContain("remove the embeddings option");
+        await llm.close();
       }
     }
   });
