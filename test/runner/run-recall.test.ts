@@ -11,6 +11,7 @@ import {
   type RunConfig,
 } from "../../src/runner/run-config.js";
 import { UsageError } from "../../src/runner/run-errors.js";
+import type { Citation } from "../../src/strategy/types.js";
 import { DATA, ROOT, tempDir } from "../helpers/cli.js";
 import { isMoment, readJsonl, runLlm, sliceCsv, turnMessages } from "../helpers/llm-run.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
@@ -22,13 +23,7 @@ const goog = sliceCsv(path.join(DATA, "GOOG.csv"), 45, work, "GOOG.csv");
 
 interface Recall {
   query: string;
-  citations: {
-    path: string;
-    startLine: number;
-    endLine: number;
-    snippet: string;
-    source: string;
-  }[];
+  citations: Citation[];
 }
 
 function codeConfig(
