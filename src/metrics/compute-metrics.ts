@@ -7,7 +7,7 @@ import type { Metrics, MetricsInput, MetricsResult } from "./types.js";
 
 /**
  * Every performance metric of a finished run. Pure and synchronous; conventions follow
- * backtesting.py's compute_stats (the README's "Metric conventions" gives the formulas and where we differ).
+ * backtesting.py's compute_stats (docs/metrics.md gives the formulas and where we differ).
  */
 export function computeMetrics(input: MetricsInput): MetricsResult<Metrics> {
   const { times, equity, initialCash, trades, benchmark } = input;

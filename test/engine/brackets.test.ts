@@ -113,7 +113,7 @@ describe("brackets", () => {
     expect(r.broker.portfolio.cash).toBe(10_020); // 10000 - 1000 + 1020
   });
 
-  // The README's fill conventions assume the path open → high → low → close, and children only see
+  // docs/fill-conventions.md assumes the path open → high → low → close, and children only see
   // the part of the entry bar still ahead of the entry. A limit buy at 95 in the bar o100 h106 l94 c96 fills
   // on the way down from the high (100 → 106 → 95 …), so after the entry the price only visits
   // 95 → 94 → 96: a take-profit at 105 cannot be reached in that bar.
