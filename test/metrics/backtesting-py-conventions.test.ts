@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { computeMetrics } from "../../src/metrics/compute-metrics.js";
-import { cli, readJson, ROOT, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
 import { input, utc } from "./fixtures.js";
 
 // Pins each convention that docs/metrics.md ("Where we differ from backtesting.py") lists, with
