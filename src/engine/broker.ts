@@ -3,7 +3,13 @@ import { dayKey } from "./calendar.js";
 import { applySlippage, type BarPrices, commissionFor, matchPrice } from "./fill-model.js";
 import { Portfolio } from "./portfolio.js";
 import { checkRisk } from "./risk-check.js";
-import { roundUnits, unitsForBudget } from "./sizing.js";
+import {
+  roundToStep,
+  roundUnits,
+  targetUnitsForBudget,
+  unitStep,
+  unitsForBudget,
+} from "./sizing.js";
 import type {
   AccountSnapshot,
   EngineEvent,
@@ -52,6 +58,9 @@ export class Broker {
   halted = false;
   haltReason: string | null = null;
   private readonly bar: BarPrices = { open: 0, high: 0, low: 0, close: 0 };
+  /** Less than one tradable step (with a margin for floating-point noise): no position or order
+   * remainder is ever left this small. */
+  private readonly dust: number;
 
   constructor(
     readonly data: MarketData,
@@ -60,6 +69,7 @@ export class Broker {
   ) {
     this.portfolio = new Portfolio(data.symbols, config.initialCash);
     this.peakEquity = config.initialCash;
+    this.dust = unitStep(config) * (1 - 1e-6);
   }
 
   symbolIndex(symbol: string): number {
@@ -314,6 +324,11 @@ export class Broker {
       qty = Math.min(qty, allowed);
     }
     if (qty <= EPS) return;
+    // Never leave less than a step behind: a fill that would is widened or narrowed to close
+    // exactly what is held.
+    const held = this.portfolio.qty[w.sym] as number;
+    const after = held + (side === "buy" ? qty : -qty);
+    if (held !== 0 && after !== 0 && Math.abs(after) < this.dust) qty = Math.abs(held);
     const commission = commissionFor(qty, price, !o.fixedFeeCharged, this.config);
     const rejection = this.checkAffordable(w, side, qty, price, commission);
     if (rejection !== null) {
@@ -349,8 +364,10 @@ export class Broker {
   private targetUnits(sym: number, weight: number, price: number, chargeFixed: boolean): number {
     if (weight === 0) return 0;
     const equity = this.equityAt(sym, price);
-    const units = unitsForBudget(equity * Math.abs(weight), price, this.config, chargeFixed);
-    return weight < 0 ? -units : units;
+    const sign = weight < 0 ? -1 : 1;
+    const held = (this.portfolio.qty[sym] as number) * sign;
+    const budget = equity * Math.abs(weight);
+    return sign * targetUnitsForBudget(budget, price, held, this.config, chargeFixed);
   }
 
   /** Equity at the moment of a fill: the filling symbol at the fill price, the others at their
@@ -373,11 +390,10 @@ export class Broker {
           !o.fixedFeeCharged,
         );
       } else if (o.size.kind === "weight") {
-        units = Math.abs(
-          this.targetUnits(w.sym, o.size.weight, price, !o.fixedFeeCharged) -
-            (this.portfolio.qty[w.sym] as number),
-        );
-        units = roundUnits(units, this.config);
+        const target = this.targetUnits(w.sym, o.size.weight, price, !o.fixedFeeCharged);
+        const held = this.portfolio.qty[w.sym] as number;
+        // A close closes exactly what is held; otherwise both ends are on the unit grid.
+        units = target === 0 ? Math.abs(held) : Math.abs(roundToStep(target - held, this.config));
       } else {
         units = o.size.qty;
       }
@@ -476,7 +492,7 @@ export class Broker {
       },
     });
     for (const trade of trades) this.emit?.({ type: "trade_closed", index, time, trade });
-    if (o.remainingQty <= EPS) {
+    if (o.remainingQty < this.dust) {
       o.remainingQty = 0;
       o.status = "filled";
     }
