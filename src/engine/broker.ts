@@ -330,7 +330,9 @@ export class Broker {
     const after = held + (side === "buy" ? qty : -qty);
     if (held !== 0 && after !== 0 && Math.abs(after) < this.dust) qty = Math.abs(held);
     const commission = commissionFor(qty, price, !o.fixedFeeCharged, this.config);
-    const rejection = this.checkAffordable(w, side, qty, price, commission);
+    const rejection =
+      nonFinite(qty, price, commission, this.portfolio.cash) ??
+      this.checkAffordable(w, side, qty, price, commission);
     if (rejection !== null) {
       this.finish(w, "rejected", rejection, index);
       return;
@@ -593,6 +595,14 @@ export class Broker {
     }
     this.working.length = j;
   }
+}
+
+/** Every amount of a fill must be a finite number, or the fill would poison the account. */
+function nonFinite(qty: number, price: number, commission: number, cash: number): string | null {
+  const notional = qty * price;
+  if (Number.isFinite(notional) && Number.isFinite(commission) && Number.isFinite(cash + notional))
+    return null;
+  return `the fill's amounts are not a finite number (${qty} units × ${price} = ${notional}, commission ${commission}): use a smaller quantity`;
 }
 
 function working(order: Order, sym: number, activeFrom: number): Working {
