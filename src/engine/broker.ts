@@ -392,7 +392,8 @@ export class Broker {
     if (o.size.kind !== "weight") return null;
     const target = this.targetUnits(w.sym, o.size.weight, price, !o.fixedFeeCharged);
     const current = this.portfolio.qty[w.sym] as number;
-    if (Math.abs(target - current) <= EPS) {
+    // Less than a step away is there already; a close, though, always closes what is held.
+    if (target === 0 ? current === 0 : Math.abs(target - current) < this.dust) {
       this.finish(w, "cancelled", "already at the target weight", index);
       return null;
     }
