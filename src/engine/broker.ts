@@ -318,7 +318,12 @@ export class Broker {
     if (side === null) return;
     const match = matchPrice(o.type, side, o.limitPrice, o.stopPrice, this.bar, reference);
     if (match === null) return;
-    if (phase === "open" && match.basis !== "open" && match.basis !== "gap") {
+    if (
+      phase === "open" &&
+      match.basis !== "open" &&
+      match.basis !== "gap" &&
+      match.price !== reference
+    ) {
       // Fills later in the bar: after everything due at the open.
       w.deferredIndex = index;
       return;

@@ -356,6 +356,47 @@ describe("a reversal pays the costs of the units it reduces", () => {
   });
 });
 
+describe("a weight order on the same side", () => {
+  const X = series(
+    "X",
+    daily("2021-03-01", [
+      [100, 101, 99, 100],
+      [100, 101, 99, 100], // buy 50 at 100, commission 50 → cash 4950
+      [100, 101, 99, 100], // the weight order: equity 4950 + 5000 = 9950
+    ]),
+  );
+  const cfg = { commissionRate: 0.01 };
+
+  it("adding pays commission only on the added units: n·100 + 1·(n − 50) ≤ 9950 × 0.75", () => {
+    const r = run(X, cfg, {
+      0: (b, i) => b.submit(qty("buy", 50), i),
+      1: (b, i) => b.submit(weight(0.75), i),
+    });
+    // n = floor((7462.5 + 0.01 × 100 × 50) / 101) = floor(74.38) = 74 → buy 24
+    // (74 × 100 + 24 = 7424 ≤ 7462.5; 75 would cost 7500 + 25 = 7525)
+    expect(r.fills.map((f) => [f.side, f.qty, f.commission])).toEqual([
+      ["buy", 50, 50],
+      ["buy", 24, 24],
+    ]);
+    expect(r.broker.portfolio.cash).toBe(2_526); // 4950 − 2400 − 24
+  });
+
+  it("trimming pays commission on the units sold: n·100 + 1·(50 − n) ≤ 9950 × 0.25", () => {
+    const r = run(X, cfg, {
+      0: (b, i) => b.submit(qty("buy", 50), i),
+      1: (b, i) => b.submit(weight(0.25), i),
+    });
+    // n = floor((2487.5 − 50) / 99) = floor(24.62) = 24 → sell 26
+    // (24 × 100 + 26 = 2426 ≤ 2487.5; 25 would cost 2500 + 25 = 2525)
+    expect(r.fills.map((f) => [f.side, f.qty, f.commission])).toEqual([
+      ["buy", 50, 50],
+      ["sell", 26, 26],
+    ]);
+    expect(r.broker.portfolio.qty[0]).toBe(24);
+    expect(r.broker.portfolio.cash).toBe(7_524); // 4950 + 2600 − 26
+  });
+});
+
 describe("fractional units", () => {
   const X = series(
     "X",
