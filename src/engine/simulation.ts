@@ -1,3 +1,4 @@
+import { NonFiniteAccountError } from "./account-error.js";
 import { Broker, type EventSink } from "./broker.js";
 import type { BrokerConfig } from "./broker-config.js";
 import {
@@ -55,6 +56,7 @@ export class Simulation {
     broker.fillAtClose(i);
     const p = broker.portfolio;
     const equity = p.equity();
+    if (!Number.isFinite(equity)) throw this.nonFinite(i, equity);
     this.equity[i] = equity;
     let open = 0;
     for (let s = 0; s < p.qty.length; s++) if (p.qty[s] !== 0) open = 1;
@@ -72,6 +74,18 @@ export class Simulation {
       if (flags.monthEnd) this.emit({ type: "month_end", index: i, time, key: monthKey(time) });
     }
     return flags;
+  }
+
+  private nonFinite(i: number, equity: number): NonFiniteAccountError {
+    const p = this.broker.portfolio;
+    const held: string[] = [];
+    for (let s = 0; s < p.qty.length; s++) {
+      const q = p.qty[s] as number;
+      if (q !== 0) held.push(`${q} ${this.data.symbols[s]} at ${p.lastPrice[s]}`);
+    }
+    return new NonFiniteAccountError(
+      `the account's equity at bar ${i} is not a finite number (${equity}: cash ${p.cash}, positions ${held.join(", ") || "none"}); the prices or sizes are too large to value. Check the data for absurd prices, or trade smaller sizes.`,
+    );
   }
 
   finish(lastIndex: number): void {
