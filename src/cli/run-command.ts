@@ -1,7 +1,7 @@
-import fs from "node:fs";
 import path from "node:path";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { brokerConfig } from "../engine/broker-config.js";
+import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
@@ -250,7 +250,7 @@ export async function runCommand(
 function replayConfig(o: RunCommandOptions): RunConfig {
   const runsRoot = runsRootOf(o.runsDir);
   const dir = resolveRunDir(o.replay as string, runsRoot);
-  const recorded = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")) as RunConfig;
+  const recorded = readJsonFile(path.join(dir, "config.json")) as RunConfig;
   if (!recorded.agent) {
     throw new UsageError(
       `${dir} is a code-strategy run: there is nothing to replay (code strategies are deterministic; run them again).`,
