@@ -16,6 +16,7 @@ import { runsRootOf } from "./commands/runs-root.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
 import { plainRenderer } from "./plain-renderer.js";
+import { escapeControl, escapeStrings, jsonForTerminal } from "./terminal-text.js";
 
 export interface RunCommandOptions {
   data?: string[];
@@ -234,10 +235,12 @@ export async function runCommand(
       },
     });
     if (o.json) {
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      process.stdout.write(`${jsonForTerminal(result)}\n`);
     } else {
       process.stdout.write(
-        `${formatSummary(result)}\n\nRun ${result.id}\n${path.relative(process.cwd(), path.join(config.runsRoot, result.id)) || "."}\n`,
+        escapeControl(
+          `${formatSummary(escapeStrings(result))}\n\nRun ${result.id}\n${path.relative(process.cwd(), path.join(config.runsRoot, result.id)) || "."}\n`,
+        ),
       );
     }
     return result.status === "completed" ? 0 : 1;
