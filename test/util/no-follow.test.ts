@@ -17,6 +17,7 @@ import {
   appendFileAtomic,
   writeFileAtomic,
   writeJsonAtomic,
+  writeTextAtomic,
 } from "../../src/util/atomic-write.js";
 import { SymlinkError } from "../../src/util/no-follow.js";
 import { filesContaining, type Sandbox, SECRET, sandbox, tree } from "../helpers/symlink-kit.js";
@@ -87,6 +88,18 @@ describe("the atomic writer", () => {
   it("appendFileAtomic refuses a link instead of reading the target into the new file", () => {
     const link = plant("journal.md");
     expect(refusal(() => appendFileAtomic(link, "more\n"))).toBeInstanceOf(SymlinkError);
+    expectUntouched();
+  });
+
+  it("a link planted after the check (mid-write) is replaced by the rename, not written through", () => {
+    const target = path.join(run, "equity.csv");
+    writeTextAtomic(target, (out) => {
+      out.write("time,equity\n");
+      fs.symlinkSync(box.secretFile, target);
+      out.write("2024-01-02,100\n");
+    });
+    expect(fs.lstatSync(target).isSymbolicLink()).toBe(false);
+    expect(fs.readFileSync(target, "utf8")).toBe("time,equity\n2024-01-02,100\n");
     expectUntouched();
   });
 
