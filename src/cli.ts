@@ -4,6 +4,7 @@ import { registerListCommand } from "./cli/commands/list-command.js";
 import { registerRecallCommand } from "./cli/commands/recall-command.js";
 import { DEFAULT_RUNS_DIR } from "./cli/commands/runs-root.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
+import { escapeControl } from "./cli/terminal-text.js";
 import { VERSION } from "./version.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -176,7 +177,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       return 2;
     }
-    process.stderr.write(`error: ${(err as Error).message}\n`);
+    process.stderr.write(`error: ${escapeControl((err as Error).message)}\n`);
     return exitCodeOf(err);
   }
 }

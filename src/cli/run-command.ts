@@ -1,7 +1,7 @@
-import fs from "node:fs";
 import path from "node:path";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { brokerConfig } from "../engine/broker-config.js";
+import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
@@ -16,6 +16,7 @@ import { runsRootOf } from "./commands/runs-root.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
 import { plainRenderer } from "./plain-renderer.js";
+import { escapeControl, escapeStrings, jsonForTerminal } from "./terminal-text.js";
 
 export interface RunCommandOptions {
   data?: string[];
@@ -234,10 +235,12 @@ export async function runCommand(
       },
     });
     if (o.json) {
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      process.stdout.write(`${jsonForTerminal(result)}\n`);
     } else {
       process.stdout.write(
-        `${formatSummary(result)}\n\nRun ${result.id}\n${path.relative(process.cwd(), path.join(config.runsRoot, result.id)) || "."}\n`,
+        escapeControl(
+          `${formatSummary(escapeStrings(result))}\n\nRun ${result.id}\n${path.relative(process.cwd(), path.join(config.runsRoot, result.id)) || "."}\n`,
+        ),
       );
     }
     return result.status === "completed" ? 0 : 1;
@@ -250,7 +253,7 @@ export async function runCommand(
 function replayConfig(o: RunCommandOptions): RunConfig {
   const runsRoot = runsRootOf(o.runsDir);
   const dir = resolveRunDir(o.replay as string, runsRoot);
-  const recorded = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")) as RunConfig;
+  const recorded = readJsonFile(path.join(dir, "config.json")) as RunConfig;
   if (!recorded.agent) {
     throw new UsageError(
       `${dir} is a code-strategy run: there is nothing to replay (code strategies are deterministic; run them again).`,

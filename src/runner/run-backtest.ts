@@ -1,14 +1,20 @@
-import fs from "node:fs";
 import path from "node:path";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData } from "../engine/types.js";
-import { MemoryWorkspace } from "../memory/workspace.js";
+import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
+import {
+  type MemorySeed,
+  MemoryWorkspace,
+  readMemoryCopy,
+  readPreset,
+} from "../memory/workspace.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import { computeBenchmarkMetrics, computeMetrics } from "../metrics/compute-metrics.js";
 import { BacktestContext } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
+import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import { VERSION } from "../version.js";
 import { BarLoop } from "./bar-loop.js";
 import { HookRunner } from "./hook-runner.js";
@@ -51,7 +57,11 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const code = llm ? null : await loadStrategy(config.strategyPath);
   const params = resolveParams(code?.params ?? {}, config.params);
   const memoryFrom = config.memoryFrom ? resolveRunDir(config.memoryFrom, config.runsRoot) : null;
-  checkPresets(config.presets);
+  // Read (and checked: no links) before the run directory exists, so a bad source leaves nothing.
+  const copied = memoryFrom ? seedsFor("--memory-from", () => readMemoryCopy(memoryFrom)) : [];
+  const presets = config.presets.map((p) =>
+    seedsFor(`--preset ${p.target}=${p.file}`, () => readPreset(p.target, p.file)),
+  );
   checkRecallOptions(config.recall);
   const loadMs = performance.now() - t0;
 
@@ -123,8 +133,8 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   for (const w of warnings) emit({ type: "warning", message: w });
 
   const workspace = new MemoryWorkspace({ dir, runId: id });
-  if (memoryFrom) workspace.copyFrom(memoryFrom);
-  for (const p of config.presets) workspace.seedPreset(p.target, p.file);
+  workspace.seed(copied, "copied");
+  workspace.seed(presets, "preset");
   workspace.init(llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params));
 
   const pending: EngineEvent[] = [];
@@ -272,11 +282,18 @@ function llmPlaybook(name: string, source: string): string {
   return `# Playbook: ${name}\n\nThe manual is the strategy prompt (${source}). Lessons learned are appended below.\n`;
 }
 
-function checkPresets(presets: readonly { target: string; file: string }[]): void {
-  for (const p of presets) {
-    if (!fs.existsSync(p.file)) {
-      throw new UsageError(`--preset ${p.target}=${p.file}: the file ${p.file} does not exist.`);
-    }
+/** A memory source that cannot be used is bad input (exit code 2), named by its option. */
+function seedsFor<T extends MemorySeed | MemorySeed[]>(option: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    const bad =
+      err instanceof SymlinkError ||
+      err instanceof NotAFileError ||
+      err instanceof MemoryInputError ||
+      err instanceof MemoryPathError;
+    if (bad) throw new UsageError(`${option}: ${err.message}`);
+    throw err;
   }
 }
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Millis } from "../../engine/types.js";
 import type { Citation } from "../../strategy/types.js";
 import { isErrnoCode } from "../../util/errno.js";
+import { lstatOrNull } from "../../util/no-follow.js";
 import { parseAttribution } from "../attribution.js";
 import { PLAYBOOK_FILE } from "../memory-layout.js";
 import { parseDayKey } from "../sim-time.js";
@@ -36,7 +37,10 @@ export interface FileDating {
   attributed: boolean;
 }
 
-/** The files recall searches (backups are not memory): playbook, journal, notes, reviews. */
+/**
+ * The files recall searches (backups are not memory): playbook, journal, notes, reviews. A memory
+ * directory that is a symbolic link is listed as itself (not its content), so the sync reports it.
+ */
 export function listMemoryFiles(runDir: string): MemoryFile[] {
   const files: MemoryFile[] = [];
   const playbook = path.join(runDir, PLAYBOOK_FILE);
@@ -46,6 +50,10 @@ export function listMemoryFiles(runDir: string): MemoryFile[] {
     ["notes", "note"],
     ["reviews", "review"],
   ] as const) {
+    if (lstatOrNull(path.join(runDir, sub))?.isSymbolicLink()) {
+      files.push({ path: sub, abs: path.join(runDir, sub), source });
+      continue;
+    }
     for (const name of markdownNames(path.join(runDir, sub))) {
       files.push({ path: `${sub}/${name}`, abs: path.join(runDir, sub, name), source });
     }
@@ -54,8 +62,8 @@ export function listMemoryFiles(runDir: string): MemoryFile[] {
 }
 
 /**
- * Like listMarkdown, without its stat per file: the sync stats each file anyway, and decides
- * there whether a symlink leads to a file.
+ * Like listMarkdown, without its stat per file: the sync lstats each file anyway, and refuses
+ * (reports) a symlink there.
  */
 function markdownNames(dir: string): string[] {
   let entries: fs.Dirent[];

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import type Database from "better-sqlite3";
-import { isErrnoCode } from "../../util/errno.js";
+import { readFileNoFollow, SymlinkError } from "../../util/no-follow.js";
 import { RACY_MS } from "./change-probe.js";
 import { chunkMarkdown } from "./chunk-markdown.js";
 import { dateFile, listMemoryFiles, type MemoryFile } from "./memory-sources.js";
@@ -55,7 +55,12 @@ export function syncIndex(db: Database.Database, runDir: string): SyncReport {
   const reindex: { file: MemoryFile; text: string; hash: string; stat: string }[] = [];
   const present = new Set<string>();
   for (const file of listMemoryFiles(runDir)) {
-    const st = fs.statSync(file.abs, { bigint: true, throwIfNoEntry: false });
+    const st = fs.lstatSync(file.abs, { bigint: true, throwIfNoEntry: false });
+    // A link is never read (it could lead outside the run); it is an error, and not present.
+    if (st?.isSymbolicLink()) {
+      report.errors.push(`${file.path}: ${new SymlinkError(file.abs).message}`);
+      continue;
+    }
     if (st === undefined || !st.isFile()) continue;
     // Size, mtime and inode: atomic writes replace the inode, so any write shows.
     const stat = `${st.ino}:${st.size}:${st.mtimeNs}`;
@@ -66,16 +71,17 @@ export function syncIndex(db: Database.Database, runDir: string): SyncReport {
       report.skipped++;
       continue;
     }
-    let bytes: Buffer;
+    let bytes: Buffer | null;
     try {
-      bytes = fs.readFileSync(file.abs);
+      bytes = readFileNoFollow(file.abs);
     } catch (err) {
-      if (isErrnoCode(err, "ENOENT")) {
-        present.delete(file.path);
-        continue;
-      }
       report.errors.push(`${file.path}: ${err instanceof Error ? err.message : String(err)}`);
       if (row !== undefined) report.skipped++;
+      continue;
+    }
+    if (bytes === null) {
+      // Deleted between the stat and the read.
+      present.delete(file.path);
       continue;
     }
     const hash = sha256(bytes);
