@@ -96,8 +96,8 @@ export interface StrategyContext {
 
   order(request: OrderRequest): Order;
   /** Throws a StrategyUsageError without a size: `buy({ fraction: 1 })` is all in. */
-  buy(options?: OrderOptions): Order;
-  sell(options?: OrderOptions): Order;
+  buy(options: OrderOptions): Order;
+  sell(options: OrderOptions): Order;
   /** Market order to a target weight of equity (negative = short), sized at the fill. */
   targetWeight(weight: number, symbol?: string): Order;
   /** Market order that closes the whole position at the next fill. */
