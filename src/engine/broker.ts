@@ -1,5 +1,6 @@
 import type { BrokerConfig } from "./broker-config.js";
-import { dayKey } from "./calendar.js";
+import { dayKey, isIntraday, timeLabel } from "./calendar.js";
+import { lastBarIndices } from "./data-end.js";
 import { applySlippage, type BarPrices, commissionFor, matchPrice } from "./fill-model.js";
 import { Portfolio } from "./portfolio.js";
 import { checkRisk } from "./risk-check.js";
@@ -65,6 +66,9 @@ export class Broker {
   /** Less than one tradable step (with a margin for floating-point noise): no position or order
    * remainder is ever left this small. */
   private readonly dust: number;
+  /** Per symbol, the master index of its last bar, and 1 once its data-ended close has run. */
+  private lastBars: Int32Array | null = null;
+  private ended: Uint8Array | null = null;
 
   constructor(
     readonly data: MarketData,
@@ -87,7 +91,10 @@ export class Broker {
     const sym = this.symbolIndex(request.symbol);
     const problem = validateOrderRequest(request, sym >= 0, this.config);
     const order = this.newOrder(request, index, null);
-    const reason = problem ?? (this.halted ? `trading halted: ${this.haltReason}` : null);
+    const reason =
+      problem ??
+      this.dataEndedReason(sym, index) ??
+      (this.halted ? `trading halted: ${this.haltReason}` : null);
     if (reason !== null) {
       order.status = "rejected";
       order.reason = reason;
@@ -238,6 +245,59 @@ export class Broker {
       const bi = (barIndex[s] as Int32Array)[index] as number;
       if (bi >= 0) last[s] = (series[s] as { close: Float64Array }).close[bi] as number;
     }
+  }
+
+  /**
+   * At the close of a symbol's last bar, when the timeline goes on without it: its working orders
+   * are cancelled and its position is closed by a market order filled at that close (slippage and
+   * commission as for any market fill), its trades flagged `data_ended`. Runs after the bar's
+   * trade-on-close fills and before its equity is recorded, so no later bar values it at a stale
+   * price; from then on, orders for the symbol are rejected.
+   */
+  closeEndedSymbol(sym: number, index: number): void {
+    this.ended ??= new Uint8Array(this.data.symbols.length);
+    this.ended[sym] = 1;
+    const reason = this.dataEndedReason(sym, index) as string;
+    let any = false;
+    for (const w of this.working) {
+      if (w.sym !== sym || w.order.status !== "working") continue;
+      this.finish(w, "cancelled", reason, index);
+      any = true;
+    }
+    if (any) this.compact();
+    const held = this.portfolio.qty[sym] as number;
+    if (held === 0) return;
+    const s = this.data.series[sym] as { close: Float64Array; length: number };
+    const close = s.close[s.length - 1] as number;
+    const side: Side = held > 0 ? "sell" : "buy";
+    const qty = Math.abs(held);
+    const symbol = this.data.symbols[sym] as string;
+    const order = this.newOrder(
+      { symbol, side, size: { kind: "qty", qty }, tag: "data_ended" },
+      index,
+      null,
+    );
+    const time = this.data.times[index] ?? 0;
+    this.emit?.({ type: "order_accepted", index, time, order });
+    const price = applySlippage(close, side, "market", this.config);
+    const commission = commissionFor(qty, price, true, this.config);
+    const w = working(order, sym, index);
+    this.executeFill(w, side, qty, price, close, commission, index, "data_ended", "data_ended");
+  }
+
+  /** Why an order for `sym` placed at `index` can never fill: its data has ended (null if not). */
+  private dataEndedReason(sym: number, index: number): string | null {
+    if (sym < 0) return null;
+    this.lastBars ??= lastBarIndices(this.data);
+    const last = this.lastBars[sym] as number;
+    if (index <= last && this.ended?.[sym] !== 1) return null;
+    const symbol = this.data.symbols[sym] as string;
+    const s = this.data.series[sym] as { time: Float64Array; length: number };
+    const when =
+      s.length > 0
+        ? `ended on ${timeLabel(s.time[s.length - 1] as number, isIntraday(this.data.times))}`
+        : "is empty";
+    return `the data of ${symbol} ${when}: no bar left to fill on (its position is closed at that close, data_ended)`;
   }
 
   /** Checks the drawdown halt after the bar's equity is final. */
@@ -498,6 +558,7 @@ export class Broker {
     commission: number,
     index: number,
     basis: string,
+    exitReason?: "data_ended",
   ): void {
     const o = w.order;
     const time = this.data.times[index] ?? 0;
@@ -536,7 +597,10 @@ export class Broker {
         basis,
       },
     });
-    for (const trade of trades) this.emit?.({ type: "trade_closed", index, time, trade });
+    for (const trade of trades) {
+      const closed = exitReason ? { ...trade, exitReason } : trade;
+      this.emit?.({ type: "trade_closed", index, time, trade: closed });
+    }
     if (o.remainingQty < this.dust) {
       o.remainingQty = 0;
       o.status = "filled";

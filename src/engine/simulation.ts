@@ -9,6 +9,7 @@ import {
   isoWeekKey,
   monthKey,
 } from "./calendar.js";
+import { earlyEnds, lastBarIndices } from "./data-end.js";
 import type { MarketData } from "./types.js";
 
 /**
@@ -22,6 +23,9 @@ export class Simulation {
   /** 1 where a position was open at the bar's close. */
   readonly exposed: Uint8Array;
   private readonly flags: CalendarFlags = { dayEnd: false, weekEnd: false, monthEnd: false };
+  /** Symbols whose data ends before the timeline, in time order, and the next one to close. */
+  private readonly ends: [index: number, sym: number][];
+  private nextEnd = 0;
 
   private readonly barEvents: boolean;
   private readonly calendarEvents: boolean;
@@ -39,6 +43,7 @@ export class Simulation {
     this.broker = new Broker(data, config, emit);
     this.equity = new Float64Array(data.times.length);
     this.exposed = new Uint8Array(data.times.length);
+    this.ends = earlyEnds(data, lastBarIndices(data));
   }
 
   get length(): number {
@@ -54,6 +59,9 @@ export class Simulation {
   closeBar(i: number): CalendarFlags {
     const broker = this.broker;
     broker.fillAtClose(i);
+    // A symbol whose data ended at this bar (or before the first simulated bar) is closed now.
+    while (this.nextEnd < this.ends.length && (this.ends[this.nextEnd] as [number, number])[0] <= i)
+      broker.closeEndedSymbol((this.ends[this.nextEnd++] as [number, number])[1], i);
     const p = broker.portfolio;
     const equity = p.equity();
     if (!Number.isFinite(equity)) throw this.nonFinite(i, equity);

@@ -277,7 +277,12 @@ export const runResultSchema = z.looseObject({
     metrics: z.looseObject({ returnPct: num, maxDrawdownPct: num }).nullable(),
     nullReasons: z.record(z.string(), z.string()),
   }),
-  trades: z.object({ closed: z.number(), openAtEnd: z.number() }),
+  trades: z.object({
+    closed: z.number(),
+    openAtEnd: z.number(),
+    /** Written by newer runners only. */
+    dataEnded: z.number().optional(),
+  }),
   orders: z.object({
     submitted: z.number(),
     filled: z.number(),

@@ -109,7 +109,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       metrics: null,
       nullReasons: {},
     },
-    trades: { closed: 0, openAtEnd: 0 },
+    trades: { closed: 0, openAtEnd: 0, dataEnded: 0 },
     orders: { submitted: 0, filled: 0, rejected: 0, cancelled: 0, expired: 0, working: 0 },
     memory: null,
     index: null,
@@ -249,7 +249,11 @@ function finishResult(
     else counts.working++;
   }
   result.orders = counts;
-  result.trades = { closed: reported.length - openTrades.length, openAtEnd: openTrades.length };
+  result.trades = {
+    closed: reported.length - openTrades.length,
+    openAtEnd: openTrades.length,
+    dataEnded: trades.filter((t) => t.exitReason === "data_ended").length,
+  };
   if (lastIndex < startIndex) {
     result.nullReasons = { metrics: "no bar was simulated" };
     return;

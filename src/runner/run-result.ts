@@ -40,7 +40,8 @@ export interface RunResult {
     metrics: BenchmarkMetrics | null;
     nullReasons: Record<string, string>;
   };
-  trades: { closed: number; openAtEnd: number };
+  /** `dataEnded`: closed trades the broker closed because their symbol's data ended early. */
+  trades: { closed: number; openAtEnd: number; dataEnded: number };
   orders: {
     submitted: number;
     filled: number;

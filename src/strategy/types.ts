@@ -45,10 +45,14 @@ export interface IndicatorView {
   at(ago: number): number | null;
 }
 
+/** Options of `buy` / `sell`, checked strictly: exactly one of `qty` and `fraction` is required
+ * (no size is an error, never "all in"), an unknown key or an out-of-range number throws a
+ * StrategyUsageError. */
 export interface OrderOptions {
   symbol?: string;
+  /** Units, > 0 (whole unless the run has --fractional). */
   qty?: number;
-  /** Fraction of equity, converted to units at the fill. */
+  /** Fraction of equity in (0, 1], converted to units at the fill. */
   fraction?: number;
   limit?: number;
   stop?: number;
@@ -91,8 +95,9 @@ export interface StrategyContext {
   orders(): readonly Order[];
 
   order(request: OrderRequest): Order;
-  buy(options?: OrderOptions): Order;
-  sell(options?: OrderOptions): Order;
+  /** Throws a StrategyUsageError without a size: `buy({ fraction: 1 })` is all in. */
+  buy(options: OrderOptions): Order;
+  sell(options: OrderOptions): Order;
   /** Market order to a target weight of equity (negative = short), sized at the fill. */
   targetWeight(weight: number, symbol?: string): Order;
   /** Market order that closes the whole position at the next fill. */
