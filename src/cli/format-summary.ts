@@ -1,3 +1,4 @@
+import { reasonLines } from "../runner/order-outcomes.js";
 import type { RunResult } from "../runner/run-result.js";
 
 type Row = [
@@ -42,6 +43,7 @@ export function formatSummary(r: RunResult): string {
       `${label.padEnd(22)}${fmt(s, digits).padStart(14)}${(bench === null ? "" : fmt(bench, digits)).padStart(14)}`,
     );
   }
+  lines.push(...orderLines(r.orders as OrderView | undefined));
   if (r.llm) lines.push("", llmLine(r.llm));
   if (m && m.trades < 30) {
     lines.push(
@@ -58,6 +60,32 @@ export function formatSummary(r: RunResult): string {
     lines.push("", `Status: ${r.status}${why}`);
   }
   return lines.join("\n");
+}
+
+/** result.json `orders`; absent in results written before it was recorded. */
+interface OrderView {
+  submitted: number;
+  filled: number;
+  rejected: number;
+  cancelled: number;
+  expired: number;
+  rejectReasons?: { reason: string; count: number }[];
+}
+
+/** Order counts by outcome, and the top rejection reasons when any order was rejected. */
+function orderLines(o: OrderView | undefined): string[] {
+  if (!o) return [];
+  const lines = [
+    "",
+    `Orders: ${o.submitted} submitted, ${o.filled} filled, ${o.rejected} rejected, ${o.cancelled} cancelled, ${o.expired} expired`,
+  ];
+  if (o.rejected > 0 && o.rejectReasons) {
+    lines.push(
+      "Rejected (top reasons):",
+      ...reasonLines({ rejected: o.rejected, rejectReasons: o.rejectReasons }),
+    );
+  }
+  return lines;
 }
 
 interface UsageView {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { brokerConfig } from "../engine/broker-config.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
+import { rejectionWarning } from "../runner/order-outcomes.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
 import type { RunHandle } from "../runner/run-backtest.js";
@@ -240,6 +241,9 @@ export async function runCommand(
         `${formatSummary(result)}\n\nRun ${result.id}\n${path.relative(process.cwd(), path.join(config.runsRoot, result.id)) || "."}\n`,
       );
     }
+    // Loud, and even with --json or --quiet: rejected orders change what the numbers mean.
+    const rejections = rejectionWarning(result.orders);
+    if (rejections !== null) process.stderr.write(`\nWARNING: ${rejections}\n`);
     return result.status === "completed" ? 0 : 1;
   } finally {
     process.off("SIGINT", onSigint);

@@ -285,6 +285,10 @@ export const runResultSchema = z.looseObject({
     cancelled: z.number(),
     expired: z.number(),
     working: z.number(),
+    /** Rejections grouped by reason, most frequent first. */
+    rejectReasons: z.array(
+      z.object({ reason: z.string(), count: z.number(), example: z.string() }),
+    ),
   }),
   memory: z.record(z.string(), z.number()).nullable(),
   /** Written by newer runners only. */

@@ -15,6 +15,7 @@ import { HookRunner } from "./hook-runner.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
+import { countOrders, rejectionWarning } from "./order-outcomes.js";
 import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
@@ -100,7 +101,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       nullReasons: {},
     },
     trades: { closed: 0, openAtEnd: 0 },
-    orders: { submitted: 0, filled: 0, rejected: 0, cancelled: 0, expired: 0, working: 0 },
+    orders: countOrders([]),
     memory: null,
     index: null,
     warnings,
@@ -195,6 +196,18 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     path.join(dir, "decisions.jsonl"),
     hooks.decisionLog.length ? `${hooks.decisionLog.join("\n")}\n` : "",
   );
+  const rejections = rejectionWarning(result.orders);
+  if (rejections !== null) {
+    result.warnings.push(rejections);
+    // A run whose every order was rejected did not test the strategy: never `completed`.
+    if (status === "completed" && result.orders.rejected === result.orders.submitted) {
+      status = "failed";
+      result.error = {
+        type: "AllOrdersRejected",
+        message: `${rejections}\nThe backtest did not test the strategy: fix the orders or the broker options (e.g. --allow-short, --cash, --fractional) and run again.`,
+      };
+    }
+  }
   result.status = status;
   result.timings = {
     loadMs: round(loadMs),
@@ -229,16 +242,7 @@ function finishResult(
     ...openTrades.map((t) => ({ ...t, openAtEnd: true })),
   ];
   trades.splice(0, trades.length, ...reported);
-  const counts = { submitted: 0, filled: 0, rejected: 0, cancelled: 0, expired: 0, working: 0 };
-  for (const o of broker.orders) {
-    counts.submitted++;
-    if (o.status === "filled") counts.filled++;
-    else if (o.status === "rejected") counts.rejected++;
-    else if (o.status === "cancelled") counts.cancelled++;
-    else if (o.status === "expired") counts.expired++;
-    else counts.working++;
-  }
-  result.orders = counts;
+  result.orders = countOrders(broker.orders);
   result.trades = { closed: reported.length - openTrades.length, openAtEnd: openTrades.length };
   if (lastIndex < startIndex) {
     result.nullReasons = { metrics: "no bar was simulated" };

@@ -1,5 +1,6 @@
 import type { RecallHealth } from "../memory/recall/index.js";
 import type { BenchmarkMetrics, Metrics } from "../metrics/types.js";
+import type { OrderCounts } from "./order-outcomes.js";
 import type { LlmRunInfo } from "./prepare-llm-strategy.js";
 
 export type RunStatus =
@@ -41,14 +42,8 @@ export interface RunResult {
     nullReasons: Record<string, string>;
   };
   trades: { closed: number; openAtEnd: number };
-  orders: {
-    submitted: number;
-    filled: number;
-    rejected: number;
-    cancelled: number;
-    expired: number;
-    working: number;
-  };
+  /** Every order placed, by final status, and the grouped reasons of the rejected ones. */
+  orders: OrderCounts;
   memory: Record<string, number> | null;
   /** Health of the recall index (index.sqlite) as the run left it: files, chunks, errors. */
   index: RecallHealth | null;
