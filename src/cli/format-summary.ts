@@ -33,17 +33,19 @@ export function formatSummary(r: RunResult): string {
     ["Commissions", m?.commissions, 0, 2],
     ["Final equity", m?.equityFinal, null, 2],
   ];
-  const lines = [
-    head,
-    "",
-    `${"".padEnd(22)}${"Strategy".padStart(14)}${"Buy & hold".padStart(14)}`,
-  ];
-  for (const [label, s, bench, digits] of rows) {
-    lines.push(
-      `${label.padEnd(22)}${fmt(s, digits).padStart(14)}${(bench === null ? "" : fmt(bench, digits)).padStart(14)}`,
-    );
+  const lines = [head, ""];
+  if (m) {
+    lines.push(`${"".padEnd(22)}${"Strategy".padStart(14)}${"Buy & hold".padStart(14)}`);
+    for (const [label, s, bench, digits] of rows) {
+      lines.push(
+        `${label.padEnd(22)}${fmt(s, digits).padStart(14)}${(bench === null ? "" : fmt(bench, digits)).padStart(14)}`,
+      );
+    }
+  } else {
+    // A table of n/a says nothing: say why there are no metrics.
+    lines.push(`No metrics: ${r.nullReasons.metrics ?? "no bar was simulated"}.`);
   }
-  lines.push(...orderLines(r.orders as OrderView | undefined));
+  if (m) lines.push(...orderLines(r.orders as OrderView | undefined));
   if (r.llm) lines.push("", llmLine(r.llm));
   if (m && m.trades < 30) {
     lines.push(

@@ -14,6 +14,7 @@ import {
 } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
 import { runsRootOf } from "./commands/runs-root.js";
+import { formatRunError } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
 import { plainRenderer } from "./plain-renderer.js";
@@ -234,16 +235,22 @@ export async function runCommand(
         handle = h;
       },
     });
+    const runDir = path.join(config.runsRoot, result.id);
+    // The error first (stderr, even with --json): it is what the user has to act on.
+    const error = formatRunError(result, runDir);
+    if (error !== null) process.stderr.write(error);
     if (o.json) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     } else {
       process.stdout.write(
-        `${formatSummary(result)}\n\nRun ${result.id}\n${path.relative(process.cwd(), path.join(config.runsRoot, result.id)) || "."}\n`,
+        `${formatSummary(result)}\n\nRun ${result.id}\n${path.relative(process.cwd(), runDir) || "."}\n`,
       );
     }
-    // Loud, and even with --json or --quiet: rejected orders change what the numbers mean.
+    // Loud, and even with --json or --quiet: rejected orders change what the numbers mean (the
+    // error above already carries them when every order was rejected).
     const rejections = rejectionWarning(result.orders);
-    if (rejections !== null) process.stderr.write(`\nWARNING: ${rejections}\n`);
+    if (rejections !== null && result.error?.type !== "AllOrdersRejected")
+      process.stderr.write(`\nWARNING: ${rejections}\n`);
     return result.status === "completed" ? 0 : 1;
   } finally {
     process.off("SIGINT", onSigint);

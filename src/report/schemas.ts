@@ -246,7 +246,16 @@ export const runResultSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
   status: z.enum(["running", "completed", "failed", "interrupted", "budget_exhausted", "stopped"]),
-  error: z.object({ type: z.string(), message: z.string() }).nullable(),
+  error: z
+    .object({
+      type: z.string(),
+      message: z.string(),
+      /** The bar being processed when it was thrown; null: in init. */
+      at: z.string().nullable().optional(),
+      /** `file:line:column` in the strategy file. */
+      location: z.string().nullable().optional(),
+    })
+    .nullable(),
   strategy: z.object({
     kind: z.enum(["code", "llm"]),
     path: z.string(),

@@ -25,6 +25,7 @@ import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
 import { checkRecallOptions, RunRecall } from "./run-recall.js";
 import type { RunResult, RunStatus } from "./run-result.js";
+import { strategyLocation } from "./strategy-error.js";
 import { type ReportedTrade, tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
 
 export interface RunHandle {
@@ -154,6 +155,8 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     result.error = {
       type: (err as Error).name || "Error",
       message: (err as Error).message ?? String(err),
+      at: loop.current < 0 ? null : label(loop.current),
+      location: strategyLocation(err, config.strategyPath),
     };
   }
   const lastIndex = loop.lastClosed < startIndex ? startIndex - 1 : loop.lastClosed;

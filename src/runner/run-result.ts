@@ -20,13 +20,22 @@ export interface DataFileInfo {
   last: string | null;
 }
 
+export interface RunError {
+  type: string;
+  message: string;
+  /** The bar being processed when it was thrown (null: in init, before the first bar). */
+  at?: string | null;
+  /** `file:line:column` in the strategy file, when the error was thrown there. */
+  location?: string | null;
+}
+
 /** result.json: the one file a user (or `diff`, `list`) needs to judge a run. */
 export interface RunResult {
   schemaVersion: number;
   id: string;
   name: string;
   status: RunStatus;
-  error: { type: string; message: string } | null;
+  error: RunError | null;
   /** Why the run ended early on purpose (a spent budget), or absent. */
   stopReason?: string;
   strategy: { kind: "code" | "llm"; path: string; name: string; params: Record<string, unknown> };

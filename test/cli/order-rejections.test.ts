@@ -109,7 +109,9 @@ describe("rejected orders are reported", () => {
     expect(result.warnings).toContain(
       `every order was rejected (2 of 2, none filled). Top reasons:\n  2× ${reason}`,
     );
-    // --json keeps stdout for JSON; the warning still goes to stderr.
-    expect(r.stderr).toContain("WARNING: every order was rejected (2 of 2, none filled)");
+    // --json keeps stdout for JSON; the error, with the counts, still goes to stderr.
+    expect(r.stderr).toContain(
+      "error: the run failed: AllOrdersRejected: every order was rejected (2 of 2, none filled)",
+    );
   }, 60_000);
 });
