@@ -18,7 +18,7 @@ export function formatSummary(r: RunResult): string {
   const m = r.metrics;
   const b = r.benchmark.metrics;
   const symbols = r.data.map((d) => d.symbol).join(", ");
-  const head = `${r.strategy.name} on ${symbols}, ${r.period.start} → ${r.period.end} (${r.period.bars} bars)`;
+  const head = `${r.strategy.name} on ${symbols}, ${r.period.start ?? "(no bar)"} → ${r.period.end ?? "(no bar)"} (${barsLine(r.period)})`;
   const rows: Row[] = [
     ["Return %", m?.returnPct, b?.returnPct, 2],
     ["Return (ann.) %", m?.returnAnnPct, b?.returnAnnPct, 2],
@@ -62,6 +62,14 @@ export function formatSummary(r: RunResult): string {
     lines.push("", `Status: ${r.status}${why}`);
   }
   return lines.join("\n");
+}
+
+/** "100 of 2148 bars" when the run ended before its window did, else "2148 bars". */
+function barsLine(p: { bars: number; requested?: { bars: number } }): string {
+  const requested = p.requested?.bars;
+  return requested !== undefined && requested !== p.bars
+    ? `${p.bars} of ${requested} bars`
+    : `${p.bars} bars`;
 }
 
 /** result.json `orders`; absent in results written before it was recorded. */

@@ -15,6 +15,8 @@ const resultFileSchema = z.looseObject({
     start: z.string().nullable(),
     end: z.string().nullable(),
     bars: z.number(),
+    // Written by newer runners only (older ones wrote the requested window as the period).
+    requested: z.looseObject({ bars: z.number() }).optional(),
   }),
   metrics: z.record(z.string(), z.unknown()).nullable(),
   benchmark: z.looseObject({ metrics: z.record(z.string(), z.unknown()).nullable() }),

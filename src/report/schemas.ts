@@ -277,6 +277,12 @@ export const runResultSchema = z.looseObject({
     end: z.string().nullable(),
     bars: z.number().int().nonnegative(),
     warmupBars: z.number().int().nonnegative(),
+    /** The window asked for; start/end/bars above are what was simulated. */
+    requested: z.object({
+      start: z.string().nullable(),
+      end: z.string().nullable(),
+      bars: z.number().int().nonnegative(),
+    }),
   }),
   metrics: metricsSchema.nullable(),
   nullReasons: z.record(z.string(), z.string()),

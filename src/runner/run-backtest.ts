@@ -85,11 +85,17 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       params,
     },
     data: dataInfo,
+    // Nothing simulated yet: finishResult sets the period actually simulated.
     period: {
-      start: data.times.length > startIndex ? label(startIndex) : null,
-      end: data.times.length > 0 ? label(data.times.length - 1) : null,
-      bars: data.times.length - startIndex,
+      start: null,
+      end: null,
+      bars: 0,
       warmupBars: startIndex,
+      requested: {
+        start: data.times.length > startIndex ? label(startIndex) : null,
+        end: data.times.length > 0 ? label(data.times.length - 1) : null,
+        bars: data.times.length - startIndex,
+      },
     },
     metrics: null,
     nullReasons: {},
@@ -120,7 +126,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     dir,
     strategy: strategy.name,
     symbols: [...data.symbols],
-    bars: result.period.bars,
+    bars: result.period.requested.bars,
   });
   for (const w of warnings) emit({ type: "warning", message: w });
 
@@ -160,6 +166,12 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     };
   }
   const lastIndex = loop.lastClosed < startIndex ? startIndex - 1 : loop.lastClosed;
+  // The first simulated bar → the last bar whose close was processed (an interrupted, stopped or
+  // failed run ends before the requested window does).
+  const simulated = lastIndex >= startIndex;
+  result.period.start = simulated ? label(startIndex) : null;
+  result.period.end = simulated ? label(lastIndex) : null;
+  result.period.bars = simulated ? lastIndex - startIndex + 1 : 0;
   simulateMs = performance.now() - t1;
 
   const t2 = performance.now();

@@ -40,7 +40,15 @@ export interface RunResult {
   stopReason?: string;
   strategy: { kind: "code" | "llm"; path: string; name: string; params: Record<string, unknown> };
   data: DataFileInfo[];
-  period: { start: string | null; end: string | null; bars: number; warmupBars: number };
+  /** The bars actually simulated: first bar → last bar whose close was processed (null, null, 0
+   * before any); `requested` is the window asked for (it differs when a run ends early). */
+  period: {
+    start: string | null;
+    end: string | null;
+    bars: number;
+    warmupBars: number;
+    requested: { start: string | null; end: string | null; bars: number };
+  };
   metrics: Metrics | null;
   nullReasons: Record<string, string>;
   benchmark: {
