@@ -81,8 +81,6 @@ export class BarLoop {
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     if (this.interrupted && i < end) return "interrupted";
-    this.sim.finish(end - 1);
-    this.pending.length = 0;
     return this.ctx.stopRequest?.status ?? "completed";
   }
 
