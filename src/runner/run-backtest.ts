@@ -139,7 +139,9 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const sink = (e: EngineEvent) => {
     pending.push(e);
   };
-  const wantsCalendar = Boolean(strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd);
+  const wantsCalendar = Boolean(
+    strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd || strategy.onRunEnd,
+  );
   const sim = new Simulation(data, config.broker, sink, { bars: false, calendar: wantsCalendar });
   const recall = new RunRecall(dir, config.recall, config.agent?.replay ?? null);
   const ctx = new BacktestContext(data, sim.broker, params, memoryPort(workspace, recall));
