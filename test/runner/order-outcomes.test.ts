@@ -41,7 +41,7 @@ describe("order outcomes", () => {
       order(5, "rejected", cash("3.00", "1.00")),
       order(6, "cancelled", "cancelled by the strategy"),
       order(7, "expired", "time in force: the trading day ended"),
-      order(8, "accepted", null),
+      order(8, "working", null),
       order(9, "rejected", short),
       order(10, "rejected", 'unknown symbol "ZZZ"'),
     ];
