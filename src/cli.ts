@@ -130,7 +130,10 @@ export function buildProgram(): Command {
     .option("--max-steps <n>", "max model calls per decision (the tool loop's bound)", "8")
     .option("--every <n>", "decide every n bars", "1")
     .option("--context-bars <n>", "bars of each symbol shown in every decision's context", "20")
-    .option("--moments <list>", "memory moments: any of eod,fill,close,week,month (default all)")
+    .option(
+      "--moments <list>",
+      "memory moments: any of eod,fill,close,week,month,run_end (default all)",
+    )
     .option("--no-moments", "no memory moments")
     .option(
       "--max-tokens <n>",

@@ -15,7 +15,8 @@ import type { MarketData } from "./types.js";
 /**
  * Steps a broker over a master timeline in two phases per bar, so that a decision can sit between
  * them: `openBar` fills working orders inside bar i and marks to its close; the decision then sees
- * bar i; `closeBar` fills trade-on-close orders, records the bar's equity and emits calendar events.
+ * bar i; `closeBar` fills trade-on-close orders, records the bar's equity and emits calendar events
+ * (day, week and month ends, and `run_end` at the last bar).
  */
 export class Simulation {
   readonly broker: Broker;
@@ -80,6 +81,8 @@ export class Simulation {
       this.emit({ type: "day_end", index: i, time, key: dayKey(time) });
       if (flags.weekEnd) this.emit({ type: "week_end", index: i, time, key: isoWeekKey(time) });
       if (flags.monthEnd) this.emit({ type: "month_end", index: i, time, key: monthKey(time) });
+      // The last bar of the window: its own moment, after the periods it closes.
+      if (next === undefined) this.emit({ type: "run_end", index: i, time });
     }
     return flags;
   }
@@ -94,9 +97,5 @@ export class Simulation {
     return new NonFiniteAccountError(
       `the account's equity at bar ${i} is not a finite number (${equity}: cash ${p.cash}, positions ${held.join(", ") || "none"}); the prices or sizes are too large to value. Check the data for absurd prices, or trade smaller sizes.`,
     );
-  }
-
-  finish(lastIndex: number): void {
-    this.emit?.({ type: "run_end", index: lastIndex, time: this.data.times[lastIndex] ?? 0 });
   }
 }

@@ -21,6 +21,7 @@ import { HookRunner } from "./hook-runner.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
+import { countOrders, rejectionWarning } from "./order-outcomes.js";
 import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
@@ -30,6 +31,7 @@ import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
 import { checkRecallOptions, RunRecall } from "./run-recall.js";
 import type { RunResult, RunStatus } from "./run-result.js";
+import { strategyLocation } from "./strategy-error.js";
 import { type ReportedTrade, tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
 
 export interface RunHandle {
@@ -93,11 +95,17 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       params,
     },
     data: dataInfo,
+    // Nothing simulated yet: finishResult sets the period actually simulated.
     period: {
-      start: data.times.length > startIndex ? label(startIndex) : null,
-      end: data.times.length > 0 ? label(data.times.length - 1) : null,
-      bars: data.times.length - startIndex,
+      start: null,
+      end: null,
+      bars: 0,
       warmupBars: startIndex,
+      requested: {
+        start: data.times.length > startIndex ? label(startIndex) : null,
+        end: data.times.length > 0 ? label(data.times.length - 1) : null,
+        bars: data.times.length - startIndex,
+      },
     },
     metrics: null,
     nullReasons: {},
@@ -110,7 +118,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       nullReasons: {},
     },
     trades: { closed: 0, openAtEnd: 0, dataEnded: 0 },
-    orders: { submitted: 0, filled: 0, rejected: 0, cancelled: 0, expired: 0, working: 0 },
+    orders: countOrders([]),
     memory: null,
     index: null,
     warnings,
@@ -128,7 +136,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     dir,
     strategy: strategy.name,
     symbols: [...data.symbols],
-    bars: result.period.bars,
+    bars: result.period.requested.bars,
   });
   for (const w of warnings) emit({ type: "warning", message: w });
 
@@ -141,7 +149,9 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const sink = (e: EngineEvent) => {
     pending.push(e);
   };
-  const wantsCalendar = Boolean(strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd);
+  const wantsCalendar = Boolean(
+    strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd || strategy.onRunEnd,
+  );
   const sim = new Simulation(data, config.broker, sink, { bars: false, calendar: wantsCalendar });
   const recall = new RunRecall(dir, config.recall, config.agent?.replay ?? null);
   const ctx = new BacktestContext(data, sim.broker, params, memoryPort(workspace, recall));
@@ -163,9 +173,17 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     result.error = {
       type: (err as Error).name || "Error",
       message: (err as Error).message ?? String(err),
+      at: loop.current < 0 ? null : label(loop.current),
+      location: strategyLocation(err, config.strategyPath),
     };
   }
   const lastIndex = loop.lastClosed < startIndex ? startIndex - 1 : loop.lastClosed;
+  // The first simulated bar → the last bar whose close was processed (an interrupted, stopped or
+  // failed run ends before the requested window does).
+  const simulated = lastIndex >= startIndex;
+  result.period.start = simulated ? label(startIndex) : null;
+  result.period.end = simulated ? label(lastIndex) : null;
+  result.period.bars = simulated ? lastIndex - startIndex + 1 : 0;
   simulateMs = performance.now() - t1;
 
   const t2 = performance.now();
@@ -205,6 +223,18 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     path.join(dir, "decisions.jsonl"),
     hooks.decisionLog.length ? `${hooks.decisionLog.join("\n")}\n` : "",
   );
+  const rejections = rejectionWarning(result.orders);
+  if (rejections !== null) {
+    result.warnings.push(rejections);
+    // A run whose every order was rejected did not test the strategy: never `completed`.
+    if (status === "completed" && result.orders.rejected === result.orders.submitted) {
+      status = "failed";
+      result.error = {
+        type: "AllOrdersRejected",
+        message: `${rejections}\nThe backtest did not test the strategy: fix the orders or the broker options (e.g. --allow-short, --cash, --fractional) and run again.`,
+      };
+    }
+  }
   result.status = status;
   result.timings = {
     loadMs: round(loadMs),
@@ -239,16 +269,7 @@ function finishResult(
     ...openTrades.map((t) => ({ ...t, openAtEnd: true })),
   ];
   trades.splice(0, trades.length, ...reported);
-  const counts = { submitted: 0, filled: 0, rejected: 0, cancelled: 0, expired: 0, working: 0 };
-  for (const o of broker.orders) {
-    counts.submitted++;
-    if (o.status === "filled") counts.filled++;
-    else if (o.status === "rejected") counts.rejected++;
-    else if (o.status === "cancelled") counts.cancelled++;
-    else if (o.status === "expired") counts.expired++;
-    else counts.working++;
-  }
-  result.orders = counts;
+  result.orders = countOrders(broker.orders);
   result.trades = {
     closed: reported.length - openTrades.length,
     openAtEnd: openTrades.length,

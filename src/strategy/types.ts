@@ -153,6 +153,13 @@ export interface Strategy<S = unknown> {
   onDayEnd?(ctx: StrategyContext, day: string, state: S): void | Promise<void>;
   onWeekEnd?(ctx: StrategyContext, week: string, state: S): void | Promise<void>;
   onMonthEnd?(ctx: StrategyContext, month: string, state: S): void | Promise<void>;
+  /**
+   * The last bar of the window has closed: the backtest ends here (e.g. write a final review).
+   * Called after that bar's day, week and month ends (the last bar is a week or month end only if
+   * the calendar says so) and before onBarEnd; not called when a run ends early (interrupted,
+   * stopped, failed).
+   */
+  onRunEnd?(ctx: StrategyContext, state: S): void | Promise<void>;
   /** An order was rejected, cancelled or expired (e.g. to tell an agent at its next decision). */
   onOrderUpdate?(ctx: StrategyContext, update: OrderUpdate, state: S): void | Promise<void>;
   /** Last call of every bar, after the close and all of the bar's other hooks. */
