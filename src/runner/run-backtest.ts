@@ -204,11 +204,28 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   };
   result.finishedAt = new Date().toISOString();
   writeJsonAtomic(path.join(dir, "result.json"), result);
+  const reportWarning = await writeReport(dir, { times, equity, benchmark: bench }, data);
+  if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
   emit({ type: "run_finished", result });
   return result;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** report.html from the arrays in memory; a page that cannot be written never fails the run. */
+async function writeReport(
+  dir: string,
+  curve: { times: Float64Array; equity: Float64Array; benchmark: Float64Array },
+  data: MarketData,
+): Promise<string | null> {
+  try {
+    const { writeRunReport } = await import("../report/html/write-report.js");
+    writeRunReport(dir, { curve, prices: { series: data.series } });
+    return null;
+  } catch (err) {
+    return `report.html was not written (${(err as Error).message}); agenticbt report ${path.basename(dir)} retries.`;
+  }
+}
 
 function finishResult(
   result: RunResult,
