@@ -3,7 +3,7 @@ import Papa from "papaparse";
 import { parseTimestamp } from "../../data/parse-timestamp.js";
 import type { SymbolSeries } from "../../engine/types.js";
 import { readDecisions } from "../decision-lines.js";
-import { readJsonLines, readTextOrNull } from "../run-files.js";
+import { readTextOrNull } from "../run-files.js";
 import { type ResultFile, readConfig, readResult } from "../run-record.js";
 import type { DecisionView } from "../schemas.js";
 import {
@@ -30,6 +30,8 @@ export interface CurveColumns {
 export interface ReportInputs {
   curve?: CurveColumns;
   prices?: PriceSource;
+  /** orders.jsonl's lines as the runner wrote them. */
+  orderLog?: readonly string[];
 }
 
 export interface Marker {
@@ -77,18 +79,19 @@ export function buildReportModel(dir: string, inputs: ReportInputs = {}): Report
   const config = readConfig(dir);
   const curveCols = inputs.curve ?? readEquityCsv(dir);
   const trades = readCsvTable(path.join(dir, "trades.csv"));
-  const rejectedLines = readRejected(dir);
+  const rejectedLines = readRejected(dir, inputs.orderLog);
   const prices = inputs.prices ?? loadRunPrices(dir, result, config);
   const { charts, note } = priceCharts(result, prices, trades, rejectedLines);
   const llm = result.strategy.kind === "llm";
   const decisions = llm ? readDecisions(dir) : null;
   const usage = llm ? llmUsageOverTime(dir, result, config) : null;
+  const curve = curveSeries(curveCols);
   return {
     result,
     config,
     metrics: metricRows(result),
     facts: facts(result),
-    curve: curveSeries(curveCols),
+    curve,
     charts,
     pricesNote: note,
     trades: cap(trades),
@@ -191,18 +194,46 @@ interface RejectedOrder {
   reason: string;
 }
 
-function readRejected(dir: string): RejectedOrder[] {
+/**
+ * The rejected events of orders.jsonl. Only lines that mention "rejected" are parsed: a long run
+ * has hundreds of thousands of other events. A line that is not JSON (a killed run's last line)
+ * is skipped; the other commands report damage.
+ */
+function readRejected(dir: string, orderLog: readonly string[] | undefined): RejectedOrder[] {
   const s = (v: unknown) => (v === null || v === undefined ? "" : String(v));
-  return readJsonLines(path.join(dir, "orders.jsonl"))
-    .filter((l) => l.event === "rejected")
-    .map((l) => ({
+  const out: RejectedOrder[] = [];
+  for (const line of orderLog ?? rejectedLines(dir)) {
+    if (!line.includes('"rejected"')) continue;
+    let l: unknown;
+    try {
+      l = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!isRec(l) || l.event !== "rejected") continue;
+    out.push({
       time: s(l.time),
       id: s(l.id),
       symbol: s(l.symbol),
       side: s(l.side),
       type: s(l.type),
       reason: s(l.reason),
-    }));
+    });
+  }
+  return out;
+}
+
+/** The lines of orders.jsonl that mention "rejected", found without splitting the whole file. */
+function rejectedLines(dir: string): string[] {
+  const text = readTextOrNull(path.join(dir, "orders.jsonl")) ?? "";
+  const out: string[] = [];
+  for (let at = text.indexOf('"rejected"'); at >= 0; at = text.indexOf('"rejected"', at + 1)) {
+    const end = text.indexOf("\n", at);
+    out.push(text.slice(text.lastIndexOf("\n", at) + 1, end < 0 ? text.length : end));
+    if (end < 0) break;
+    at = end;
+  }
+  return out;
 }
 
 const GREEN = "#1a9850";
