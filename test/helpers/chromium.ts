@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Where a Chromium for the browser tests may be: $CHROMIUM_PATH first, then Debian's paths. */
 export function findChromium(): string | null {
@@ -36,4 +36,33 @@ export function artifactPath(name: string): string {
   const dir = path.resolve(import.meta.dirname, "..", "..", "test-artifacts");
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, name);
+}
+
+// Code that runs in the page is passed as text: the project's TypeScript has no DOM types.
+
+/** Distinct colours painted in the canvases under `selector` (a blank chart has 0 or 1). */
+export function canvasColours(page: Page, selector: string): Promise<number> {
+  return page.evaluate(`(() => {
+    const colours = new Set();
+    for (const c of document.querySelectorAll(${JSON.stringify(`${selector} canvas`)})) {
+      if (c.width === 0 || c.height === 0) continue;
+      const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      for (let i = 0; i < px.length; i += 16) {
+        if (px[i + 3] !== 0) colours.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+      }
+    }
+    return colours.size;
+  })()`) as Promise<number>;
+}
+
+/** The text of every cell of a table's body, row by row. */
+export function tableRows(page: Page, tableId: string): Promise<string[][]> {
+  return page.evaluate(`Array.from(document.querySelectorAll(${JSON.stringify(`#${tableId} tbody tr`)}),
+    (tr) => Array.from(tr.querySelectorAll("td"), (td) => td.textContent))`) as Promise<string[][]>;
+}
+
+/** The text of the header cells of a table. */
+export function tableHeader(page: Page, tableId: string): Promise<string[]> {
+  return page.evaluate(`Array.from(document.querySelectorAll(${JSON.stringify(`#${tableId} thead th`)}),
+    (th) => th.textContent)`) as Promise<string[]>;
 }

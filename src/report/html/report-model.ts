@@ -202,8 +202,11 @@ interface RejectedOrder {
 function readRejected(dir: string, orderLog: readonly string[] | undefined): RejectedOrder[] {
   const s = (v: unknown) => (v === null || v === undefined ? "" : String(v));
   const out: RejectedOrder[] = [];
-  for (const line of orderLog ?? rejectedLines(dir)) {
-    if (!line.includes('"rejected"')) continue;
+  // The runner's lines start with their event (orderEventRecord): one test per line, not a scan.
+  const lines = orderLog
+    ? orderLog.filter((l) => l.startsWith('{"event":"rejected"'))
+    : rejectedLines(dir);
+  for (const line of lines) {
     let l: unknown;
     try {
       l = JSON.parse(line);

@@ -4,7 +4,13 @@ import { pathToFileURL } from "node:url";
 import Papa from "papaparse";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { artifactPath, launchChromium } from "../../helpers/chromium.js";
+import {
+  artifactPath,
+  canvasColours,
+  launchChromium,
+  tableHeader,
+  tableRows,
+} from "../../helpers/chromium.js";
 import { cli, DATA, readJson, runDirs, tempDir } from "../../helpers/cli.js";
 
 // The report as a user sees it: a real headless Chromium opens report.html from the file system.
@@ -75,30 +81,6 @@ async function open(file: string): Promise<Opened> {
   return out;
 }
 
-/** Distinct colours painted in the canvases of one chart container (blank canvas: 0 or 1). */
-function canvasColours(page: Page, selector: string): Promise<number> {
-  return page.$eval(selector, (el) => {
-    const colours = new Set<number>();
-    for (const c of Array.from(el.querySelectorAll("canvas"))) {
-      const ctx = c.getContext("2d");
-      if (!ctx || c.width === 0 || c.height === 0) continue;
-      const px = ctx.getImageData(0, 0, c.width, c.height).data;
-      for (let i = 0; i < px.length; i += 16) {
-        if (px[i + 3] === 0) continue;
-        colours.add(
-          ((px[i] as number) << 16) | ((px[i + 1] as number) << 8) | (px[i + 2] as number),
-        );
-      }
-    }
-    return colours.size;
-  });
-}
-
-const tableRows = (page: Page, id: string) =>
-  page.$$eval(`#${id} tbody tr`, (trs) =>
-    trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent ?? "")),
-  );
-
 describe("report.html of a code run, in headless Chromium", () => {
   let opened: Opened;
   beforeAll(async () => {
@@ -132,9 +114,7 @@ describe("report.html of a code run, in headless Chromium", () => {
     const rows = await tableRows(opened.page, "trades-table");
     expect(csv.length).toBeGreaterThan(3);
     expect(rows.length).toBe(csv.length);
-    const header = await opened.page.$$eval("#trades-table thead th", (ths) =>
-      ths.map((th) => th.textContent),
-    );
+    const header = await tableHeader(opened.page, "trades-table");
     const at = (name: string) => header.indexOf(name);
     for (const [i, t] of csv.entries()) {
       const row = rows[i] as string[];

@@ -3,7 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { artifactPath, launchChromium } from "../../helpers/chromium.js";
+import { artifactPath, canvasColours, launchChromium } from "../../helpers/chromium.js";
 import { DATA, tempDir } from "../../helpers/cli.js";
 import {
   barOf,
@@ -105,15 +105,7 @@ describe("report.html of an LLM run, in headless Chromium", async () => {
   it("completes and draws equity, candles and the tokens-and-cost chart", async () => {
     expect(result.status).toBe("completed");
     expect(await page.getAttribute("body", "data-charts")).toBe("3");
-    const colours = await page.$eval("#chart-usage", (el) => {
-      const set = new Set<string>();
-      for (const c of Array.from(el.querySelectorAll("canvas"))) {
-        const px = c.getContext("2d")?.getImageData(0, 0, c.width, c.height).data ?? [];
-        for (let i = 0; i < px.length; i += 16)
-          if (px[i + 3]) set.add(`${px[i]},${px[i + 1]},${px[i + 2]}`);
-      }
-      return set.size;
-    });
+    const colours = await canvasColours(page, "#chart-usage");
     expect(colours).toBeGreaterThan(5);
     expect(errors).toEqual([]);
     expect(requests).toEqual([url]);
