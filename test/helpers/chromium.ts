@@ -4,12 +4,10 @@ import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Where a Chromium for the browser tests may be: $CHROMIUM_PATH first, then Debian's paths. */
 export function findChromium(): string | null {
-  const candidates = [
-    process.env.CHROMIUM_PATH,
-    "/usr/bin/chromium",
-    "/usr/bin/chromium-browser",
-  ].filter((p): p is string => typeof p === "string" && p !== "");
-  return candidates.find((p) => fs.existsSync(p)) ?? null;
+  const chosen = process.env.CHROMIUM_PATH;
+  // A path the user chose is used or refused, never silently replaced by another browser.
+  if (chosen) return fs.existsSync(chosen) ? chosen : null;
+  return ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => fs.existsSync(p)) ?? null;
 }
 
 /**
@@ -20,7 +18,9 @@ export async function launchChromium(): Promise<Browser> {
   const executablePath = findChromium();
   if (executablePath === null) {
     throw new Error(
-      "No Chromium for the report's browser tests: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH to a Chromium binary.",
+      process.env.CHROMIUM_PATH
+        ? `CHROMIUM_PATH=${process.env.CHROMIUM_PATH} does not exist: point it at a Chromium binary, or unset it to use /usr/bin/chromium.`
+        : "No Chromium for the report's browser tests: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH to a Chromium binary.",
     );
   }
   // CI runs as root, where Chromium's sandbox cannot start.

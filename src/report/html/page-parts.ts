@@ -24,6 +24,17 @@ footer{color:#777;font-size:12px;margin-top:32px}
 
 const NUMERIC = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
 
+/**
+ * A number read from a run file, for people: four decimals from 1 up, six significant digits
+ * below (a fractional quantity of 1e-8 must not print as 0); integers and non-numbers as written.
+ */
+export function readableNumber(text: string): string {
+  if (!NUMERIC.test(text)) return text;
+  const n = Number(text);
+  if (Number.isInteger(n) && !/e/i.test(text)) return text;
+  return String(Math.abs(n) >= 1 ? Number(n.toFixed(4)) : Number(n.toPrecision(6)));
+}
+
 /** A number for people: thousands separated, at most four decimals; null as an em dash. */
 export function formatValue(v: unknown): string {
   if (v === null || v === undefined) return "—";
@@ -36,10 +47,8 @@ export function formatValue(v: unknown): string {
 /** A table cell: numbers right-aligned and rounded, anything else as written. */
 export function cell(v: unknown): string {
   if (typeof v === "number") return `<td class="n">${escapeHtml(formatValue(v))}</td>`;
-  if (typeof v === "string" && NUMERIC.test(v) && !/^\d{4}$/.test(v)) {
-    const n = Number(v);
-    const text = Number.isInteger(n) ? v : String(Number(n.toFixed(4)));
-    return `<td class="n">${escapeHtml(text)}</td>`;
+  if (typeof v === "string" && NUMERIC.test(v)) {
+    return `<td class="n">${escapeHtml(readableNumber(v))}</td>`;
   }
   return `<td>${escapeHtml(formatValue(v))}</td>`;
 }

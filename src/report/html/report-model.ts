@@ -14,10 +14,17 @@ import {
   minMaxLine,
 } from "./downsample.js";
 import { llmUsageOverTime, type UsagePoint } from "./llm-usage.js";
+import { readableNumber } from "./page-parts.js";
 import { loadRunPrices, type PriceSource } from "./price-data.js";
 
 /** Page budgets: enough to read every move, small enough for a million-bar run (see docs). */
-export const LIMITS = { linePoints: 5000, candles: 2000, tableRows: 2000, markers: 4000 };
+export const LIMITS = {
+  linePoints: 5000,
+  candles: 2000,
+  tableRows: 2000,
+  markers: 4000,
+  labelledMarkers: 60,
+};
 
 /** The run's curve: times in ms, one value per bar (equity.csv or the runner's arrays). */
 export interface CurveColumns {
@@ -282,7 +289,7 @@ function priceCharts(
     for (const row of trades.rows) {
       if (row[cSym ?? -1] !== s.symbol) continue;
       const long = row[cSide ?? -1] === "long";
-      const qty = row[cQty ?? -1] ?? "";
+      const qty = round(row[cQty ?? -1]);
       add(row[cIn ?? -1] ?? "", {
         position: long ? "belowBar" : "aboveBar",
         shape: long ? "arrowUp" : "arrowDown",
@@ -307,6 +314,8 @@ function priceCharts(
       });
     }
     markers.sort((a, b) => a.t - b.t);
+    // Past a few dozen, labels only cover each other: the shapes and colours stay.
+    if (markers.length > LIMITS.labelledMarkers) for (const m of markers) m.text = "";
     return {
       symbol: s.symbol,
       candles,
@@ -317,12 +326,7 @@ function priceCharts(
   return { charts, note: null };
 }
 
-const round = (v: string | undefined) => {
-  const n = Number(v);
-  return v === undefined || v === "" || !Number.isFinite(n)
-    ? (v ?? "")
-    : String(Number(n.toFixed(4)));
-};
+const round = (v: string | undefined) => readableNumber(v ?? "");
 
 function lowerBound(xs: SymbolSeries["time"], x: number): number {
   let lo = 0;

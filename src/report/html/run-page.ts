@@ -44,9 +44,11 @@ ${error ? `<p class="err">${h(String(error.type ?? "Error"))}: ${h(String(error.
 function equitySection(m: ReportModel): string {
   const shown = m.curve.equity.t.length;
   const note =
-    shown < m.curve.bars
-      ? `<p class="note">${h(formatValue(m.curve.bars))} bars drawn as ${h(formatValue(shown))} points: each stretch keeps its lowest and highest equity (and drawdown). Every bar is in equity.csv.</p>`
-      : "";
+    m.curve.bars === 0
+      ? `<p class="note">No bar was simulated, so there is no equity curve.</p>`
+      : shown < m.curve.bars
+        ? `<p class="note">${h(formatValue(m.curve.bars))} bars drawn as ${h(formatValue(shown))} points: each stretch keeps its lowest and highest equity (and drawdown). Every bar is in equity.csv.</p>`
+        : "";
   return `<section id="equity"><h2>Equity against buy-and-hold, and drawdown</h2>${note}
 <div class="chart" id="chart-equity"></div></section>`;
 }
@@ -61,6 +63,9 @@ function pricesSection(m: ReportModel): string {
       notes.push(
         `Each candle merges ${c.candles.per} bars (${c.candles.t.length.toLocaleString("en-US")} candles); trade markers sit on the candle that holds them.`,
       );
+    }
+    if (c.markers.length > LIMITS.labelledMarkers) {
+      notes.push(`${c.markers.length} markers: drawn without labels; the trades are listed below.`);
     }
     if (c.markersDropped > 0) {
       notes.push(`Only the first ${LIMITS.markers} markers are drawn (${c.markersDropped} more).`);

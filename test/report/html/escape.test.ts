@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { escapeHtml, jsonScript } from "../../../src/report/html/escape.js";
+import { readableNumber } from "../../../src/report/html/page-parts.js";
 
 describe("escaping run-directory strings for the page", () => {
   it("escapes markup and both quote kinds", () => {
@@ -15,5 +16,17 @@ describe("escaping run-directory strings for the page", () => {
     expect(html).not.toContain("<!--");
     const json = html.slice(html.indexOf(">") + 1, -"</script>".length);
     expect(JSON.parse(json)).toEqual(value);
+  });
+});
+
+describe("readableNumber", () => {
+  it("rounds to four decimals from 1 up and keeps six significant digits below", () => {
+    expect(readableNumber("370.9999999999998")).toBe("371");
+    expect(readableNumber("-44.37992000000041")).toBe("-44.3799");
+    expect(readableNumber("9.98084751291573e-9")).toBe("9.98085e-9");
+    expect(readableNumber("0.000123456789")).toBe("0.000123457");
+    expect(readableNumber("53")).toBe("53");
+    expect(readableNumber("2004-12-21")).toBe("2004-12-21");
+    expect(readableNumber("false")).toBe("false");
   });
 });
