@@ -31,6 +31,27 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/**
+ * For a test file: launches Chromium once; `get()` returns it or throws the reason there is none.
+ * The file then has a test that fails with that reason (not a skipped suite).
+ */
+export function sharedChromium() {
+  let browser: Browser | Error | null = null;
+  return {
+    async start() {
+      browser = await launchChromium().catch((err: unknown) => err as Error);
+    },
+    get(): Browser {
+      if (browser === null) throw new Error("Chromium was not started.");
+      if (browser instanceof Error) throw browser;
+      return browser;
+    },
+    async close() {
+      if (browser !== null && !(browser instanceof Error)) await browser.close();
+    },
+  };
+}
+
 /** A directory for screenshots that survives the test (git-ignored), printed for the reader. */
 export function artifactPath(name: string): string {
   const dir = path.resolve(import.meta.dirname, "..", "..", "test-artifacts");

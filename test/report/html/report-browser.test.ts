@@ -2,12 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import Papa from "papaparse";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   artifactPath,
   canvasColours,
-  launchChromium,
+  sharedChromium,
   tableHeader,
   tableRows,
 } from "../../helpers/chromium.js";
@@ -31,11 +31,11 @@ const STRATEGY = `export default {
 };
 `;
 
-let browser: Browser;
+const chromium = sharedChromium();
 let runDir = "";
 
 beforeAll(async () => {
-  browser = await launchChromium();
+  await chromium.start();
   const strategy = path.join(work, "hostile.mjs");
   fs.writeFileSync(strategy, STRATEGY);
   fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
@@ -48,7 +48,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await chromium.close();
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -61,7 +61,7 @@ interface Opened {
 
 /** Opens a page from disk with every request other than the page itself recorded and blocked. */
 async function open(file: string): Promise<Opened> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await chromium.get().newPage({ viewport: { width: 1280, height: 900 } });
   const url = pathToFileURL(file).href;
   const out: Opened = { page, errors: [], requests: [], dialogs: [] };
   page.on("console", (m) => {
@@ -80,6 +80,10 @@ async function open(file: string): Promise<Opened> {
   await page.waitForSelector("body[data-charts]", { timeout: 15_000 });
   return out;
 }
+
+it("has a Chromium to run the report in", () => {
+  expect(chromium.get().isConnected()).toBe(true);
+});
 
 describe("report.html of a code run, in headless Chromium", () => {
   let opened: Opened;

@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { artifactPath, canvasColours, launchChromium } from "../../helpers/chromium.js";
+import { artifactPath, canvasColours, sharedChromium } from "../../helpers/chromium.js";
 import { DATA, tempDir } from "../../helpers/cli.js";
 import {
   barOf,
@@ -62,10 +61,15 @@ function trader(req: RecordedRequest): Step {
   return { content: calls ? RATIONALE : "Hold: no setup.", usage: { ...usage, prompt: 900 } };
 }
 
-let browser: Browser;
+const chromium = sharedChromium();
+beforeAll(() => chromium.start());
 afterAll(async () => {
-  await browser?.close();
+  await chromium.close();
   fs.rmSync(work, { recursive: true, force: true });
+});
+
+it("has a Chromium to run the report in", () => {
+  expect(chromium.get().isConnected()).toBe(true);
 });
 
 describe("report.html of an LLM run, in headless Chromium", async () => {
@@ -84,8 +88,7 @@ describe("report.html of an LLM run, in headless Chromium", async () => {
   let page: import("playwright-core").Page;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page = await chromium.get().newPage({ viewport: { width: 1280, height: 900 } });
     page.on("console", (m) => {
       if (m.type() === "error") errors.push(m.text());
     });
