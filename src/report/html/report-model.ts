@@ -86,9 +86,9 @@ export function buildReportModel(dir: string, inputs: ReportInputs = {}): Report
   const config = readConfig(dir);
   const curveCols = inputs.curve ?? readEquityCsv(dir);
   const trades = readCsvTable(path.join(dir, "trades.csv"));
-  const rejectedLines = readRejected(dir, inputs.orderLog);
+  const rejected = readRejected(dir, inputs.orderLog);
   const prices = inputs.prices ?? loadRunPrices(dir, result, config);
-  const { charts, note } = priceCharts(result, prices, trades, rejectedLines);
+  const { charts, note } = priceCharts(result, prices, trades, rejected.shown);
   const llm = result.strategy.kind === "llm";
   const decisions = llm ? readDecisions(dir) : null;
   const usage = llm ? llmUsageOverTime(dir, result, config) : null;
@@ -104,8 +104,8 @@ export function buildReportModel(dir: string, inputs: ReportInputs = {}): Report
     trades: cap(trades),
     rejected: cap({
       columns: ["time", "id", "symbol", "side", "type", "reason"],
-      rows: rejectedLines.map((r) => [r.time, r.id, r.symbol, r.side, r.type, r.reason]),
-      total: rejectedLines.length,
+      rows: rejected.shown.map((r) => [r.time, r.id, r.symbol, r.side, r.type, r.reason]),
+      total: rejected.total,
     }),
     decisions: decisions && {
       shown: decisions.slice(0, LIMITS.tableRows),
@@ -202,11 +202,15 @@ interface RejectedOrder {
 }
 
 /**
- * The rejected events of orders.jsonl. Only lines that mention "rejected" are parsed: a long run
- * has hundreds of thousands of other events. A line that is not JSON (a killed run's last line)
- * is skipped; the other commands report damage.
+ * The rejected events of orders.jsonl: all counted, the first LIMITS.markers parsed (a long run
+ * can reject tens of thousands of orders; the page shows no more). Only lines that mention
+ * "rejected" are looked at. A line that is not JSON (a killed run's last line) is skipped; the
+ * other commands report damage.
  */
-function readRejected(dir: string, orderLog: readonly string[] | undefined): RejectedOrder[] {
+function readRejected(
+  dir: string,
+  orderLog: readonly string[] | undefined,
+): { shown: RejectedOrder[]; total: number } {
   const s = (v: unknown) => (v === null || v === undefined ? "" : String(v));
   const out: RejectedOrder[] = [];
   // The runner's lines start with their event (orderEventRecord): one test per line, not a scan.
@@ -214,6 +218,7 @@ function readRejected(dir: string, orderLog: readonly string[] | undefined): Rej
     ? orderLog.filter((l) => l.startsWith('{"event":"rejected"'))
     : rejectedLines(dir);
   for (const line of lines) {
+    if (out.length === LIMITS.markers) break;
     let l: unknown;
     try {
       l = JSON.parse(line);
@@ -230,7 +235,7 @@ function readRejected(dir: string, orderLog: readonly string[] | undefined): Rej
       reason: s(l.reason),
     });
   }
-  return out;
+  return { shown: out, total: lines.length };
 }
 
 /** The lines of orders.jsonl that mention "rejected", found without splitting the whole file. */
