@@ -122,12 +122,18 @@ export function metricRows(r: ResultFile): ReportModel["metrics"] {
   const m = r.metrics ?? {};
   const b = r.benchmark.metrics ?? {};
   const reasons = isRec(r.nullReasons) ? r.nullReasons : {};
+  const bReasons = isRec(r.benchmark.nullReasons) ? r.benchmark.nullReasons : {};
   const keys = [...new Set([...Object.keys(m), ...Object.keys(b), ...Object.keys(reasons)])];
+  const why = (key: string) => {
+    const own = typeof reasons[key] === "string" ? (reasons[key] as string) : null;
+    const bench = typeof bReasons[key] === "string" ? `buy & hold: ${bReasons[key]}` : null;
+    return own !== null && bench !== null ? `${own}; ${bench}` : (own ?? bench);
+  };
   return keys.map((key) => ({
     key,
     strategy: key in m ? m[key] : null,
     benchmark: key in b ? b[key] : null,
-    note: typeof reasons[key] === "string" ? (reasons[key] as string) : null,
+    note: why(key),
   }));
 }
 

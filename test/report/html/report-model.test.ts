@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokerConfig } from "../../../src/engine/broker-config.js";
-import { buildReportModel } from "../../../src/report/html/report-model.js";
+import { buildReportModel, metricRows } from "../../../src/report/html/report-model.js";
 import { runBacktest } from "../../../src/runner/run-backtest.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../../src/runner/run-config.js";
 import type { RunEvent } from "../../../src/runner/run-events.js";
@@ -73,5 +73,23 @@ describe("the report's data, from a run directory", () => {
     expect(warnings[0]).toMatch(
       /^report\.html was not written \(.+\); agenticbt report \S+ retries\.$/,
     );
+  });
+});
+
+describe("metricRows", () => {
+  it("lists every metric of either side, with the reason for a null from either", () => {
+    const result = {
+      metrics: { returnPct: 5, profitFactor: null },
+      nullReasons: { profitFactor: "no losing trades" },
+      benchmark: {
+        metrics: { returnPct: 7, sortino: null },
+        nullReasons: { sortino: "no downside" },
+      },
+    } as unknown as Parameters<typeof metricRows>[0];
+    expect(metricRows(result)).toEqual([
+      { key: "returnPct", strategy: 5, benchmark: 7, note: null },
+      { key: "profitFactor", strategy: null, benchmark: null, note: "no losing trades" },
+      { key: "sortino", strategy: null, benchmark: null, note: "buy & hold: no downside" },
+    ]);
   });
 });
