@@ -105,8 +105,14 @@ describe("report.html of a code run, in headless Chromium", () => {
     expect(await canvasColours(opened.page, "#chart-price-0")).toBeGreaterThan(5);
   });
 
-  it("logs no console error and requests nothing but the page itself", () => {
+  it("logs no console error and requests nothing but the page itself", async () => {
     expect(opened.errors).toEqual([]);
+    expect(
+      await opened.page.getAttribute('meta[http-equiv="Content-Security-Policy"]', "content"),
+    ).toBe(
+      "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:",
+    );
+    expect(await opened.page.$$("[onload], [onerror], [onclick]")).toEqual([]);
     expect(opened.requests).toEqual([pathToFileURL(path.join(runDir, "report.html")).href]);
   });
 
