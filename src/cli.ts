@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from "commander";
 import { registerDiffCommand } from "./cli/commands/diff-command.js";
 import { registerListCommand } from "./cli/commands/list-command.js";
 import { registerRecallCommand } from "./cli/commands/recall-command.js";
+import { registerReportCommand } from "./cli/commands/report-command.js";
 import { DEFAULT_RUNS_DIR } from "./cli/commands/runs-root.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
 import { escapeControl } from "./cli/terminal-text.js";
@@ -160,6 +161,7 @@ export function buildProgram(): Command {
   registerShowCommand(program);
   registerDiffCommand(program);
   registerRecallCommand(program);
+  registerReportCommand(program);
 
   return program;
 }

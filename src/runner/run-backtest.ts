@@ -11,6 +11,7 @@ import {
 } from "../memory/workspace.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import { computeBenchmarkMetrics, computeMetrics } from "../metrics/compute-metrics.js";
+import type { ReportInputs } from "../report/html/report-model.js";
 import { BacktestContext } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
@@ -244,11 +245,28 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   };
   result.finishedAt = new Date().toISOString();
   writeJsonAtomic(path.join(dir, "result.json"), result);
+  const reportWarning = await writeReport(dir, {
+    curve: { times, equity, benchmark: bench },
+    prices: { series: data.series },
+    orderLog: hooks.orderLog,
+  });
+  if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
   emit({ type: "run_finished", result });
   return result;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** report.html from the arrays in memory; a page that cannot be written never fails the run. */
+async function writeReport(dir: string, inputs: ReportInputs): Promise<string | null> {
+  try {
+    const { writeRunReport } = await import("../report/html/write-report.js");
+    writeRunReport(dir, inputs);
+    return null;
+  } catch (err) {
+    return `report.html was not written (${(err as Error).message}); agenticbt report ${path.basename(dir)} retries.`;
+  }
+}
 
 function finishResult(
   result: RunResult,
