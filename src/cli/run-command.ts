@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { brokerConfig } from "../engine/broker-config.js";
+import { presetTarget } from "../memory/workspace.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
@@ -120,6 +121,11 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
       'No strategy: pass a strategy file (strategies/<name>.ts or .md) or --prompt "…".',
     );
   }
+  if (o.prompt !== undefined && o.prompt.trim() === "") {
+    throw new UsageError(
+      '--prompt is empty: write the strategy in it (--prompt "Buy when RSI(14) < 30…"), or pass a strategies/<name>.md file.',
+    );
+  }
   if (!o.data || o.data.length === 0) {
     throw new UsageError(
       "No data: pass --data <csv> (several files, or SYM=path, for several symbols).",
@@ -204,7 +210,14 @@ function parsePreset(arg: string): { target: string; file: string } {
       `--preset ${JSON.stringify(arg)} must look like notes/<key>.md=path/to/file.md.`,
     );
   }
-  return { target: arg.slice(0, eq), file: arg.slice(eq + 1) };
+  const target = arg.slice(0, eq);
+  try {
+    presetTarget(target);
+  } catch (err) {
+    // Checked here, before a run directory exists: a bad target is bad usage, not a failed run.
+    throw new UsageError(`--preset ${JSON.stringify(arg)}: ${(err as Error).message}`);
+  }
+  return { target, file: arg.slice(eq + 1) };
 }
 
 /** `agenticbt run`: returns the process exit code. */
