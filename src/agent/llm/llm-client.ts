@@ -15,7 +15,7 @@ import {
   type ResponseSource,
   type TokenUsage,
 } from "../types.js";
-import { classifyFailure, failureMessage } from "./classify-failure.js";
+import { type AttemptFailure, classifyFailure, failureMessage } from "./classify-failure.js";
 import { DEFAULT_BASE_URL, NO_API_KEY } from "./llm-settings.js";
 import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
 import { redactSecret } from "./redact.js";
@@ -203,6 +203,9 @@ export class LlmClient implements ChatModel {
   private async fetchWithRetries(request: ChatRequest): Promise<Answer> {
     const body = this.toParams(request);
     const totalAttempts = this.maxRetries + 1;
+    // Faults of this call so far: counted as retried only if a later attempt succeeds; a call
+    // that fails for good is one failure (in `errors`), not also a pile of retries.
+    const overcome: AttemptFailure["type"][] = [];
     for (let attempt = 1; attempt <= totalAttempts; attempt++) {
       const controller = new AbortController();
       let timedOut = false;
@@ -218,6 +221,7 @@ export class LlmClient implements ChatModel {
         });
         const latencyMs = Math.round(performance.now() - started);
         const { answer, usage } = readCompletion(completion);
+        for (const type of overcome) this.meter?.recordRetry(type);
         return { answer, usage, latencyMs, attempts: attempt, source: "network" };
       } catch (err) {
         const failure = classifyFailure(err, timedOut);
@@ -231,8 +235,7 @@ export class LlmClient implements ChatModel {
           const message = redactSecret(failureMessage(failure, context), this.apiKey);
           throw new LlmError(failure.type, message, failure.status, attempt);
         }
-        // A fault that a retry overcame is still a fault of the provider: count it by type.
-        this.meter?.recordRetry(failure.type);
+        overcome.push(failure.type);
         const wait =
           failure.retryAfterMs ??
           backoffDelayMs(

@@ -3,8 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LlmClient, type LlmClientOptions } from "../../../src/agent/llm/llm-client.js";
+import { DEFAULT_PRICE_TABLE } from "../../../src/agent/llm/pricing.js";
 import { ResponseCache } from "../../../src/agent/llm/response-cache.js";
 import { readTranscript, TranscriptWriter } from "../../../src/agent/llm/transcript.js";
+import { UsageMeter } from "../../../src/agent/llm/usage-meter.js";
 import { type ChatRequest, LlmError } from "../../../src/agent/types.js";
 import {
   type Script,
@@ -162,6 +164,31 @@ describe("LlmClient over real HTTP", () => {
     expect(err).toMatchObject({ type: "server_error", status: 502, attempts: 3 });
     expect(err.message).toContain("3 attempts");
     expect(server?.requests).toHaveLength(3);
+  });
+
+  it("counts in retries only the faults that a retry overcame; the rest are failures", async () => {
+    // Call 1: 500, 500 with one retry: the retry did not overcome the fault, so it is 1 failure
+    // and 0 retries. Call 2: 500 then an answer: 1 retried server_error. Call 3: 429, 500, then an
+    // answer (two retries allowed here): 1 rate_limit and 1 more server_error overcome.
+    const meter = new UsageMeter(DEFAULT_PRICE_TABLE);
+    const steps = [{ status: 500 }, { status: 500 }, { status: 500 }, { content: "ok" }];
+    const client = await setUp(steps, { maxRetries: 1, meter });
+    await failure(client.complete(request("call 1")));
+    await client.complete(request("call 2"));
+    const after2 = meter.snapshot();
+    expect(after2.retries).toEqual({ server_error: 1 });
+    expect(after2.errors).toEqual({ server_error: 1 });
+    await server?.close();
+    const client3 = await setUp(
+      [{ status: 429, headers: { "Retry-After": "0" } }, { status: 500 }, { content: "ok" }],
+      { maxRetries: 2, meter },
+    );
+    const res = await client3.complete(request("call 3"));
+    expect(res.attempts).toBe(3);
+    const snap = meter.snapshot();
+    expect(snap.retries).toEqual({ server_error: 2, rate_limit: 1 });
+    expect(snap.errors).toEqual({ server_error: 1 });
+    expect(snap.calls).toMatchObject({ total: 3, network: 3, failed: 1 });
   });
 
   it("times out a hanging server, retries, and fails with a timeout", async () => {
