@@ -127,6 +127,11 @@ export function buildProgram(): Command {
     )
     .option("--concurrency <n>", "max model requests in flight", "4")
     .option("--max-steps <n>", "max model calls per decision (the tool loop's bound)", "8")
+    .option(
+      "--max-failed-decisions <n>",
+      "fail the run after this many failed decisions in a row (model errors, empty replies)",
+      "3",
+    )
     .option("--every <n>", "decide every n bars", "1")
     .option("--context-bars <n>", "bars of each symbol shown in every decision's context", "20")
     .option("--moments <list>", "memory moments: any of eod,fill,close,week,month (default all)")

@@ -54,11 +54,25 @@ export type LlmErrorType =
   | "rate_limit"
   | "server_error"
   | "connection"
+  | "unreachable"
   | "auth"
+  | "model_not_found"
+  | "not_found"
   | "bad_request"
   | "invalid_response"
   | "replay_divergence"
   | "replay_exhausted";
+
+/**
+ * Failures that no retry and no later decision can fix: the key, the model name or the URL is
+ * wrong, or nothing listens there. They fail the run at once instead of every decision failing.
+ */
+export const FATAL_FAILURES: ReadonlySet<string> = new Set<LlmErrorType>([
+  "auth",
+  "model_not_found",
+  "not_found",
+  "unreachable",
+]);
 
 /** A model call that failed for good (after retries where they apply). The message never
  * contains the API key. */

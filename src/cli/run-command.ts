@@ -53,6 +53,7 @@ export interface RunCommandOptions {
   maxRetries?: string;
   concurrency?: string;
   maxSteps?: string;
+  maxFailedDecisions?: string;
   every?: string;
   contextBars?: string;
   moments?: string | false;
@@ -99,6 +100,9 @@ function agentOptions(strategy: string | undefined, o: RunCommandOptions): Agent
       d.concurrency,
     maxSteps:
       numberOption("--max-steps", o.maxSteps, { min: 1, max: 100, integer: true }) ?? d.maxSteps,
+    maxFailedDecisions:
+      numberOption("--max-failed-decisions", o.maxFailedDecisions, { min: 1, integer: true }) ??
+      d.maxFailedDecisions,
     every: numberOption("--every", o.every, { min: 1, integer: true }) ?? d.every,
     contextBars:
       numberOption("--context-bars", o.contextBars, { min: 1, max: 500, integer: true }) ??
@@ -252,6 +256,10 @@ export async function runCommand(
       process.stdout.write(
         `${formatSummary(result)}\n\nRun ${result.id}\n${path.relative(process.cwd(), path.join(config.runsRoot, result.id)) || "."}\n`,
       );
+    }
+    // The error and its fix on stderr too: with --json stdout is for the result alone.
+    if (result.status === "failed" && result.error) {
+      process.stderr.write(`error: run ${result.id} failed: ${result.error.message}\n`);
     }
     return result.status === "completed" ? 0 : 1;
   } finally {

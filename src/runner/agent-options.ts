@@ -13,6 +13,8 @@ export interface AgentOptions {
   maxRetries: number;
   concurrency: number;
   maxSteps: number;
+  /** Failed decisions in a row that fail the run. */
+  maxFailedDecisions: number;
   every: number;
   contextBars: number;
   moments: MomentKind[];
@@ -36,6 +38,7 @@ export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
   maxRetries: 4,
   concurrency: 4,
   maxSteps: 8,
+  maxFailedDecisions: 3,
   every: 1,
   contextBars: 20,
   moments: [...MOMENT_KINDS],

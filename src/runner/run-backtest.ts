@@ -148,10 +148,17 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     hooks.state = state;
     status = await loop.run(startIndex, state);
     if (ctx.stopRequest) result.stopReason = ctx.stopRequest.reason;
+    const agentFailure = status === "completed" ? (llm?.endFailure() ?? null) : null;
+    if (agentFailure) {
+      status = "failed";
+      result.error = agentFailure;
+    }
   } catch (err) {
     status = "failed";
+    const typed = (err as { type?: unknown }).type;
     result.error = {
-      type: (err as Error).name || "Error",
+      // A typed failure (auth, max_failed_decisions, replay_divergence…) keeps its type.
+      type: typeof typed === "string" ? typed : (err as Error).name || "Error",
       message: (err as Error).message ?? String(err),
     };
   }

@@ -15,7 +15,12 @@ import {
   type ResponseSource,
   type TokenUsage,
 } from "../types.js";
-import { type AttemptFailure, classifyFailure, failureMessage } from "./classify-failure.js";
+import {
+  type AttemptFailure,
+  classifyFailure,
+  failureMessage,
+  UNREACHABLE_RETRY,
+} from "./classify-failure.js";
 import { DEFAULT_BASE_URL, NO_API_KEY } from "./llm-settings.js";
 import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
 import { redactSecret } from "./redact.js";
@@ -43,7 +48,8 @@ export interface LlmClientOptions {
   apiKey?: string | undefined;
   /** Per attempt, until the whole answer has arrived. Default 60000. */
   timeoutMs?: number;
-  /** Retries after the first attempt, for 429, 5xx, timeouts and lost connections. Default 4. */
+  /** Retries after the first attempt, for 429, 5xx, timeouts and lost connections. Default 4.
+   * A refused connection gets at most UNREACHABLE_RETRY.maxRetries quick ones. */
   maxRetries?: number;
   /** Backoff scale: retry n waits up to min(retryMaxMs, retryBaseMs·2^n), jittered. Default 500. */
   retryBaseMs?: number;
@@ -225,7 +231,11 @@ export class LlmClient implements ChatModel {
         return { answer, usage, latencyMs, attempts: attempt, source: "network" };
       } catch (err) {
         const failure = classifyFailure(err, timedOut);
-        if (!failure.retryable || attempt === totalAttempts) {
+        const unreachable = failure.type === "unreachable";
+        const lastAttempt = unreachable
+          ? attempt > Math.min(this.maxRetries, UNREACHABLE_RETRY.maxRetries)
+          : attempt === totalAttempts;
+        if (!failure.retryable || lastAttempt) {
           const context = {
             baseURL: this.baseURL,
             model: request.model,
@@ -240,7 +250,7 @@ export class LlmClient implements ChatModel {
           failure.retryAfterMs ??
           backoffDelayMs(
             attempt - 1,
-            { baseMs: this.retryBaseMs, maxMs: this.retryMaxMs },
+            unreachable ? UNREACHABLE_RETRY : { baseMs: this.retryBaseMs, maxMs: this.retryMaxMs },
             this.random,
           );
         await sleep(wait);

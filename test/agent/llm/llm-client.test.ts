@@ -211,15 +211,32 @@ describe("LlmClient over real HTTP", () => {
     expect(err.type).toBe("timeout");
   });
 
-  it("reports a connection failure after retries", async () => {
+  it("reports a refused connection as unreachable after a few quick retries", async () => {
     server = await startScriptedServer([]);
     const url = server.url;
     await server.close();
     server = undefined;
     const client = new LlmClient({ baseURL: url, apiKey: SECRET, retryBaseMs: 1, maxRetries: 1 });
     const err = await failure(client.complete(request()));
-    expect(err).toMatchObject({ type: "connection", attempts: 2 });
+    expect(err).toMatchObject({ type: "unreachable", attempts: 2 });
     expect(err.message).toContain("--base-url");
+    expect(err.message).toContain("ECONNREFUSED");
+    // --max-retries 20 and a 20 s backoff do not apply: at most 2 retries, waits ≤ 250 + 500 ms.
+    const patient = new LlmClient({ baseURL: url, maxRetries: 20, retryBaseMs: 20_000 });
+    const started = performance.now();
+    const again = await failure(patient.complete(request()));
+    expect(again).toMatchObject({ type: "unreachable", attempts: 3 });
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("reports a 404 naming the model as model_not_found, with the fix", async () => {
+    const client = await setUp(() => ({
+      status: 404,
+      body: { error: { message: 'model "qwen9" not found, try pulling it first' } },
+    }));
+    const err = await failure(client.complete({ ...request(), model: "qwen9" }));
+    expect(err).toMatchObject({ type: "model_not_found", status: 404, attempts: 1 });
+    expect(err.message).toMatch(/check --model/i);
   });
 
   it("does not retry a 401, and says what to do", async () => {
@@ -232,7 +249,7 @@ describe("LlmClient over real HTTP", () => {
 
   it.each([
     [400, "bad_request"],
-    [404, "bad_request"],
+    [404, "not_found"],
     [403, "auth"],
   ] as const)("does not retry a %i (%s)", async (status, type) => {
     const client = await setUp(() => ({ status }));
