@@ -142,7 +142,8 @@ export function buildProgram(): Command {
     )
     .option("--max-cost <usd>", "stop the run cleanly once the estimated cost reaches this (USD)")
     .option("--prices <file>", "JSON price table overriding the built-in one (USD per 1M tokens)")
-    .option("--no-cache", "do not answer identical requests from .agenticbt/cache/")
+    .option("--no-cache", "do not answer identical requests from the response cache")
+    .option("--cache-dir <dir>", "the response cache's directory (default .agenticbt/cache)")
     .option(
       "--replay <run>",
       "re-run a recorded LLM run from its transcript, with zero network calls",

@@ -61,6 +61,7 @@ export interface RunCommandOptions {
   maxCost?: string;
   prices?: string;
   cache?: boolean;
+  cacheDir?: string;
   replay?: string;
   prompt?: string;
   preset?: string[];
@@ -113,6 +114,7 @@ function agentOptions(strategy: string | undefined, o: RunCommandOptions): Agent
     maxCost: nullable(numberOption("--max-cost", o.maxCost, { min: 0 })),
     pricesFile: o.prices ?? null,
     cache: o.cache !== false,
+    cacheDir: o.cacheDir === undefined ? null : path.resolve(o.cacheDir),
     replay: o.replay ?? null,
     prompt: o.prompt ?? null,
   };

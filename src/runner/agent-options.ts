@@ -22,6 +22,8 @@ export interface AgentOptions {
   maxCost: number | null;
   pricesFile: string | null;
   cache: boolean;
+  /** The response cache's directory; null: `.agenticbt/cache` under the working directory. */
+  cacheDir: string | null;
   /** A recorded run directory to replay with zero network calls. */
   replay: string | null;
   /** `--prompt "…"` instead of a .md file. */
@@ -46,6 +48,7 @@ export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
   maxCost: null,
   pricesFile: null,
   cache: true,
+  cacheDir: null,
   replay: null,
   prompt: null,
 };

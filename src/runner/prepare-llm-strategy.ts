@@ -34,7 +34,6 @@ export interface PreparedLlm {
   /** Builds the strategy once the run directory exists (its transcript goes there). */
   create(args: {
     runDir: string;
-    cacheDir: string;
     startIndex: number;
     totalBars: number;
     timeLabelOf: (t: number) => string;
@@ -98,13 +97,14 @@ export async function prepareLlmStrategy(
     endFailure: () => (stats ? neverDecided(stats) : null),
     async create(args) {
       const { LlmClient } = await import("../agent/llm/llm-client.js");
-      const { ResponseCache } = await import("../agent/llm/response-cache.js");
+      const { DEFAULT_CACHE_DIR, ResponseCache } = await import("../agent/llm/response-cache.js");
       const { TranscriptWriter } = await import("../agent/llm/transcript.js");
       const { UsageMeter } = await import("../agent/llm/usage-meter.js");
       const meter = new UsageMeter(prices);
       const agentStats = emptyAgentStats();
       stats = agentStats;
-      const cache = o.cache && !replay ? new ResponseCache(args.cacheDir) : null;
+      const cacheDir = path.resolve(o.cacheDir ?? DEFAULT_CACHE_DIR);
+      const cache = o.cache && !replay ? new ResponseCache(cacheDir) : null;
       const client = new LlmClient({
         model: o.model,
         baseURL: settings.baseURL,

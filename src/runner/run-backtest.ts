@@ -62,7 +62,6 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const strategy: Strategy<unknown> = llm
     ? await llm.create({
         runDir: dir,
-        cacheDir: path.join(path.dirname(config.runsRoot), "cache"),
         startIndex,
         totalBars: data.times.length - startIndex,
         timeLabelOf: (t) => timeLabel(t, intraday),

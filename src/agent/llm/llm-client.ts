@@ -26,7 +26,7 @@ import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
 import { redactSecret } from "./redact.js";
 import type { ReplaySource } from "./replay-source.js";
 import { canonicalRequest, hashRequest } from "./request-hash.js";
-import type { ResponseCache } from "./response-cache.js";
+import { cacheKey, type ResponseCache } from "./response-cache.js";
 import { Semaphore } from "./semaphore.js";
 import type { TranscriptWriter } from "./transcript.js";
 import type { UsageMeter } from "./usage-meter.js";
@@ -196,13 +196,14 @@ export class LlmClient implements ChatModel {
         "No model name was given: pass --model (for example gpt-4o-mini, or llama3.1 for Ollama).",
       );
     }
-    const cached = this.cache?.get(requestHash);
+    const key = this.cache ? cacheKey(this.baseURL, request) : "";
+    const cached = this.cache?.get(key);
     if (cached) {
       const answer = { message: cached.message, finishReason: cached.finishReason };
       return { answer, usage: cached.usage, latencyMs: 0, attempts: 0, source: "cache" };
     }
     const fetched = await this.semaphore.run(() => this.fetchWithRetries(request));
-    this.cache?.put(requestHash, request, { ...fetched.answer, usage: fetched.usage });
+    this.cache?.put(key, this.baseURL, request, { ...fetched.answer, usage: fetched.usage });
     return fetched;
   }
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LlmClient, type LlmClientOptions } from "../../../src/agent/llm/llm-client.js";
 import { DEFAULT_PRICE_TABLE } from "../../../src/agent/llm/pricing.js";
-import { ResponseCache } from "../../../src/agent/llm/response-cache.js";
+import { cacheKey, ResponseCache } from "../../../src/agent/llm/response-cache.js";
 import { readTranscript, TranscriptWriter } from "../../../src/agent/llm/transcript.js";
 import { UsageMeter } from "../../../src/agent/llm/usage-meter.js";
 import { type ChatRequest, LlmError } from "../../../src/agent/types.js";
@@ -315,11 +315,35 @@ describe("LlmClient over real HTTP", () => {
     expect(second.message).toEqual(first.message);
     expect(second.usage).toEqual(first.usage);
     expect(second.requestHash).toBe(first.requestHash);
-    const h = first.requestHash;
+    const h = cacheKey(server?.url ?? "", request());
     expect(fs.existsSync(path.join(dir, "cache", h.slice(0, 2), `${h}.json`))).toBe(true);
     // A different request is a different key.
     await failure(client.complete(request("something else")));
     expect(server?.requests).toHaveLength(2);
+  });
+
+  it("never serves one server's answers for another with the same model name", async () => {
+    const cacheDir = path.join(dir, "shared-cache");
+    const a = await startScriptedServer(() => ({ content: "from A" }));
+    const b = await startScriptedServer(() => ({ content: "from B" }));
+    try {
+      const ask = (baseURL: string) =>
+        new LlmClient({ baseURL, maxRetries: 0, cache: new ResponseCache(cacheDir) }).complete(
+          request(),
+        );
+      expect((await ask(a.url)).message.content).toBe("from A");
+      const fromB = await ask(b.url);
+      expect(fromB).toMatchObject({ source: "network", message: { content: "from B" } });
+      // The same server spelled differently (case, trailing slash) is the same cache entry.
+      const port = new URL(a.url).port;
+      const again = await ask(`HTTP://127.0.0.1:${port}/v1/`);
+      expect(again).toMatchObject({ source: "cache", message: { content: "from A" } });
+      expect(a.requests).toHaveLength(1);
+      expect(b.requests).toHaveLength(1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 
   it("records every call, success or failure, in the transcript", async () => {
