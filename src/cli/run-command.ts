@@ -13,6 +13,7 @@ import {
   type RunConfig,
 } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
+import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
@@ -273,14 +274,21 @@ export async function runCommand(
 function replayConfig(o: RunCommandOptions): RunConfig {
   const runsRoot = runsRootOf(o.runsDir);
   const dir = resolveRunDir(o.replay as string, runsRoot);
-  const recorded = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")) as RunConfig;
+  const recorded = JSON.parse(
+    fs.readFileSync(path.join(dir, "config.json"), "utf8"),
+  ) as RunConfig & {
+    strategyCopy?: StrategyCopy;
+  };
   if (!recorded.agent) {
     throw new UsageError(
       `${dir} is a code-strategy run: there is nothing to replay (code strategies are deterministic; run them again).`,
     );
   }
+  // The prompt as the run used it, from the run's own copy: the original file may have changed.
+  const stored = recorded.agent.prompt === null ? storedPrompt(dir, recorded.strategyCopy) : null;
   return {
     ...recorded,
+    strategySource: stored ?? recorded.strategySource ?? null,
     runsRoot,
     name: o.name ?? `${recorded.name ?? path.basename(dir)}-replay`,
     agent: { ...recorded.agent, replay: dir, cache: false },

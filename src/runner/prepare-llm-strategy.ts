@@ -53,11 +53,12 @@ export interface PreparedLlm {
 export async function prepareLlmStrategy(
   strategyPath: string,
   o: AgentOptions,
+  source: string = strategyPath,
 ): Promise<PreparedLlm> {
   const { resolveLlmSettings, LlmSettingsError } = await import("../agent/llm/llm-settings.js");
   const { DEFAULT_PRICE_TABLE, loadPriceTable, priceFor } = await import("../agent/llm/pricing.js");
   const { ReplaySource } = await import("../agent/llm/replay-source.js");
-  const prompt = o.prompt ?? readPrompt(strategyPath);
+  const prompt = o.prompt ?? readPrompt(source);
   const name = o.prompt !== null ? "prompt" : path.basename(strategyPath).replace(/\.[^.]+$/, "");
   let settings: ReturnType<typeof resolveLlmSettings>;
   try {

@@ -24,6 +24,7 @@ import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
 import { checkRecallOptions, RunRecall } from "./run-recall.js";
 import type { RunResult, RunStatus } from "./run-result.js";
+import { storeStrategy } from "./strategy-copy.js";
 import { type ReportedTrade, tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
 
 export interface RunHandle {
@@ -47,8 +48,12 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const emit = options.onEvent ?? (() => {});
   const loaded = loadData(config);
   const { data, startIndex, dataInfo, warnings } = loaded;
-  const llm = config.agent ? await prepareLlmStrategy(config.strategyPath, config.agent) : null;
+  const source = config.strategySource ?? config.strategyPath;
+  const llm = config.agent
+    ? await prepareLlmStrategy(config.strategyPath, config.agent, source)
+    : null;
   const code = llm ? null : await loadStrategy(config.strategyPath);
+  const strategyText = llm ? llm.prompt : fs.readFileSync(path.resolve(source));
   const params = resolveParams(code?.params ?? {}, config.params);
   const memoryFrom = config.memoryFrom ? resolveRunDir(config.memoryFrom, config.runsRoot) : null;
   checkPresets(config.presets);
@@ -57,6 +62,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
   const { id, dir } = createRunDir(config.runsRoot, name);
+  const strategyCopy = storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
   const strategy: Strategy<unknown> = llm
@@ -80,6 +86,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       path: config.strategyPath,
       name: strategy.name,
       params,
+      ...strategyCopy,
     },
     data: dataInfo,
     period: {
@@ -109,7 +116,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     agenticbt: { version: VERSION, node: process.version },
     llm: null,
   };
-  writeJsonAtomic(path.join(dir, "config.json"), { id, ...config, params });
+  writeJsonAtomic(path.join(dir, "config.json"), { id, ...config, params, strategyCopy });
   writeJsonAtomic(path.join(dir, "result.json"), result);
   emit({
     type: "run_started",

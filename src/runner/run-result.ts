@@ -28,7 +28,15 @@ export interface RunResult {
   error: { type: string; message: string } | null;
   /** Why the run ended early on purpose (a spent budget), or absent. */
   stopReason?: string;
-  strategy: { kind: "code" | "llm"; path: string; name: string; params: Record<string, unknown> };
+  strategy: {
+    kind: "code" | "llm";
+    path: string;
+    name: string;
+    params: Record<string, unknown>;
+    /** The copy of the strategy in the run directory, and its sha256. */
+    file?: string;
+    sha256?: string;
+  };
   data: DataFileInfo[];
   period: { start: string | null; end: string | null; bars: number; warmupBars: number };
   metrics: Metrics | null;
