@@ -48,20 +48,23 @@ export interface ChatModel {
   complete(request: ChatRequest): Promise<ChatResponse>;
 }
 
-/** Every way a model call can fail, counted by type in result.json. */
-export type LlmErrorType =
-  | "timeout"
-  | "rate_limit"
-  | "server_error"
-  | "connection"
-  | "unreachable"
-  | "auth"
-  | "model_not_found"
-  | "not_found"
-  | "bad_request"
-  | "invalid_response"
-  | "replay_divergence"
-  | "replay_exhausted";
+/** Every way a model call can fail, counted by type in result.json (and recorded in transcripts). */
+export const LLM_ERROR_TYPES = [
+  "timeout",
+  "rate_limit",
+  "server_error",
+  "connection",
+  "unreachable",
+  "auth",
+  "model_not_found",
+  "not_found",
+  "bad_request",
+  "invalid_response",
+  "replay_divergence",
+  "replay_exhausted",
+] as const;
+
+export type LlmErrorType = (typeof LLM_ERROR_TYPES)[number];
 
 /**
  * Failures that no retry and no later decision can fix: the key, the model name or the URL is

@@ -120,6 +120,14 @@ describe("fatal errors fail the run at the first decision (exit 1, the fix on st
     expect(o.stderr).toMatch(/check --model/i);
     expect(chats(server)).toBe(1);
     expectNoSecret(o);
+    // Its replay fails the same way, from the recording alone.
+    const rep = await cliRun(
+      ["run", "--replay", o.result.id, "--runs-dir", path.join(work, "runs"), "--json"],
+      work,
+    );
+    expect(rep.status, rep.stderr).toBe(1);
+    expect(JSON.parse(rep.stdout).error.type).toBe("model_not_found");
+    expect(chats(server)).toBe(1);
     console.info(`404 model_not_found: failed in ${o.seconds.toFixed(2)} s`);
   });
 
