@@ -115,10 +115,15 @@ function agentOptions(strategy: string | undefined, o: RunCommandOptions): Agent
     maxCost: nullable(numberOption("--max-cost", o.maxCost, { min: 0 })),
     pricesFile: o.prices ?? null,
     cache: o.cache !== false,
-    cacheDir: o.cacheDir === undefined ? null : path.resolve(o.cacheDir),
+    cacheDir: o.cacheDir === undefined ? null : path.resolve(nonBlank("--cache-dir", o.cacheDir)),
     replay: o.replay ?? null,
     prompt: o.prompt ?? null,
   };
+}
+
+function nonBlank(flag: string, value: string): string {
+  if (value.trim() === "") throw new UsageError(`${flag} is empty: pass a directory.`);
+  return value;
 }
 
 /** Turns command-line options into a resolved run config, refusing bad values (exit code 2). */
@@ -291,7 +296,8 @@ function replayConfig(o: RunCommandOptions): RunConfig {
     strategySource: stored ?? recorded.strategySource ?? null,
     runsRoot,
     name: o.name ?? `${recorded.name ?? path.basename(dir)}-replay`,
-    agent: { ...recorded.agent, replay: dir, cache: false },
+    // Options added since the run was recorded take their defaults.
+    agent: { ...DEFAULT_AGENT_OPTIONS, ...recorded.agent, replay: dir, cache: false },
     presets: recorded.presets ?? [],
     memoryFrom: recorded.memoryFrom ?? null,
     recall: recorded.recall ?? DEFAULT_RECALL_OPTIONS,

@@ -56,6 +56,14 @@ describe("bad usage exits 2 before a run directory exists", () => {
     });
   }
 
+  it('--cache-dir "" is refused', async () => {
+    const before = listing(runsRoot);
+    const r = await cliRun(["run", "--prompt", "hold", ...base, "--cache-dir", " "], work, env);
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain("--cache-dir");
+    expect(listing(runsRoot)).toEqual(before);
+  });
+
   it("a good preset still runs (the check is not over-eager)", async () => {
     const r = await cliRun(
       [
