@@ -129,6 +129,11 @@ export function buildProgram(): Command {
     )
     .option("--concurrency <n>", "max model requests in flight", "4")
     .option("--max-steps <n>", "max model calls per decision (the tool loop's bound)", "8")
+    .option(
+      "--max-failed-decisions <n>",
+      "fail the run after this many failed decisions in a row (model errors, empty replies)",
+      "3",
+    )
     .option("--every <n>", "decide every n bars", "1")
     .option("--context-bars <n>", "bars of each symbol shown in every decision's context", "20")
     .option(
@@ -142,7 +147,8 @@ export function buildProgram(): Command {
     )
     .option("--max-cost <usd>", "stop the run cleanly once the estimated cost reaches this (USD)")
     .option("--prices <file>", "JSON price table overriding the built-in one (USD per 1M tokens)")
-    .option("--no-cache", "do not answer identical requests from .agenticbt/cache/")
+    .option("--no-cache", "do not answer identical requests from the response cache")
+    .option("--cache-dir <dir>", "the response cache's directory (default .agenticbt/cache)")
     .option(
       "--replay <run>",
       "re-run a recorded LLM run from its transcript, with zero network calls",

@@ -9,7 +9,12 @@ import { buildVolatileContext } from "./context/volatile-context.js";
 import { DECISION_REQUEST, MOMENT_PREAMBLE, MOMENT_PROMPTS, type MomentKind } from "./prompts.js";
 import { BudgetExhaustedError, type LoopOutcome, runToolLoop } from "./tool-loop.js";
 import { MEMORY_TOOLS, TRADING_TOOLS } from "./tools/all-tools.js";
-import type { ChatCompletionMessageParam, ChatModel, ChatResponse } from "./types.js";
+import {
+  type ChatCompletionMessageParam,
+  type ChatModel,
+  type ChatResponse,
+  FATAL_FAILURES,
+} from "./types.js";
 
 export interface LlmStrategySettings {
   name: string;
@@ -22,6 +27,8 @@ export interface LlmStrategySettings {
   maxOutputTokens?: number;
   /** Model calls per decision (the tool loop's hard bound). */
   maxSteps: number;
+  /** Failed decisions in a row that fail the run (--max-failed-decisions). */
+  maxFailedDecisions: number;
   /** Decide every N bars (1 = every bar). */
   every: number;
   /** Bars of each symbol shown in the context. */
@@ -34,6 +41,8 @@ export interface LlmStrategySettings {
 /** Counts for result.json: every failed decision and tool call by type, never silently a hold. */
 export interface AgentStats {
   decisions: number;
+  /** Decisions that ended in a failure (a model call that failed for good, an empty reply). */
+  failedDecisions: number;
   moments: number;
   skippedBars: number;
   toolCalls: number;
@@ -44,7 +53,15 @@ export interface AgentStats {
 }
 
 export function emptyAgentStats(): AgentStats {
-  return { decisions: 0, moments: 0, skippedBars: 0, toolCalls: 0, turnErrors: {}, toolErrors: {} };
+  return {
+    decisions: 0,
+    failedDecisions: 0,
+    moments: 0,
+    skippedBars: 0,
+    toolCalls: 0,
+    turnErrors: {},
+    toolErrors: {},
+  };
 }
 
 export interface LlmStrategyDeps {
@@ -68,6 +85,35 @@ interface AgentState {
   due: Set<MomentKind>;
 }
 
+/** Ends the run as `failed`: `type` goes to result.json's error (auth, max_failed_decisions…). */
+export class AgentRunError extends Error {
+  override readonly name = "AgentRunError";
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Turn errors that are not a failed decision: the model answered and acted, or we stopped it. */
+const NOT_FAILED = new Set(["max_steps", "budget_exhausted"]);
+
+/** Why a run that reached its end must still not be `completed`: the agent never decided. */
+export function neverDecided(stats: AgentStats): { type: string; message: string } | null {
+  if (stats.decisions > stats.failedDecisions) return null;
+  const why = Object.entries(stats.turnErrors)
+    .map(([type, n]) => `${type} ×${n}`)
+    .join(", ");
+  return {
+    type: "no_decision",
+    message:
+      stats.decisions === 0
+        ? "The agent made no decision: no bar was simulated."
+        : `The agent never decided: all ${stats.decisions} decisions failed (${why}). See decisions.jsonl and transcript.jsonl.`,
+  };
+}
+
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /**
@@ -83,6 +129,9 @@ export function createLlmStrategy(
   const due = (state: AgentState, kind: MomentKind) => {
     if (s.moments.has(kind)) state.due.add(kind);
   };
+  // A failure that ends the run, raised at the bar's end so the failed decision is on record.
+  let pendingFailure: AgentRunError | null = null;
+  let failedInRow = 0;
   const note = (state: AgentState, line: string) => {
     state.events.push(line);
     state.momentEvents.push(line);
@@ -149,11 +198,29 @@ export function createLlmStrategy(
       ...summarise(outcome),
     });
     const stats = deps.stats;
-    if (moment === null) stats.decisions++;
-    else stats.moments++;
+    const error = outcome.error;
+    const failed = error !== null && !NOT_FAILED.has(error.type);
+    if (moment === null) {
+      stats.decisions++;
+      if (failed) stats.failedDecisions++;
+      failedInRow = failed ? failedInRow + 1 : 0;
+    } else stats.moments++;
     stats.toolCalls += outcome.toolCalls.length;
     for (const c of outcome.toolCalls) if (c.error) bump(stats.toolErrors, c.error.type);
-    if (outcome.error) bump(stats.turnErrors, outcome.error.type);
+    if (error) bump(stats.turnErrors, error.type);
+    const what =
+      moment === null ? `The decision at ${ctx.timeLabel}` : `The memory turn at ${ctx.timeLabel}`;
+    if (error && FATAL_FAILURES.has(error.type)) {
+      pendingFailure ??= new AgentRunError(
+        error.type,
+        `${what} failed: ${error.message} The run stops: no retry and no later decision can fix this.`,
+      );
+    } else if (moment === null && error && failed && failedInRow >= s.maxFailedDecisions) {
+      pendingFailure ??= new AgentRunError(
+        "max_failed_decisions",
+        `${failedInRow} decisions in a row failed (--max-failed-decisions ${s.maxFailedDecisions}); the last, at ${ctx.timeLabel}: ${error.type}: ${error.message} Fix the cause, or allow more with --max-failed-decisions.`,
+      );
+    }
     if (outcome.error?.type === "budget_exhausted")
       ctx.stop("budget_exhausted", outcome.error.message);
     return { outcome, messages };
@@ -189,6 +256,7 @@ export function createLlmStrategy(
     onMonthEnd: (_ctx, _month, state) => due(state, "month"),
     onRunEnd: (_ctx, state) => due(state, "run_end"),
     async onBarEnd(ctx, state) {
+      if (pendingFailure) throw pendingFailure;
       if (state.due.size === 0) return;
       const kinds = [...state.due];
       state.due.clear();
@@ -204,6 +272,7 @@ export function createLlmStrategy(
         .join("\n\n");
       ctx.annotate({ type: "moment", moments: kinds });
       await turn(ctx, events, prompt);
+      if (pendingFailure) throw pendingFailure;
     },
   };
 }

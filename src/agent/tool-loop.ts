@@ -46,7 +46,8 @@ export interface LoopOutcome {
 /**
  * One decision: call the model, run the tools it asks for, give it their results, and repeat
  * until it answers without tool calls, or `maxSteps` calls have been made (`max_steps`), or a call
- * fails for good (the LlmError's type), or the budget is spent (`budget_exhausted`). Tool errors
+ * fails for good (the LlmError's type), or the budget is spent (`budget_exhausted`). A turn whose
+ * only answer is empty (no text, no tool calls) ends with `empty_reply`. Tool errors
  * (bad JSON, unknown tool, invalid arguments, exceptions) go back to the model as results.
  */
 export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
@@ -82,7 +83,17 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     if (m.tool_calls?.length) assistant.tool_calls = m.tool_calls;
     messages.push(assistant);
     if (m.content) out.rationale = m.content;
-    if (calls.length === 0) return out;
+    if (calls.length === 0) {
+      // Neither a word nor an action in the whole turn: the model did not decide, so this is a
+      // failure, not a hold. (Silence after tool calls is fine: the model acted.)
+      if (!m.content?.trim() && !m.refusal && out.toolCalls.length === 0) {
+        out.error = {
+          type: "empty_reply",
+          message: "the model answered with neither text nor tool calls",
+        };
+      }
+      return out;
+    }
     for (const call of calls) {
       const outcome = await dispatchToolCall(call, o.tools, o.host);
       out.toolCalls.push(outcome);

@@ -48,17 +48,34 @@ export interface ChatModel {
   complete(request: ChatRequest): Promise<ChatResponse>;
 }
 
-/** Every way a model call can fail, counted by type in result.json. */
-export type LlmErrorType =
-  | "timeout"
-  | "rate_limit"
-  | "server_error"
-  | "connection"
-  | "auth"
-  | "bad_request"
-  | "invalid_response"
-  | "replay_divergence"
-  | "replay_exhausted";
+/** Every way a model call can fail, counted by type in result.json (and recorded in transcripts). */
+export const LLM_ERROR_TYPES = [
+  "timeout",
+  "rate_limit",
+  "server_error",
+  "connection",
+  "unreachable",
+  "auth",
+  "model_not_found",
+  "not_found",
+  "bad_request",
+  "invalid_response",
+  "replay_divergence",
+  "replay_exhausted",
+] as const;
+
+export type LlmErrorType = (typeof LLM_ERROR_TYPES)[number];
+
+/**
+ * Failures that no retry and no later decision can fix: the key, the model name or the URL is
+ * wrong, or nothing listens there. They fail the run at once instead of every decision failing.
+ */
+export const FATAL_FAILURES: ReadonlySet<string> = new Set<LlmErrorType>([
+  "auth",
+  "model_not_found",
+  "not_found",
+  "unreachable",
+]);
 
 /** A model call that failed for good (after retries where they apply). The message never
  * contains the API key. */

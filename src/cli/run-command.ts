@@ -1,6 +1,7 @@
 import path from "node:path";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { brokerConfig } from "../engine/broker-config.js";
+import { presetTarget } from "../memory/workspace.js";
 import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
 import { rejectionWarning } from "../runner/order-outcomes.js";
@@ -13,6 +14,7 @@ import {
   type RunConfig,
 } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
+import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
@@ -55,6 +57,7 @@ export interface RunCommandOptions {
   maxRetries?: string;
   concurrency?: string;
   maxSteps?: string;
+  maxFailedDecisions?: string;
   every?: string;
   contextBars?: string;
   moments?: string | false;
@@ -62,6 +65,7 @@ export interface RunCommandOptions {
   maxCost?: string;
   prices?: string;
   cache?: boolean;
+  cacheDir?: string;
   replay?: string;
   prompt?: string;
   preset?: string[];
@@ -101,6 +105,9 @@ function agentOptions(strategy: string | undefined, o: RunCommandOptions): Agent
       d.concurrency,
     maxSteps:
       numberOption("--max-steps", o.maxSteps, { min: 1, max: 100, integer: true }) ?? d.maxSteps,
+    maxFailedDecisions:
+      numberOption("--max-failed-decisions", o.maxFailedDecisions, { min: 1, integer: true }) ??
+      d.maxFailedDecisions,
     every: numberOption("--every", o.every, { min: 1, integer: true }) ?? d.every,
     contextBars:
       numberOption("--context-bars", o.contextBars, { min: 1, max: 500, integer: true }) ??
@@ -111,9 +118,15 @@ function agentOptions(strategy: string | undefined, o: RunCommandOptions): Agent
     maxCost: nullable(numberOption("--max-cost", o.maxCost, { min: 0 })),
     pricesFile: o.prices ?? null,
     cache: o.cache !== false,
+    cacheDir: o.cacheDir === undefined ? null : path.resolve(nonBlank("--cache-dir", o.cacheDir)),
     replay: o.replay ?? null,
     prompt: o.prompt ?? null,
   };
+}
+
+function nonBlank(flag: string, value: string): string {
+  if (value.trim() === "") throw new UsageError(`${flag} is empty: pass a directory.`);
+  return value;
 }
 
 /** Turns command-line options into a resolved run config, refusing bad values (exit code 2). */
@@ -121,6 +134,11 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
   if (strategy === undefined && o.prompt === undefined) {
     throw new UsageError(
       'No strategy: pass a strategy file (strategies/<name>.ts or .md) or --prompt "…".',
+    );
+  }
+  if (o.prompt !== undefined && o.prompt.trim() === "") {
+    throw new UsageError(
+      '--prompt is empty: write the strategy in it (--prompt "Buy when RSI(14) < 30…"), or pass a strategies/<name>.md file.',
     );
   }
   if (!o.data || o.data.length === 0) {
@@ -207,7 +225,14 @@ function parsePreset(arg: string): { target: string; file: string } {
       `--preset ${JSON.stringify(arg)} must look like notes/<key>.md=path/to/file.md.`,
     );
   }
-  return { target: arg.slice(0, eq), file: arg.slice(eq + 1) };
+  const target = arg.slice(0, eq);
+  try {
+    presetTarget(target);
+  } catch (err) {
+    // Checked here, before a run directory exists: a bad target is bad usage, not a failed run.
+    throw new UsageError(`--preset ${JSON.stringify(arg)}: ${(err as Error).message}`);
+  }
+  return { target, file: arg.slice(eq + 1) };
 }
 
 /** `agenticbt run`: returns the process exit code. */
@@ -264,17 +289,23 @@ export async function runCommand(
 function replayConfig(o: RunCommandOptions): RunConfig {
   const runsRoot = runsRootOf(o.runsDir);
   const dir = resolveRunDir(o.replay as string, runsRoot);
-  const recorded = readJsonFile(path.join(dir, "config.json")) as RunConfig;
+  const recorded = readJsonFile(path.join(dir, "config.json")) as RunConfig & {
+    strategyCopy?: StrategyCopy;
+  };
   if (!recorded.agent) {
     throw new UsageError(
       `${dir} is a code-strategy run: there is nothing to replay (code strategies are deterministic; run them again).`,
     );
   }
+  // The prompt as the run used it, from the run's own copy: the original file may have changed.
+  const stored = recorded.agent.prompt === null ? storedPrompt(dir, recorded.strategyCopy) : null;
   return {
     ...recorded,
+    strategySource: stored ?? recorded.strategySource ?? null,
     runsRoot,
     name: o.name ?? `${recorded.name ?? path.basename(dir)}-replay`,
-    agent: { ...recorded.agent, replay: dir, cache: false },
+    // Options added since the run was recorded take their defaults.
+    agent: { ...DEFAULT_AGENT_OPTIONS, ...recorded.agent, replay: dir, cache: false },
     presets: recorded.presets ?? [],
     memoryFrom: recorded.memoryFrom ?? null,
     recall: recorded.recall ?? DEFAULT_RECALL_OPTIONS,

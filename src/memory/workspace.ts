@@ -355,7 +355,8 @@ export function readPreset(relPath: string, sourceFile: string): MemorySeed {
 }
 
 /** Validates a `--preset` target and returns it in canonical "dir/name.md" form. */
-function presetTarget(relPath: string): string {
+/** The memory file a `--preset` target names, or a MemoryPathError saying the allowed forms. */
+export function presetTarget(relPath: string): string {
   const rel = relPath.startsWith("./") ? relPath.slice(2) : relPath;
   if (rel === PLAYBOOK_FILE) return rel;
   const m = /^(notes|reviews)\/([^/]*)\.md$/.exec(rel);

@@ -261,6 +261,12 @@ export const runResultSchema = z.looseObject({
     path: z.string(),
     name: z.string(),
     params: z.record(z.string(), z.unknown()),
+    /** The strategy's copy in the run directory (newer runs). */
+    file: z.string().optional(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
   }),
   data: z.array(
     z.object({

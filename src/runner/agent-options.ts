@@ -13,6 +13,8 @@ export interface AgentOptions {
   maxRetries: number;
   concurrency: number;
   maxSteps: number;
+  /** Failed decisions in a row that fail the run. */
+  maxFailedDecisions: number;
   every: number;
   contextBars: number;
   moments: MomentKind[];
@@ -20,6 +22,8 @@ export interface AgentOptions {
   maxCost: number | null;
   pricesFile: string | null;
   cache: boolean;
+  /** The response cache's directory; null: `.agenticbt/cache` under the working directory. */
+  cacheDir: string | null;
   /** A recorded run directory to replay with zero network calls. */
   replay: string | null;
   /** `--prompt "…"` instead of a .md file. */
@@ -36,6 +40,7 @@ export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
   maxRetries: 4,
   concurrency: 4,
   maxSteps: 8,
+  maxFailedDecisions: 3,
   every: 1,
   contextBars: 20,
   moments: [...MOMENT_KINDS],
@@ -43,6 +48,7 @@ export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
   maxCost: null,
   pricesFile: null,
   cache: true,
+  cacheDir: null,
   replay: null,
   prompt: null,
 };

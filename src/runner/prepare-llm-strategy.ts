@@ -5,6 +5,7 @@ import {
   BudgetExhaustedError,
   createLlmStrategy,
   emptyAgentStats,
+  neverDecided,
 } from "../agent/llm-strategy.js";
 import type { MomentKind } from "../agent/prompts.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
@@ -18,6 +19,7 @@ export interface LlmRunInfo {
   baseURL: string;
   apiKeySource: "flag" | "env" | "none";
   maxSteps: number;
+  maxFailedDecisions: number;
   every: number;
   moments: MomentKind[];
   cache: boolean;
@@ -32,7 +34,6 @@ export interface PreparedLlm {
   /** Builds the strategy once the run directory exists (its transcript goes there). */
   create(args: {
     runDir: string;
-    cacheDir: string;
     startIndex: number;
     totalBars: number;
     timeLabelOf: (t: number) => string;
@@ -40,6 +41,8 @@ export interface PreparedLlm {
   }): Promise<Strategy<unknown>>;
   /** Usage and settings for result.json (after the run). */
   info(): LlmRunInfo | null;
+  /** Why a run that reached its end is still a failure (the agent never decided), or null. */
+  endFailure(): { type: string; message: string } | null;
 }
 
 /**
@@ -50,11 +53,12 @@ export interface PreparedLlm {
 export async function prepareLlmStrategy(
   strategyPath: string,
   o: AgentOptions,
+  source: string = strategyPath,
 ): Promise<PreparedLlm> {
   const { resolveLlmSettings, LlmSettingsError } = await import("../agent/llm/llm-settings.js");
   const { DEFAULT_PRICE_TABLE, loadPriceTable, priceFor } = await import("../agent/llm/pricing.js");
   const { ReplaySource } = await import("../agent/llm/replay-source.js");
-  const prompt = o.prompt ?? readPrompt(strategyPath);
+  const prompt = o.prompt ?? readPrompt(source);
   const name = o.prompt !== null ? "prompt" : path.basename(strategyPath).replace(/\.[^.]+$/, "");
   let settings: ReturnType<typeof resolveLlmSettings>;
   try {
@@ -86,18 +90,22 @@ export async function prepareLlmStrategy(
   }
 
   let info: (() => LlmRunInfo) | null = null;
+  let stats: AgentStats | null = null;
   return {
     name,
     prompt,
     info: () => (info ? info() : null),
+    endFailure: () => (stats ? neverDecided(stats) : null),
     async create(args) {
       const { LlmClient } = await import("../agent/llm/llm-client.js");
-      const { ResponseCache } = await import("../agent/llm/response-cache.js");
+      const { DEFAULT_CACHE_DIR, ResponseCache } = await import("../agent/llm/response-cache.js");
       const { TranscriptWriter } = await import("../agent/llm/transcript.js");
       const { UsageMeter } = await import("../agent/llm/usage-meter.js");
       const meter = new UsageMeter(prices);
-      const stats = emptyAgentStats();
-      const cache = o.cache && !replay ? new ResponseCache(args.cacheDir) : null;
+      const agentStats = emptyAgentStats();
+      stats = agentStats;
+      const cacheDir = path.resolve(o.cacheDir ?? DEFAULT_CACHE_DIR);
+      const cache = o.cache && !replay ? new ResponseCache(cacheDir) : null;
       const client = new LlmClient({
         model: o.model,
         baseURL: settings.baseURL,
@@ -115,11 +123,12 @@ export async function prepareLlmStrategy(
         baseURL: withoutCredentials(settings.baseURL),
         apiKeySource: settings.apiKeySource,
         maxSteps: o.maxSteps,
+        maxFailedDecisions: o.maxFailedDecisions,
         every: o.every,
         moments: o.moments,
         cache: cache !== null,
         replayOf: o.replay,
-        agent: stats,
+        agent: agentStats,
         usage: meter.snapshot(),
       });
       const checkBudget = () => {
@@ -140,6 +149,7 @@ export async function prepareLlmStrategy(
         prompt,
         model: o.model,
         maxSteps: o.maxSteps,
+        maxFailedDecisions: o.maxFailedDecisions,
         every: o.every,
         contextBars: o.contextBars,
         moments: new Set(o.moments),
@@ -149,7 +159,7 @@ export async function prepareLlmStrategy(
       if (o.seed !== null) settingsForStrategy.seed = o.seed;
       if (o.maxOutputTokens !== null) settingsForStrategy.maxOutputTokens = o.maxOutputTokens;
       return createLlmStrategy(settingsForStrategy, {
-        stats,
+        stats: agentStats,
         model: client,
         onResponse: () => {},
         checkBudget,

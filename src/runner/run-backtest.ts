@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { Simulation } from "../engine/simulation.js";
@@ -32,6 +33,7 @@ import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
 import { checkRecallOptions, RunRecall } from "./run-recall.js";
 import type { RunResult, RunStatus } from "./run-result.js";
+import { storeStrategy } from "./strategy-copy.js";
 import { strategyLocation } from "./strategy-error.js";
 import { type ReportedTrade, tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
 
@@ -56,8 +58,12 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const emit = options.onEvent ?? (() => {});
   const loaded = loadData(config);
   const { data, startIndex, dataInfo, warnings } = loaded;
-  const llm = config.agent ? await prepareLlmStrategy(config.strategyPath, config.agent) : null;
+  const source = config.strategySource ?? config.strategyPath;
+  const llm = config.agent
+    ? await prepareLlmStrategy(config.strategyPath, config.agent, source)
+    : null;
   const code = llm ? null : await loadStrategy(config.strategyPath);
+  const strategyText = llm ? llm.prompt : fs.readFileSync(path.resolve(source));
   const params = resolveParams(code?.params ?? {}, config.params);
   const memoryFrom = config.memoryFrom ? resolveRunDir(config.memoryFrom, config.runsRoot) : null;
   // Read (and checked: no links) before the run directory exists, so a bad source leaves nothing.
@@ -70,12 +76,12 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
   const { id, dir } = createRunDir(config.runsRoot, name);
+  const strategyCopy = storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
   const strategy: Strategy<unknown> = llm
     ? await llm.create({
         runDir: dir,
-        cacheDir: path.join(path.dirname(config.runsRoot), "cache"),
         startIndex,
         totalBars: data.times.length - startIndex,
         timeLabelOf: (t) => timeLabel(t, intraday),
@@ -94,6 +100,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       path: config.strategyPath,
       name: strategy.name,
       params,
+      ...strategyCopy,
     },
     data: dataInfo,
     // Nothing simulated yet: finishResult sets the period actually simulated.
@@ -129,7 +136,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     agenticbt: { version: VERSION, node: process.version },
     llm: null,
   };
-  writeJsonAtomic(path.join(dir, "config.json"), { id, ...config, params });
+  writeJsonAtomic(path.join(dir, "config.json"), { id, ...config, params, strategyCopy });
   writeJsonAtomic(path.join(dir, "result.json"), result);
   emit({
     type: "run_started",
@@ -169,10 +176,17 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     hooks.state = state;
     status = await loop.run(startIndex, state);
     if (ctx.stopRequest) result.stopReason = ctx.stopRequest.reason;
+    const agentFailure = status === "completed" ? (llm?.endFailure() ?? null) : null;
+    if (agentFailure) {
+      status = "failed";
+      result.error = agentFailure;
+    }
   } catch (err) {
     status = "failed";
+    const typed = (err as { type?: unknown }).type;
     result.error = {
-      type: (err as Error).name || "Error",
+      // A typed failure (auth, max_failed_decisions, replay_divergence…) keeps its type.
+      type: typeof typed === "string" ? typed : (err as Error).name || "Error",
       message: (err as Error).message ?? String(err),
       at: loop.current < 0 ? null : label(loop.current),
       location: strategyLocation(err, config.strategyPath),

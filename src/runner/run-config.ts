@@ -10,6 +10,9 @@ export interface DataSpec {
 /** A fully resolved run: everything needed to reproduce it, written to config.json. */
 export interface RunConfig {
   strategyPath: string;
+  /** Read the strategy's text from this file instead of strategyPath (a replay: the recorded
+   * run's stored strategy.md). */
+  strategySource?: string | null;
   data: DataSpec[];
   broker: BrokerConfig;
   /** `--param` overrides, merged over the strategy's defaults. */

@@ -38,7 +38,15 @@ export interface RunResult {
   error: RunError | null;
   /** Why the run ended early on purpose (a spent budget), or absent. */
   stopReason?: string;
-  strategy: { kind: "code" | "llm"; path: string; name: string; params: Record<string, unknown> };
+  strategy: {
+    kind: "code" | "llm";
+    path: string;
+    name: string;
+    params: Record<string, unknown>;
+    /** The copy of the strategy in the run directory, and its sha256. */
+    file?: string;
+    sha256?: string;
+  };
   data: DataFileInfo[];
   /** The bars actually simulated: first bar → last bar whose close was processed (null, null, 0
    * before any); `requested` is the window asked for (it differs when a run ends early). */

@@ -139,7 +139,9 @@ describe("memory across runs, presets, costs and secrets", async () => {
       work,
       env,
     );
-    expect(dead.status).toBe(0); // every decision failed (connection), recorded by type; the run completed
+    // Nothing listens there: the first decision fails (unreachable) and so does the run.
+    expect(dead.status).toBe(1);
+    expect(dead.stderr).toContain("--base-url");
     for (const out of [ok.stdout, ok.stderr, dead.stdout, dead.stderr])
       expect(out).not.toContain(SECRET);
     const files = fs
@@ -158,7 +160,9 @@ describe("memory across runs, presets, costs and secrets", async () => {
         "utf8",
       ),
     );
-    expect(deadResult.llm.usage.errors.connection).toBeGreaterThan(0);
-    expect(deadResult.llm.agent.turnErrors.connection).toBe(6);
+    expect(deadResult.status).toBe("failed");
+    expect(deadResult.error.type).toBe("unreachable");
+    expect(deadResult.llm.usage.errors.unreachable).toBe(1);
+    expect(deadResult.llm.agent.turnErrors.unreachable).toBe(1);
   });
 });

@@ -56,6 +56,8 @@ export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: s
       timeoutMs: 5000,
       maxRetries: 2,
       prompt: a.prompt ?? "Trade the RSI: buy when oversold, sell when overbought.",
+      // Beside the runs, in the test's temp dir: never the repository's .agenticbt/cache.
+      cacheDir: path.join(path.dirname(a.runsRoot), "cache"),
       ...a.agent,
     },
     presets: a.presets ?? [],

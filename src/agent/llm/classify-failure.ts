@@ -31,6 +31,8 @@ export function classifyFailure(err: unknown, timedOut: boolean): AttemptFailure
     return failure("timeout", true, "no answer in time");
   }
   if (err instanceof APIConnectionError) {
+    // Refused, or no such host: nobody is listening there, so the fix is the user's.
+    if (isUnreachable(err)) return failure("unreachable", true, withCause(err));
     return failure("connection", true, withCause(err));
   }
   if (err instanceof APIError && typeof err.status === "number") {
@@ -40,6 +42,12 @@ export function classifyFailure(err: unknown, timedOut: boolean): AttemptFailure
     if (status === 408) return failure("timeout", true, err.message, status, wait);
     if (status >= 500) return failure("server_error", true, err.message, status, wait);
     if (status === 401 || status === 403) return failure("auth", false, err.message, status);
+    if (status === 404) {
+      // OpenAI sends code model_not_found; Ollama and vLLM only say so in the message. Any other
+      // 404 means the URL does not lead to a chat completions endpoint.
+      const named = err.code === "model_not_found" || /\bmodel\b/i.test(err.message);
+      return failure(named ? "model_not_found" : "not_found", false, err.message, status);
+    }
     return failure("bad_request", false, err.message, status);
   }
   if (err instanceof LlmError) return failure(err.type, false, err.message, err.status);
@@ -50,8 +58,45 @@ export function classifyFailure(err: unknown, timedOut: boolean): AttemptFailure
 
 function withCause(err: Error): string {
   const cause = err.cause instanceof Error ? err.cause.message : null;
-  return cause ? `${err.message} (${cause})` : err.message;
+  const code = systemCodes(err)[0];
+  const why = [cause, code].filter(Boolean).join(": ");
+  return why ? `${err.message} (${why})` : err.message;
 }
+
+/** System error codes meaning no server listens at the address (or the host does not exist). */
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+]);
+
+function isUnreachable(err: Error): boolean {
+  return systemCodes(err).some((c) => UNREACHABLE_CODES.has(c)) || /bad port/i.test(causes(err));
+}
+
+/** The `code`s along the cause chain (fetch wraps the socket error, sometimes in an AggregateError). */
+function systemCodes(err: unknown, depth = 0): string[] {
+  if (!(err instanceof Error) || depth > 5) return [];
+  const own = "code" in err && typeof err.code === "string" ? [err.code] : [];
+  const inner =
+    err instanceof AggregateError ? err.errors.flatMap((e) => systemCodes(e, depth + 1)) : [];
+  return [...own, ...inner, ...systemCodes(err.cause, depth + 1)];
+}
+
+function causes(err: unknown, depth = 0): string {
+  if (!(err instanceof Error) || depth > 5) return "";
+  return `${err.message} ${causes(err.cause, depth + 1)}`;
+}
+
+/**
+ * Retries of a refused connection: a server that is not running rarely starts within a second,
+ * so a few quick attempts (waits of at most 250 ms, then 500 ms) tell a restart from a wrong URL
+ * without stalling the run. Other faults use the client's --max-retries and backoff.
+ */
+export const UNREACHABLE_RETRY = { maxRetries: 2, baseMs: 250, maxMs: 500 };
 
 export interface FailureContext {
   baseURL: string;
@@ -70,10 +115,15 @@ export function failureMessage(f: AttemptFailure, ctx: FailureContext): string {
         `No answer from ${server} within ${ctx.timeoutMs} ms (${tries}). Check that the server ` +
         "is up, or allow more time (a local model may need long to load or answer)."
       );
-    case "connection":
+    case "unreachable":
       return (
         `Could not reach ${server} (${tries}: ${f.detail}). Check --base-url / OPENAI_BASE_URL ` +
-        "(it usually ends in /v1) and that the server is running."
+        "(it usually ends in /v1): is the server running?"
+      );
+    case "connection":
+      return (
+        `Lost the connection to ${server} (${tries}: ${f.detail}). Check the network, ` +
+        "--base-url / OPENAI_BASE_URL, and that the server is running."
       );
     case "rate_limit":
       return (
@@ -87,8 +137,18 @@ export function failureMessage(f: AttemptFailure, ctx: FailureContext): string {
       );
     case "auth":
       return (
-        `${capitalise(server)} refused the API key (${f.detail}). Set OPENAI_API_KEY to a valid ` +
-        `key for this server with access to model "${ctx.model}".`
+        `${capitalise(server)} refused the API key (${f.detail}). Check ` +
+        `OPENAI_API_KEY: it must be a valid key for this server with access to model "${ctx.model}".`
+      );
+    case "model_not_found":
+      return (
+        `${capitalise(server)} has no model "${ctx.model}" (${f.detail}). Check --model ` +
+        "(the server lists its models at /v1/models; Ollama: ollama pull <model>)."
+      );
+    case "not_found":
+      return (
+        `${ctx.baseURL}/chat/completions does not exist (${f.detail}). Check --base-url / ` +
+        "OPENAI_BASE_URL: it should be the OpenAI-compatible API root, usually ending in /v1."
       );
     case "bad_request":
       return (

@@ -15,13 +15,18 @@ import {
   type ResponseSource,
   type TokenUsage,
 } from "../types.js";
-import { classifyFailure, failureMessage } from "./classify-failure.js";
+import {
+  type AttemptFailure,
+  classifyFailure,
+  failureMessage,
+  UNREACHABLE_RETRY,
+} from "./classify-failure.js";
 import { DEFAULT_BASE_URL, NO_API_KEY } from "./llm-settings.js";
 import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
 import { redactSecret } from "./redact.js";
 import type { ReplaySource } from "./replay-source.js";
 import { canonicalRequest, hashRequest } from "./request-hash.js";
-import type { ResponseCache } from "./response-cache.js";
+import { cacheKey, type ResponseCache } from "./response-cache.js";
 import { Semaphore } from "./semaphore.js";
 import type { TranscriptWriter } from "./transcript.js";
 import type { UsageMeter } from "./usage-meter.js";
@@ -43,7 +48,8 @@ export interface LlmClientOptions {
   apiKey?: string | undefined;
   /** Per attempt, until the whole answer has arrived. Default 60000. */
   timeoutMs?: number;
-  /** Retries after the first attempt, for 429, 5xx, timeouts and lost connections. Default 4. */
+  /** Retries after the first attempt, for 429, 5xx, timeouts and lost connections. Default 4.
+   * A refused connection gets at most UNREACHABLE_RETRY.maxRetries quick ones. */
   maxRetries?: number;
   /** Backoff scale: retry n waits up to min(retryMaxMs, retryBaseMs·2^n), jittered. Default 500. */
   retryBaseMs?: number;
@@ -190,19 +196,23 @@ export class LlmClient implements ChatModel {
         "No model name was given: pass --model (for example gpt-4o-mini, or llama3.1 for Ollama).",
       );
     }
-    const cached = this.cache?.get(requestHash);
+    const key = this.cache ? cacheKey(this.baseURL, request) : "";
+    const cached = this.cache?.get(key);
     if (cached) {
       const answer = { message: cached.message, finishReason: cached.finishReason };
       return { answer, usage: cached.usage, latencyMs: 0, attempts: 0, source: "cache" };
     }
     const fetched = await this.semaphore.run(() => this.fetchWithRetries(request));
-    this.cache?.put(requestHash, request, { ...fetched.answer, usage: fetched.usage });
+    this.cache?.put(key, this.baseURL, request, { ...fetched.answer, usage: fetched.usage });
     return fetched;
   }
 
   private async fetchWithRetries(request: ChatRequest): Promise<Answer> {
     const body = this.toParams(request);
     const totalAttempts = this.maxRetries + 1;
+    // Faults of this call so far: counted as retried only if a later attempt succeeds; a call
+    // that fails for good is one failure (in `errors`), not also a pile of retries.
+    const overcome: AttemptFailure["type"][] = [];
     for (let attempt = 1; attempt <= totalAttempts; attempt++) {
       const controller = new AbortController();
       let timedOut = false;
@@ -218,10 +228,15 @@ export class LlmClient implements ChatModel {
         });
         const latencyMs = Math.round(performance.now() - started);
         const { answer, usage } = readCompletion(completion);
+        for (const type of overcome) this.meter?.recordRetry(type);
         return { answer, usage, latencyMs, attempts: attempt, source: "network" };
       } catch (err) {
         const failure = classifyFailure(err, timedOut);
-        if (!failure.retryable || attempt === totalAttempts) {
+        const unreachable = failure.type === "unreachable";
+        const lastAttempt = unreachable
+          ? attempt > Math.min(this.maxRetries, UNREACHABLE_RETRY.maxRetries)
+          : attempt === totalAttempts;
+        if (!failure.retryable || lastAttempt) {
           const context = {
             baseURL: this.baseURL,
             model: request.model,
@@ -231,13 +246,12 @@ export class LlmClient implements ChatModel {
           const message = redactSecret(failureMessage(failure, context), this.apiKey);
           throw new LlmError(failure.type, message, failure.status, attempt);
         }
-        // A fault that a retry overcame is still a fault of the provider: count it by type.
-        this.meter?.recordRetry(failure.type);
+        overcome.push(failure.type);
         const wait =
           failure.retryAfterMs ??
           backoffDelayMs(
             attempt - 1,
-            { baseMs: this.retryBaseMs, maxMs: this.retryMaxMs },
+            unreachable ? UNREACHABLE_RETRY : { baseMs: this.retryBaseMs, maxMs: this.retryMaxMs },
             this.random,
           );
         await sleep(wait);

@@ -62,6 +62,23 @@ function checkBaseUrl(raw: string): string {
   return raw.trim().replace(/\/+$/, "");
 }
 
+/**
+ * One server, however its URL is spelled: scheme and host lower-cased (URL does that), the
+ * scheme's default port dropped (:80 for http, :443 for https), no credentials, no trailing
+ * slashes. The path keeps its case and the query is kept (both may select a deployment). The
+ * response cache keys answers by it, so answers of one server are never served for another.
+ */
+export function normaliseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return raw.trim().replace(/\/+$/, "");
+  }
+  const host = url.port ? `${url.hostname}:${url.port}` : url.hostname;
+  return `${url.protocol}//${host}${url.pathname.replace(/\/+$/, "")}${url.search}`;
+}
+
 /** A trimmed value, or undefined for absent or blank (a shell's `VAR=` means unset). */
 export function nonEmpty(value: string | null | undefined): string | undefined {
   const trimmed = value?.trim();

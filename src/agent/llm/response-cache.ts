@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { readFileNoFollow } from "../../util/no-follow.js";
 import type { ChatRequest, TokenUsage } from "../types.js";
+import { normaliseBaseUrl } from "./llm-settings.js";
 import {
   type RecordedAnswer,
   recordedAnswerSchema,
@@ -12,7 +14,16 @@ import {
   toUsage,
   usageSchema,
 } from "./recorded-answer.js";
-import { hashRequest } from "./request-hash.js";
+import { canonicalJson, canonicalRequest } from "./request-hash.js";
+
+/**
+ * The cache key of a request to a server: sha256 of the normalised base URL and the canonical
+ * request (model, messages, tools, parameters). The same model name on two servers is two keys.
+ */
+export function cacheKey(baseURL: string, request: ChatRequest): string {
+  const scoped = { baseURL: normaliseBaseUrl(baseURL), request: canonicalRequest(request) };
+  return createHash("sha256").update(canonicalJson(scoped)).digest("hex");
+}
 
 export const DEFAULT_CACHE_DIR = path.join(".agenticbt", "cache");
 
@@ -32,6 +43,7 @@ export interface CacheStats {
 }
 
 const fileSchema = z.object({
+  baseURL: z.string(),
   request: recordedRequestSchema,
   response: recordedAnswerSchema.extend({ usage: usageSchema }),
 });
@@ -39,8 +51,9 @@ const fileSchema = z.object({
 const HASH = /^[0-9a-f]{64}$/;
 
 /**
- * Content-addressed store of model answers: `<dir>/<hash[0..2]>/<hash>.json` holds
- * `{ request, response }`. The key is the request hash, so an identical re-run costs nothing. The
+ * Content-addressed store of model answers: `<dir>/<key[0..2]>/<key>.json` holds
+ * `{ baseURL, request, response }`. The key is `cacheKey(baseURL, request)`, so an identical
+ * re-run against the same server costs nothing. The
  * cache only ever speeds things up: a damaged file is a miss, a failed write is counted, neither
  * stops a run.
  */
@@ -79,9 +92,10 @@ export class ResponseCache {
     return answer;
   }
 
-  put(hash: string, request: ChatRequest, response: CachedAnswer): void {
+  put(hash: string, baseURL: string, request: ChatRequest, response: CachedAnswer): void {
     const file = this.fileFor(hash);
     const body = {
+      baseURL: normaliseBaseUrl(baseURL),
       request,
       response: {
         message: response.message,
@@ -112,7 +126,7 @@ export class ResponseCache {
   }
 }
 
-/** An answer, if the file is one and really belongs to this key (its request hashes to it). */
+/** An answer, if the file is one and really belongs to this key (its server and request hash to it). */
 function parseCacheFile(text: string, hash: string): CachedAnswer | null {
   let json: unknown;
   try {
@@ -122,6 +136,6 @@ function parseCacheFile(text: string, hash: string): CachedAnswer | null {
   }
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) return null;
-  if (hashRequest(toChatRequest(parsed.data.request)) !== hash) return null;
+  if (cacheKey(parsed.data.baseURL, toChatRequest(parsed.data.request)) !== hash) return null;
   return { ...toRecordedAnswer(parsed.data.response), usage: toUsage(parsed.data.response.usage) };
 }

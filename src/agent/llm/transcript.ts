@@ -2,7 +2,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { openWriteNoFollow, readFileNoFollow, SymlinkError } from "../../util/no-follow.js";
-import type { ChatRequest, LlmErrorType, ResponseSource, TokenUsage } from "../types.js";
+import {
+  type ChatRequest,
+  LLM_ERROR_TYPES,
+  type LlmErrorType,
+  type ResponseSource,
+  type TokenUsage,
+} from "../types.js";
 import {
   type RecordedAnswer,
   recordedAnswerSchema,
@@ -34,18 +40,6 @@ export class TranscriptError extends Error {
   override readonly name = "TranscriptError";
 }
 
-const errorTypes = [
-  "timeout",
-  "rate_limit",
-  "server_error",
-  "connection",
-  "auth",
-  "bad_request",
-  "invalid_response",
-  "replay_divergence",
-  "replay_exhausted",
-] as const satisfies readonly LlmErrorType[];
-
 const entrySchema = z.object({
   seq: z.number().int().positive(),
   requestHash: z.string().regex(/^[0-9a-f]{64}$/),
@@ -53,7 +47,7 @@ const entrySchema = z.object({
   response: recordedAnswerSchema.nullable(),
   error: z
     .object({
-      type: z.enum(errorTypes),
+      type: z.enum(LLM_ERROR_TYPES),
       message: z.string(),
       status: z.number().int().nullable().optional(),
     })

@@ -27,7 +27,8 @@ export interface UsageSnapshot {
   /** Nearest-rank percentiles over successful network calls; null when there were none. */
   latencyMs: { p50: number | null; p95: number | null };
   errors: Partial<Record<LlmErrorType, number>>;
-  /** Failed attempts that were retried (and may then have succeeded), by type. */
+  /** Faults that a retry overcame (the call then succeeded), by type; a call that failed for good
+   * counts in `errors` only. */
   retries: Partial<Record<LlmErrorType, number>>;
   /** USD of network calls (cache and replay answers cost nothing); null with a reason if unknown. */
   cost: { usd: number | null; reason: string | null };

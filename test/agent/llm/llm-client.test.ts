@@ -3,8 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LlmClient, type LlmClientOptions } from "../../../src/agent/llm/llm-client.js";
-import { ResponseCache } from "../../../src/agent/llm/response-cache.js";
+import { DEFAULT_PRICE_TABLE } from "../../../src/agent/llm/pricing.js";
+import { cacheKey, ResponseCache } from "../../../src/agent/llm/response-cache.js";
 import { readTranscript, TranscriptWriter } from "../../../src/agent/llm/transcript.js";
+import { UsageMeter } from "../../../src/agent/llm/usage-meter.js";
 import { type ChatRequest, LlmError } from "../../../src/agent/types.js";
 import {
   type Script,
@@ -164,6 +166,31 @@ describe("LlmClient over real HTTP", () => {
     expect(server?.requests).toHaveLength(3);
   });
 
+  it("counts in retries only the faults that a retry overcame; the rest are failures", async () => {
+    // Call 1: 500, 500 with one retry: the retry did not overcome the fault, so it is 1 failure
+    // and 0 retries. Call 2: 500 then an answer: 1 retried server_error. Call 3: 429, 500, then an
+    // answer (two retries allowed here): 1 rate_limit and 1 more server_error overcome.
+    const meter = new UsageMeter(DEFAULT_PRICE_TABLE);
+    const steps = [{ status: 500 }, { status: 500 }, { status: 500 }, { content: "ok" }];
+    const client = await setUp(steps, { maxRetries: 1, meter });
+    await failure(client.complete(request("call 1")));
+    await client.complete(request("call 2"));
+    const after2 = meter.snapshot();
+    expect(after2.retries).toEqual({ server_error: 1 });
+    expect(after2.errors).toEqual({ server_error: 1 });
+    await server?.close();
+    const client3 = await setUp(
+      [{ status: 429, headers: { "Retry-After": "0" } }, { status: 500 }, { content: "ok" }],
+      { maxRetries: 2, meter },
+    );
+    const res = await client3.complete(request("call 3"));
+    expect(res.attempts).toBe(3);
+    const snap = meter.snapshot();
+    expect(snap.retries).toEqual({ server_error: 2, rate_limit: 1 });
+    expect(snap.errors).toEqual({ server_error: 1 });
+    expect(snap.calls).toMatchObject({ total: 3, network: 3, failed: 1 });
+  });
+
   it("times out a hanging server, retries, and fails with a timeout", async () => {
     const client = await setUp(() => ({ hang: true }), { timeoutMs: 200, maxRetries: 1 });
     const started = performance.now();
@@ -184,15 +211,32 @@ describe("LlmClient over real HTTP", () => {
     expect(err.type).toBe("timeout");
   });
 
-  it("reports a connection failure after retries", async () => {
+  it("reports a refused connection as unreachable after a few quick retries", async () => {
     server = await startScriptedServer([]);
     const url = server.url;
     await server.close();
     server = undefined;
     const client = new LlmClient({ baseURL: url, apiKey: SECRET, retryBaseMs: 1, maxRetries: 1 });
     const err = await failure(client.complete(request()));
-    expect(err).toMatchObject({ type: "connection", attempts: 2 });
+    expect(err).toMatchObject({ type: "unreachable", attempts: 2 });
     expect(err.message).toContain("--base-url");
+    expect(err.message).toContain("ECONNREFUSED");
+    // --max-retries 20 and a 20 s backoff do not apply: at most 2 retries, waits ≤ 250 + 500 ms.
+    const patient = new LlmClient({ baseURL: url, maxRetries: 20, retryBaseMs: 20_000 });
+    const started = performance.now();
+    const again = await failure(patient.complete(request()));
+    expect(again).toMatchObject({ type: "unreachable", attempts: 3 });
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("reports a 404 naming the model as model_not_found, with the fix", async () => {
+    const client = await setUp(() => ({
+      status: 404,
+      body: { error: { message: 'model "qwen9" not found, try pulling it first' } },
+    }));
+    const err = await failure(client.complete({ ...request(), model: "qwen9" }));
+    expect(err).toMatchObject({ type: "model_not_found", status: 404, attempts: 1 });
+    expect(err.message).toMatch(/check --model/i);
   });
 
   it("does not retry a 401, and says what to do", async () => {
@@ -205,7 +249,7 @@ describe("LlmClient over real HTTP", () => {
 
   it.each([
     [400, "bad_request"],
-    [404, "bad_request"],
+    [404, "not_found"],
     [403, "auth"],
   ] as const)("does not retry a %i (%s)", async (status, type) => {
     const client = await setUp(() => ({ status }));
@@ -271,11 +315,35 @@ describe("LlmClient over real HTTP", () => {
     expect(second.message).toEqual(first.message);
     expect(second.usage).toEqual(first.usage);
     expect(second.requestHash).toBe(first.requestHash);
-    const h = first.requestHash;
+    const h = cacheKey(server?.url ?? "", request());
     expect(fs.existsSync(path.join(dir, "cache", h.slice(0, 2), `${h}.json`))).toBe(true);
     // A different request is a different key.
     await failure(client.complete(request("something else")));
     expect(server?.requests).toHaveLength(2);
+  });
+
+  it("never serves one server's answers for another with the same model name", async () => {
+    const cacheDir = path.join(dir, "shared-cache");
+    const a = await startScriptedServer(() => ({ content: "from A" }));
+    const b = await startScriptedServer(() => ({ content: "from B" }));
+    try {
+      const ask = (baseURL: string) =>
+        new LlmClient({ baseURL, maxRetries: 0, cache: new ResponseCache(cacheDir) }).complete(
+          request(),
+        );
+      expect((await ask(a.url)).message.content).toBe("from A");
+      const fromB = await ask(b.url);
+      expect(fromB).toMatchObject({ source: "network", message: { content: "from B" } });
+      // The same server spelled differently (case, trailing slash) is the same cache entry.
+      const port = new URL(a.url).port;
+      const again = await ask(`HTTP://127.0.0.1:${port}/v1/`);
+      expect(again).toMatchObject({ source: "cache", message: { content: "from A" } });
+      expect(a.requests).toHaveLength(1);
+      expect(b.requests).toHaveLength(1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 
   it("records every call, success or failure, in the transcript", async () => {

@@ -3,8 +3,22 @@ import {
   DEFAULT_BASE_URL,
   LlmSettingsError,
   NO_API_KEY,
+  normaliseBaseUrl,
   resolveLlmSettings,
 } from "../../../src/agent/llm/llm-settings.js";
+
+describe("normaliseBaseUrl (the cache's idea of one server)", () => {
+  it.each([
+    ["HTTP://LocalHost:11434/v1/", "http://localhost:11434/v1"],
+    ["http://example.com:80/v1", "http://example.com/v1"],
+    ["https://API.OpenAI.com:443/v1//", "https://api.openai.com/v1"],
+    ["https://user:pw@host.example/v1", "https://host.example/v1"],
+    ["http://host:8000/V1", "http://host:8000/V1"],
+    ["http://host:8000", "http://host:8000"],
+  ])("%s → %s", (raw, normal) => {
+    expect(normaliseBaseUrl(raw)).toBe(normal);
+  });
+});
 
 describe("resolveLlmSettings", () => {
   it("takes flags over the environment", () => {

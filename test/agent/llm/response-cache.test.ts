@@ -2,8 +2,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hashRequest } from "../../../src/agent/llm/request-hash.js";
-import { type CachedAnswer, ResponseCache } from "../../../src/agent/llm/response-cache.js";
+import {
+  type CachedAnswer,
+  cacheKey,
+  ResponseCache,
+} from "../../../src/agent/llm/response-cache.js";
 import type { ChatRequest } from "../../../src/agent/types.js";
 
 let dir: string;
@@ -13,7 +16,8 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const req: ChatRequest = { model: "m", messages: [{ role: "user", content: "hi" }], seed: 1 };
-const hash = hashRequest(req);
+const BASE = "http://127.0.0.1:8000/v1";
+const hash = cacheKey(BASE, req);
 const answer: CachedAnswer = {
   message: { role: "assistant", content: "hello", refusal: null },
   finishReason: "stop",
@@ -21,12 +25,16 @@ const answer: CachedAnswer = {
 };
 
 describe("ResponseCache", () => {
-  it("stores { request, response } under <hash[0..2]>/<hash>.json and reads it back", () => {
+  it("stores { baseURL, request, response } under <key[0..2]>/<key>.json and reads it back", () => {
     const cache = new ResponseCache(dir);
     expect(cache.get(hash)).toBeNull();
-    cache.put(hash, req, answer);
+    cache.put(hash, BASE, req, answer);
     const file = path.join(dir, hash.slice(0, 2), `${hash}.json`);
-    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ request: req, response: answer });
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({
+      baseURL: BASE,
+      request: req,
+      response: answer,
+    });
     expect(new ResponseCache(dir).get(hash)).toEqual(answer);
     expect(cache.stats()).toMatchObject({ hits: 0, misses: 1, writes: 1 });
   });
@@ -36,7 +44,15 @@ describe("ResponseCache", () => {
     ["the wrong shape", '{"request":{},"response":{}}'],
     [
       "an answer to another request",
-      JSON.stringify({ request: { ...req, seed: 2 }, response: answer }),
+      JSON.stringify({ baseURL: BASE, request: { ...req, seed: 2 }, response: answer }),
+    ],
+    [
+      "an answer from another server",
+      JSON.stringify({ baseURL: "http://127.0.0.1:9999/v1", request: req, response: answer }),
+    ],
+    [
+      "an answer without its server (an older cache)",
+      JSON.stringify({ request: req, response: answer }),
     ],
   ])("treats a file that is %s as a miss and counts it", (_, text) => {
     const cache = new ResponseCache(dir);
@@ -46,7 +62,7 @@ describe("ResponseCache", () => {
     expect(cache.get(hash)).toBeNull();
     expect(cache.stats()).toMatchObject({ corrupt: 1, misses: 1, hits: 0 });
     // A fresh answer repairs the entry.
-    cache.put(hash, req, answer);
+    cache.put(hash, BASE, req, answer);
     expect(cache.get(hash)).toEqual(answer);
   });
 
@@ -54,7 +70,7 @@ describe("ResponseCache", () => {
     const blocker = path.join(dir, "file");
     fs.writeFileSync(blocker, "");
     const cache = new ResponseCache(path.join(blocker, "cache"));
-    expect(() => cache.put(hash, req, answer)).not.toThrow();
+    expect(() => cache.put(hash, BASE, req, answer)).not.toThrow();
     expect(cache.stats().writeFailures).toBe(1);
   });
 
