@@ -1,10 +1,8 @@
 import type { Millis } from "../../engine/types.js";
+import { type ChunkMeta, visibleAt } from "./term-index.js";
 
 /** Journals of this many trading days (the as-of day included) stay recallable in full. */
 export const JOURNAL_RECALL_DAYS = 5;
-
-/** A chunk row `c` is part of the memory as it stood at write sequence `@seq`. */
-export const VISIBLE_SQL = "c.from_seq <= @seq AND (c.to_seq IS NULL OR c.to_seq > @seq)";
 
 export interface Eligibility {
   /** The write sequence searched (the memory as it stood then). */
@@ -16,33 +14,38 @@ export interface Eligibility {
   /** Midnight of the oldest journal day still recallable (the 5th last trading day), or null. */
   journalFloor: Millis | null;
   /** Months (`YYYY-MM`) that have a monthly review visible at asOf. */
-  coveredMonths: readonly string[];
+  coveredMonths: ReadonlySet<string>;
 }
 
 /**
- * A SQL condition on `chunks c` (with its named parameters) selecting the chunks the agent could
- * recall at `asOf` from the memory as it stood at `seq`: nothing written later, and with decay
- * the calendar tiers of SPEC §6, which leave no day unreachable: journals of the last
- * JOURNAL_RECALL_DAYS trading days; weekly reviews of weeks not covered by monthly reviews (a
- * week is covered when every month its days fall in has one); monthly reviews always; the
- * playbook, notes and undated files always. Kept in SQL so ranking and LIMIT see only eligible
- * chunks.
+ * Which chunks the agent could recall at `asOf` from the memory as it stood at `seq`: nothing
+ * written later, and with decay the calendar tiers of SPEC §6, which leave no day unreachable:
+ * journals of the last JOURNAL_RECALL_DAYS trading days; weekly reviews of weeks not covered by
+ * monthly reviews (a week is covered when every month its days fall in has one); monthly
+ * reviews always; the playbook, notes and undated files always.
  */
-export function eligibilitySql(e: Eligibility): {
-  where: string;
-  params: Record<string, number | string>;
-} {
-  const params: Record<string, number | string> = { seq: e.seq };
-  if (e.asOf === null) return { where: VISIBLE_SQL, params };
-  params.asOf = e.asOf;
-  const dated = `${VISIBLE_SQL} AND (c.at IS NULL OR c.at <= @asOf)`;
-  if (!e.decay) return { where: dated, params };
-  params.journalFloor = e.journalFloor ?? Number.MIN_SAFE_INTEGER;
-  params.covered = JSON.stringify(e.coveredMonths);
-  const covered = "(SELECT value FROM json_each(@covered))";
-  const tiers = `(c.tier IN ('always', 'month')
-    OR (c.tier = 'journal' AND c.tier_at >= @journalFloor)
-    OR (c.tier = 'week' AND (c.month_first IS NULL OR c.month_first NOT IN ${covered}
-      OR c.month_last NOT IN ${covered})))`;
-  return { where: `${dated} AND ${tiers}`, params };
+export function eligibleTest(e: Eligibility): (c: ChunkMeta) => boolean {
+  const { seq, asOf } = e;
+  if (asOf === null) return (c) => visibleAt(c, seq);
+  const dated = (c: ChunkMeta) => visibleAt(c, seq) && (c.at === null || c.at <= asOf);
+  if (!e.decay) return dated;
+  const floor = e.journalFloor ?? Number.MIN_SAFE_INTEGER;
+  const covered = e.coveredMonths;
+  return (c) => {
+    if (!dated(c)) return false;
+    switch (c.tier) {
+      case "always":
+      case "month":
+        return true;
+      case "journal":
+        return c.tierAt !== null && c.tierAt >= floor;
+      case "week":
+        return (
+          c.monthFirst === null ||
+          c.monthLast === null ||
+          !covered.has(c.monthFirst) ||
+          !covered.has(c.monthLast)
+        );
+    }
+  };
 }

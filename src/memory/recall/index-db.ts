@@ -11,6 +11,8 @@ export const INDEX_VERSION = "2";
 // Chunks are versioned: a chunk row is visible at write sequence s when from_seq <= s and
 // (to_seq IS NULL OR to_seq > s). Nothing is deleted, so the state any earlier recall saw stays
 // queryable; `seqs` holds each sequence's simulated time and the visible set's BM25 statistics.
+// `tokens` is the chunk's token list (space-separated) that the in-memory term index is built
+// from.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -33,17 +35,13 @@ CREATE TABLE IF NOT EXISTS chunks (
   tier_at INTEGER,
   month_first TEXT,
   month_last TEXT,
+  tokens TEXT NOT NULL,
   len INTEGER NOT NULL,
   from_seq INTEGER NOT NULL,
   to_seq INTEGER
 );
 CREATE INDEX IF NOT EXISTS chunks_current ON chunks(path, to_seq);
-CREATE TABLE IF NOT EXISTS postings (
-  term TEXT NOT NULL,
-  chunk_id INTEGER NOT NULL,
-  tf INTEGER NOT NULL,
-  PRIMARY KEY (term, chunk_id)
-) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS chunks_ended ON chunks(to_seq);
 CREATE TABLE IF NOT EXISTS seqs (
   seq INTEGER PRIMARY KEY,
   at INTEGER,
@@ -67,6 +65,8 @@ export function openIndexDb(file: string): Database.Database {
   try {
     db = new Database(file);
     db.pragma("busy_timeout = 5000");
+    // The postings outgrow the default 2 MB page cache of a year's memory.
+    db.pragma("cache_size = -65536");
     const version = currentVersion(db);
     if (version !== null && version !== INDEX_VERSION) {
       db.close();

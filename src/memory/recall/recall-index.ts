@@ -6,12 +6,13 @@ import type { Citation } from "../../strategy/types.js";
 import { DAY_MS, startOfDay } from "../sim-time.js";
 import { bm25ToScore } from "./bm25-score.js";
 import { ChangeProbe } from "./change-probe.js";
-import { eligibilitySql, JOURNAL_RECALL_DAYS, VISIBLE_SQL } from "./eligibility.js";
+import { eligibleTest, JOURNAL_RECALL_DAYS } from "./eligibility.js";
 import { type EmbeddingsConfig, httpEmbedder } from "./embeddings.js";
 import { openIndexDb } from "./index-db.js";
 import { RecallIndexError, RecallInputError } from "./recall-errors.js";
 import { snippet } from "./snippet.js";
 import { currentSeq, type SyncReport, syncIndex } from "./sync-index.js";
+import { type ChunkMeta, TermIndex, visibleAt } from "./term-index.js";
 import { queryTokens } from "./tokenize.js";
 import { VectorStore } from "./vector-search.js";
 
@@ -111,6 +112,8 @@ export class RecallIndex {
   private lastSync: string | null = null;
   private lastErrors: string[] = [];
   private readonly probe: ChangeProbe;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly terms: TermIndex;
 
   constructor(runDir: string, opts: RecallIndexOptions) {
     this.runDir = runDir;
@@ -120,6 +123,7 @@ export class RecallIndex {
     this.probe = new ChangeProbe(runDir);
     const embedder = opts.embeddings === undefined ? null : httpEmbedder(opts.embeddings);
     this.db = openIndexDb(this.file);
+    this.terms = new TermIndex(this.db);
     if (opts.seedVectorsFrom !== undefined) seedVectors(this.db, opts.seedVectorsFrom);
     this.vectors = embedder === null ? null : new VectorStore(this.db, embedder);
     this.sync();
@@ -153,9 +157,8 @@ export class RecallIndex {
     if (plan === null) return [];
     if (this.vectors === null) return this.rank(plan, this.keywordHits(plan), null);
     const fts = this.keywordScores(plan, Math.max(HYBRID_CANDIDATES, plan.limit * 4));
-    const eligible = this.db
-      .prepare(`SELECT c.id AS id, c.text_hash AS textHash FROM chunks c WHERE ${plan.where}`)
-      .all(plan.params) as { id: number; textHash: string }[];
+    const eligible: { id: number; textHash: string }[] = [];
+    for (const c of this.terms.chunks()) if (plan.eligible(c)) eligible.push(c);
     const similarity = await this.vectors.similarities(query, eligible);
     const top = [...similarity]
       .sort((a, b) => b[1] - a[1] || a[0] - b[0])
@@ -230,10 +233,9 @@ export class RecallIndex {
   eligiblePaths(opts: Omit<SearchOptions, "limit" | "minScore" | "halfLifeDays"> = {}): string[] {
     const plan = this.plan("*", { ...opts, limit: 1 }, true);
     if (plan === null) return [];
-    const rows = this.db
-      .prepare(`SELECT DISTINCT c.path AS path FROM chunks c WHERE ${plan.where}`)
-      .all(plan.params) as { path: string }[];
-    return rows.map((r) => r.path).sort(compareText);
+    const paths = new Set<string>();
+    for (const c of this.terms.chunks()) if (plan.eligible(c)) paths.add(c.path);
+    return [...paths].sort(compareText);
   }
 
   health(): RecallHealth {
@@ -288,6 +290,7 @@ export class RecallIndex {
     }
     if (this.autoSync && !this.probe.unchanged()) this.sync();
     const newest = this.seq();
+    this.terms.refresh(newest);
     const seq = opts.seq ?? newest;
     if (!Number.isInteger(seq) || seq < 0 || seq > newest) {
       throw new RecallInputError(
@@ -297,19 +300,19 @@ export class RecallIndex {
     const tokens = queryTokens(query);
     const empty = query.trim() === "" || (tokens.length === 0 && this.vectors === null);
     if (limit === 0 || (empty && !anyQuery)) return null;
-    const { where, params } = eligibilitySql({
+    const tiers = decay && asOf !== null ? this.tierBounds(seq, asOf) : null;
+    const eligible = eligibleTest({
       seq,
       asOf,
       decay,
-      journalFloor: decay && asOf !== null ? this.journalFloor(seq, asOf) : null,
-      coveredMonths: decay && asOf !== null ? this.coveredMonths(seq, asOf) : [],
+      journalFloor: tiers?.journalFloor ?? null,
+      coveredMonths: tiers?.coveredMonths ?? new Set(),
     });
     return {
       seq,
       tokens,
       limit,
-      where,
-      params,
+      eligible,
       minScore,
       // Half-life decay is applied after the merge, so it may reorder: every match is a candidate.
       halfLifeMs: halfLife === null ? null : halfLife * DAY_MS,
@@ -318,40 +321,34 @@ export class RecallIndex {
   }
 
   /**
-   * Midnight of the oldest journal day still recallable at `asOf`: the JOURNAL_RECALL_DAYS-th
-   * last trading day up to asOf's day (null when there are fewer). Trading days come from the
-   * run's data (setTradingDays); without them, the days that have a journal stand in.
+   * What the tiers need at `asOf`: midnight of the oldest journal day still recallable (the
+   * JOURNAL_RECALL_DAYS-th last trading day up to asOf's day; null when there are fewer), and
+   * the months that have a monthly review in the memory at `seq`, written by asOf. Trading days
+   * come from the run's data (setTradingDays); without them, the days that have a journal stand
+   * in.
    */
-  private journalFloor(seq: number, asOf: Millis): Millis | null {
+  private tierBounds(
+    seq: number,
+    asOf: Millis,
+  ): { journalFloor: Millis | null; coveredMonths: Set<string> } {
     const today = startOfDay(asOf);
-    const row = (
-      this.hasTradingDays()
-        ? this.db
-            .prepare(
-              "SELECT day FROM trading_days WHERE day <= @today ORDER BY day DESC LIMIT 1 OFFSET @skip",
-            )
-            .get({ today, skip: JOURNAL_RECALL_DAYS - 1 })
-        : this.db
-            .prepare(
-              `SELECT DISTINCT c.tier_at AS day FROM chunks c
-               WHERE c.tier = 'journal' AND c.tier_at <= @today AND ${VISIBLE_SQL}
-               ORDER BY day DESC LIMIT 1 OFFSET @skip`,
-            )
-            .get({ today, seq, skip: JOURNAL_RECALL_DAYS - 1 })
-    ) as { day: number } | undefined;
-    return row?.day ?? null;
-  }
-
-  /** Months that have a monthly review in the memory at `seq`, written by `asOf`. */
-  private coveredMonths(seq: number, asOf: Millis): string[] {
-    const rows = this.db
-      .prepare(
-        `SELECT DISTINCT c.month_first AS month FROM chunks c
-         WHERE c.tier = 'month' AND c.month_first IS NOT NULL
-           AND (c.at IS NULL OR c.at <= @asOf) AND ${VISIBLE_SQL}`,
-      )
-      .all({ seq, asOf }) as { month: string }[];
-    return rows.map((r) => r.month);
+    const coveredMonths = new Set<string>();
+    const journalDays = new Set<number>();
+    for (const c of this.terms.chunks()) {
+      if (c.tier === "month" && c.monthFirst !== null && (c.at === null || c.at <= asOf)) {
+        if (visibleAt(c, seq)) coveredMonths.add(c.monthFirst);
+      } else if (c.tier === "journal" && c.tierAt !== null && c.tierAt <= today) {
+        if (visibleAt(c, seq)) journalDays.add(c.tierAt);
+      }
+    }
+    if (this.hasTradingDays()) {
+      const row = this.stmt(
+        "SELECT day FROM trading_days WHERE day <= ? ORDER BY day DESC LIMIT 1 OFFSET ?",
+      ).get(today, JOURNAL_RECALL_DAYS - 1) as { day: number } | undefined;
+      return { journalFloor: row?.day ?? null, coveredMonths };
+    }
+    const days = [...journalDays].sort((a, b) => b - a);
+    return { journalFloor: days[JOURNAL_RECALL_DAYS - 1] ?? null, coveredMonths };
   }
 
   /** The keyword hits a search ranks: the best `limit`, or all when the half-life may reorder. */
@@ -363,9 +360,9 @@ export class RecallIndex {
    * Okapi BM25 of the eligible chunks matching any query term, over the memory as it stood at
    * the plan's sequence: N, the average length and each term's document frequency count the
    * chunks visible then (all tiers), so the score of a chunk at a past decision is what it was
-   * then. Returns chunk id → BM25 (higher is better), best first; `limit` null returns all,
-   * `ids` restricts to those chunks. Summed term by term in query order, so equal inputs give
-   * bit-identical scores.
+   * then. Returns chunk id → BM25 (higher is better), best first (ties by path, line); `limit`
+   * null returns all, `ids` restricts to those chunks. Summed term by term in query order, so
+   * equal inputs give bit-identical scores.
    */
   private keywordScores(
     plan: Plan,
@@ -373,54 +370,61 @@ export class RecallIndex {
     ids: readonly number[] | null = null,
   ): Map<number, number> {
     if (plan.tokens.length === 0 || (ids !== null && ids.length === 0)) return new Map();
-    const terms = JSON.stringify(plan.tokens);
-    const stats = this.db
-      .prepare("SELECT docs, tokens FROM seqs WHERE seq = ?")
-      .get(plan.seq) as { docs: number; tokens: number } | undefined;
+    const stats = this.stmt("SELECT docs, tokens FROM seqs WHERE seq = ?").get(plan.seq) as
+      | { docs: number; tokens: number }
+      | undefined;
     if (stats === undefined || stats.docs === 0) return new Map();
-    const dfRows = this.db
-      .prepare(
-        `SELECT p.term AS term, count(*) AS df FROM postings p JOIN chunks c ON c.id = p.chunk_id
-         WHERE p.term IN (SELECT value FROM json_each(@terms)) AND ${VISIBLE_SQL}
-         GROUP BY p.term`,
-      )
-      .all({ terms, seq: plan.seq }) as { term: string; df: number }[];
-    const df = new Map(dfRows.map((r) => [r.term, r.df]));
-    const idf = plan.tokens.map((t) => idfOf(stats.docs, df.get(t) ?? 0));
-    const rows = this.db
-      .prepare(
-        `SELECT c.id AS id, c.path AS path, c.start_line AS line, c.len AS len,
-           json_group_array(q.key) AS terms, json_group_array(p.tf) AS tfs
-         FROM postings p JOIN chunks c ON c.id = p.chunk_id
-           JOIN json_each(@terms) q ON q.value = p.term
-         WHERE p.term IN (SELECT value FROM json_each(@terms)) AND ${plan.where}
-           ${ids === null ? "" : "AND c.id IN (SELECT value FROM json_each(@ids))"}
-         GROUP BY c.id`,
-      )
-      .all({ ...plan.params, terms, ids: JSON.stringify(ids ?? []) }) as {
-      id: number;
-      path: string;
-      line: number;
-      len: number;
-      terms: string;
-      tfs: string;
-    }[];
+    const only = ids === null ? null : new Set(ids);
     const avgdl = stats.tokens / stats.docs;
-    const scored = rows.map((r) => {
-      const termIdx = JSON.parse(r.terms) as number[];
-      const tfs = JSON.parse(r.tfs) as number[];
-      const order = termIdx.map((_, k) => k).sort((a, b) => termIdx[a]! - termIdx[b]!);
-      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * r.len) / avgdl);
-      let sum = 0;
-      for (const k of order) {
-        const tf = tfs[k]!;
-        sum += (idf[termIdx[k]!]! * tf * (BM25_K1 + 1)) / (tf + norm);
+    const eligible = new Map<number, ChunkMeta | null>();
+    const scores = new Map<number, number>();
+    for (const term of plan.tokens) {
+      const postings = this.terms.postingsOf(term);
+      if (postings === undefined) continue;
+      const matched: [ChunkMeta, number][] = [];
+      let df = 0;
+      for (let i = 0; i < postings.ids.length; i++) {
+        const id = postings.ids[i]!;
+        const c = this.terms.chunk(id)!;
+        if (!visibleAt(c, plan.seq)) continue;
+        df++;
+        let ok = eligible.get(id);
+        if (ok === undefined) {
+          ok = (only === null || only.has(id)) && plan.eligible(c) ? c : null;
+          eligible.set(id, ok);
+        }
+        if (ok !== null) matched.push([ok, postings.tfs[i]!]);
       }
-      return { id: r.id, path: r.path, line: r.line, score: sum };
+      const idf = idfOf(stats.docs, df);
+      for (const [c, tf] of matched) {
+        const norm = BM25_K1 * (1 - BM25_B + (BM25_B * c.len) / avgdl);
+        scores.set(c.id, (scores.get(c.id) ?? 0) + (idf * tf * (BM25_K1 + 1)) / (tf + norm));
+      }
+    }
+    let entries = [...scores];
+    if (limit !== null && entries.length > limit) {
+      // Only what can make the top `limit` (ties at the cut included) needs the full ordering.
+      const sorted = Float64Array.from(scores.values()).sort();
+      const cut = limit === 0 ? Number.POSITIVE_INFINITY : sorted[sorted.length - limit]!;
+      entries = entries.filter(([, x]) => x >= cut);
+    }
+    const ranked = entries.sort(([a, x], [b, y]) => {
+      if (x !== y) return y - x;
+      const ca = this.terms.chunk(a)!;
+      const cb = this.terms.chunk(b)!;
+      return compareText(ca.path, cb.path) || ca.startLine - cb.startLine;
     });
-    scored.sort((a, b) => b.score - a.score || compareText(a.path, b.path) || a.line - b.line);
-    const top = limit === null ? scored : scored.slice(0, limit);
-    return new Map(top.map((h) => [h.id, h.score]));
+    return new Map(limit === null ? ranked : ranked.slice(0, limit));
+  }
+
+  /** Prepared statements, compiled once per SQL text. */
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (s === undefined) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
   }
 
   /**
@@ -476,8 +480,7 @@ interface Plan {
   seq: number;
   tokens: string[];
   limit: number;
-  where: string;
-  params: Record<string, number | string>;
+  eligible: (c: ChunkMeta) => boolean;
   minScore: number;
   halfLifeMs: number | null;
   asOf: Millis | null;

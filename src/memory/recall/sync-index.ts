@@ -277,12 +277,12 @@ function appendedHistory(file: MemoryFile, dating: FileDating, chunks: Chunk[]):
 function writer(db: Database.Database) {
   const addChunk = db.prepare(
     `INSERT INTO chunks (path, source, start_line, end_line, text, context, text_hash, at, tier,
-       tier_at, month_first, month_last, len, from_seq, to_seq)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       tier_at, month_first, month_last, tokens, len, from_seq, to_seq)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const addPosting = db.prepare("INSERT INTO postings (term, chunk_id, tf) VALUES (?, ?, ?)");
   const live = db.prepare(
-    "SELECT id, start_line AS s, end_line AS e, at, text_hash AS h, len FROM chunks WHERE path = ? AND to_seq IS NULL",
+    `SELECT id, start_line AS s, end_line AS e, at, text_hash AS h, len
+     FROM chunks WHERE path = ? AND to_seq IS NULL`,
   );
   const endChunk = db.prepare("UPDATE chunks SET to_seq = ? WHERE id = ?");
   const addSeq = db.prepare(
@@ -298,7 +298,7 @@ function writer(db: Database.Database) {
     insert(path: string, dating: FileDating, c: Chunk, from: number, to: number | null): number {
       const body = chunkBody(c.context, c.text);
       const toks = tokens(body);
-      const info = addChunk.run(
+      addChunk.run(
         path,
         dating.source,
         c.startLine,
@@ -311,13 +311,11 @@ function writer(db: Database.Database) {
         dating.fileAt,
         dating.months?.first ?? null,
         dating.months?.last ?? null,
+        toks.join(" "),
         toks.length,
         from,
         to,
       );
-      const tf = new Map<string, number>();
-      for (const t of toks) tf.set(t, (tf.get(t) ?? 0) + 1);
-      for (const [term, n] of tf) addPosting.run(term, info.lastInsertRowid, n);
       return toks.length;
     },
     /**
