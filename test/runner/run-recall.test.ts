@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { brokerConfig } from "../../src/engine/broker-config.js";
 import { JOURNAL_RECALL_DAYS } from "../../src/memory/recall/index.js";
 import { DAY_MS, parseDayKey } from "../../src/memory/sim-time.js";
+import { recallRun } from "../../src/report/recall-run.js";
 import { runBacktest } from "../../src/runner/run-backtest.js";
 import {
   DEFAULT_RECALL_OPTIONS,
@@ -145,6 +146,17 @@ describe("hybrid recall in a run (embeddings from a scripted server on 127.0.0.1
         expect(c.snippet).toContain("marker");
         expect(c.score).toBeGreaterThan(0.5);
       }
+    }
+  });
+
+  it("recall --as-of answers every hybrid recall of the run identically (vectors from the index)", async () => {
+    const { dir, recalls } = await codeRun({ every: "7", async: "1" }, hybrid);
+    expect(recalls.length).toBeGreaterThanOrEqual(5);
+    for (const { time, recall } of recalls) {
+      const seq = (recall as Recall & { seq: number }).seq;
+      const out = await recallRun(dir, "marker", { limit: 20, asOf: time, seq, env: {} });
+      expect(out.mode).toBe("hybrid");
+      expect(out.citations, time).toEqual(recall?.citations);
     }
   });
 
