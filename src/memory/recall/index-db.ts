@@ -65,8 +65,6 @@ export function openIndexDb(file: string): Database.Database {
   try {
     db = new Database(file);
     db.pragma("busy_timeout = 5000");
-    // The postings outgrow the default 2 MB page cache of a year's memory.
-    db.pragma("cache_size = -65536");
     const version = currentVersion(db);
     if (version !== null && version !== INDEX_VERSION) {
       db.close();
@@ -85,6 +83,11 @@ export function openIndexDb(file: string): Database.Database {
     }
   }
   try {
+    db.pragma("busy_timeout = 5000");
+    // A run indexes every memory write in its own transaction: without fsync a commit costs
+    // microseconds. A process crash still cannot tear a transaction; an OS crash can damage the
+    // file, which is then rebuilt from the memory files like any corrupt index (it is derived).
+    db.pragma("synchronous = OFF");
     db.exec(SCHEMA);
     db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('version', ?)").run(INDEX_VERSION);
   } catch (err) {

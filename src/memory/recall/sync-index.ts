@@ -141,7 +141,7 @@ export function syncIndex(
         const chunks = chunkMarkdown(item.text, dating);
         report.chunks += version.end(item.file.path, chunks.map(chunkKey)).length;
         for (const c of version.fresh) {
-          write.insert(item.file.path, dating, chunks[c]!, version.seq, null);
+          version.added(write.insert(item.file.path, dating, chunks[c]!, version.seq, null));
         }
         write.file.run(item.file.path, item.hash, item.stat, chunks.length);
       }
@@ -362,12 +362,13 @@ function writer(db: Database.Database) {
           if (ended.size > 0 || self.fresh.length > 0) changed = true;
           return self.fresh;
         },
+        /** A chunk of `len` tokens was inserted at this sequence. */
+        added(len: number): void {
+          docs++;
+          tokenTotal += len;
+        },
         close(): void {
-          if (!changed) return;
-          const added = db
-            .prepare("SELECT count(*) AS n, coalesce(sum(len), 0) AS t FROM chunks WHERE from_seq = ?")
-            .get(seq) as { n: number; t: number };
-          addSeq.run(seq, at, at === null ? 0 : 1, docs + added.n, tokenTotal + added.t);
+          if (changed) addSeq.run(seq, at, at === null ? 0 : 1, docs, tokenTotal);
         },
       };
       return self;
