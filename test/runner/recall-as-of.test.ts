@@ -8,14 +8,7 @@ import { runBacktest } from "../../src/runner/run-backtest.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../src/runner/run-config.js";
 import type { Citation } from "../../src/strategy/types.js";
 import { DATA, ROOT, tempDir } from "../helpers/cli.js";
-import {
-  barOf,
-  isMoment,
-  readJsonl,
-  runLlm,
-  sliceCsv,
-  turnMessages,
-} from "../helpers/llm-run.js";
+import { barOf, isMoment, readJsonl, runLlm, sliceCsv, turnMessages } from "../helpers/llm-run.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
 
 const work = tempDir();

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokerConfig } from "../../src/engine/broker-config.js";
 import { JOURNAL_RECALL_DAYS } from "../../src/memory/recall/index.js";
-import { DAY_MS, parseDayKey } from "../../src/memory/sim-time.js";
+import { parseDayKey } from "../../src/memory/sim-time.js";
 import { recallRun } from "../../src/report/recall-run.js";
 import { runBacktest } from "../../src/runner/run-backtest.js";
 import {

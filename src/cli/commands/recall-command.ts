@@ -46,7 +46,8 @@ export async function recallCommand(run: string, query: string, o: RecallOptions
       import("./format-recall.js"),
     ]);
   const limit = numberOption("--limit", o.limit ?? DEFAULT_LIMIT, { min: 1, integer: true });
-  const seq = o.seq === undefined ? undefined : numberOption("--seq", o.seq, { min: 0, integer: true });
+  const seq =
+    o.seq === undefined ? undefined : numberOption("--seq", o.seq, { min: 0, integer: true });
   const dir = resolveRunDir(run, runsRootOf(o.runsDir));
   const out = await recallRun(dir, query, {
     limit: limit ?? Number(DEFAULT_LIMIT),

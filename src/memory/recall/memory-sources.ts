@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import { monthKey } from "../../engine/calendar.js";
 import type { Millis } from "../../engine/types.js";
 import type { Citation } from "../../strategy/types.js";
 import { isErrnoCode } from "../../util/errno.js";
 import { parseAttribution } from "../attribution.js";
 import { PLAYBOOK_FILE } from "../memory-layout.js";
-import { monthKey } from "../../engine/calendar.js";
 import { DAY_MS, parseCompactStamp, parseDayKey } from "../sim-time.js";
 
 export type CitationSource = Citation["source"];
@@ -78,7 +78,10 @@ export function memoryFileAt(runDir: string, rel: string): MemoryFile | null {
  * that replaced it. Backups made before the run (presets, --memory-from) are not versions the
  * run's recalls could have seen, and are left out.
  */
-export function listVersionBackups(runDir: string, file: MemoryFile): { abs: string; replacedAt: Millis }[] {
+export function listVersionBackups(
+  runDir: string,
+  file: MemoryFile,
+): { abs: string; replacedAt: Millis }[] {
   const slash = file.path.indexOf("/");
   const dir = path.join(runDir, "backups", file.path.slice(0, slash));
   const stem = file.path.slice(slash + 1, -".md".length);

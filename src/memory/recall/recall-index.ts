@@ -99,8 +99,9 @@ export function openRecallIndex(runDir: string, opts: RecallIndexOptions = {}): 
 }
 
 /**
- * BM25 (FTS5) recall over a run's memory files, optionally hybrid with embeddings, answering as
- * of a simulated time. The index is derived: deleting it only costs a rebuild.
+ * BM25 recall over a run's memory files, optionally hybrid with embeddings, answering as of a
+ * simulated time and of a write sequence (the memory exactly as it stood then: see sync-index).
+ * The index is derived: deleting it costs a rebuild, with the history the files record.
  */
 export class RecallIndex {
   readonly runDir: string;
