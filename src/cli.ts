@@ -2,8 +2,10 @@ import { Command, CommanderError, Option } from "commander";
 import { registerDiffCommand } from "./cli/commands/diff-command.js";
 import { registerListCommand } from "./cli/commands/list-command.js";
 import { registerRecallCommand } from "./cli/commands/recall-command.js";
+import { registerReportCommand } from "./cli/commands/report-command.js";
 import { DEFAULT_RUNS_DIR } from "./cli/commands/runs-root.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
+import { escapeControl } from "./cli/terminal-text.js";
 import { VERSION } from "./version.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -129,7 +131,10 @@ export function buildProgram(): Command {
     .option("--max-steps <n>", "max model calls per decision (the tool loop's bound)", "8")
     .option("--every <n>", "decide every n bars", "1")
     .option("--context-bars <n>", "bars of each symbol shown in every decision's context", "20")
-    .option("--moments <list>", "memory moments: any of eod,fill,close,week,month (default all)")
+    .option(
+      "--moments <list>",
+      "memory moments: any of eod,fill,close,week,month,run_end (default all)",
+    )
     .option("--no-moments", "no memory moments")
     .option(
       "--max-tokens <n>",
@@ -156,6 +161,7 @@ export function buildProgram(): Command {
   registerShowCommand(program);
   registerDiffCommand(program);
   registerRecallCommand(program);
+  registerReportCommand(program);
 
   return program;
 }
@@ -176,7 +182,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       return 2;
     }
-    process.stderr.write(`error: ${(err as Error).message}\n`);
+    process.stderr.write(`error: ${escapeControl((err as Error).message)}\n`);
     return exitCodeOf(err);
   }
 }

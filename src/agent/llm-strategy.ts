@@ -73,7 +73,7 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 /**
  * An LLM trader as a strategy: at each decision bar it builds the context (stable prefix, then
  * the volatile part), runs the bounded tool loop with the trading tools, and records everything
- * in the decision's line. Memory moments (fill, close, day/week/month end) are gathered during the
+ * in the decision's line. Memory moments (fill, close, day/week/month end, run end) are gathered during the
  * bar and run as one short extra turn with only the memory tools at the bar's end.
  */
 export function createLlmStrategy(
@@ -187,6 +187,7 @@ export function createLlmStrategy(
     onDayEnd: (_ctx, _day, state) => due(state, "eod"),
     onWeekEnd: (_ctx, _week, state) => due(state, "week"),
     onMonthEnd: (_ctx, _month, state) => due(state, "month"),
+    onRunEnd: (_ctx, state) => due(state, "run_end"),
     async onBarEnd(ctx, state) {
       if (state.due.size === 0) return;
       const kinds = [...state.due];

@@ -30,6 +30,8 @@ export const MOMENT_PROMPTS = {
   week: "The week has ended. Write this week's review with memory_note key \"week_{WEEK}\": performance, trades, what worked, what did not, and what to change. Use memory_recall to look back at this week's journal if you need to.",
   month:
     'The month has ended. Write this month\'s review with memory_note key "month_{MONTH}": return, drawdown, trades, recurring mistakes, and the lessons that should shape next month. Use memory_recall to consult your weekly reviews.',
+  run_end:
+    'The backtest ends at this bar: this is your last memory moment. Write a final review with memory_log: overall result, what worked, what did not. Then add the lessons worth carrying into the next run with memory_note key "playbook" (one short lesson per call).',
 } as const;
 
 export type MomentKind = keyof typeof MOMENT_PROMPTS;

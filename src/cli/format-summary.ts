@@ -1,3 +1,4 @@
+import { reasonLines } from "../runner/order-outcomes.js";
 import type { RunResult } from "../runner/run-result.js";
 
 type Row = [
@@ -17,7 +18,7 @@ export function formatSummary(r: RunResult): string {
   const m = r.metrics;
   const b = r.benchmark.metrics;
   const symbols = r.data.map((d) => d.symbol).join(", ");
-  const head = `${r.strategy.name} on ${symbols}, ${r.period.start} → ${r.period.end} (${r.period.bars} bars)`;
+  const head = `${r.strategy.name} on ${symbols}, ${r.period.start ?? "(no bar)"} → ${r.period.end ?? "(no bar)"} (${barsLine(r.period)})`;
   const rows: Row[] = [
     ["Return %", m?.returnPct, b?.returnPct, 2],
     ["Return (ann.) %", m?.returnAnnPct, b?.returnAnnPct, 2],
@@ -32,16 +33,19 @@ export function formatSummary(r: RunResult): string {
     ["Commissions", m?.commissions, 0, 2],
     ["Final equity", m?.equityFinal, null, 2],
   ];
-  const lines = [
-    head,
-    "",
-    `${"".padEnd(22)}${"Strategy".padStart(14)}${"Buy & hold".padStart(14)}`,
-  ];
-  for (const [label, s, bench, digits] of rows) {
-    lines.push(
-      `${label.padEnd(22)}${fmt(s, digits).padStart(14)}${(bench === null ? "" : fmt(bench, digits)).padStart(14)}`,
-    );
+  const lines = [head, ""];
+  if (m) {
+    lines.push(`${"".padEnd(22)}${"Strategy".padStart(14)}${"Buy & hold".padStart(14)}`);
+    for (const [label, s, bench, digits] of rows) {
+      lines.push(
+        `${label.padEnd(22)}${fmt(s, digits).padStart(14)}${(bench === null ? "" : fmt(bench, digits)).padStart(14)}`,
+      );
+    }
+  } else {
+    // A table of n/a says nothing: say why there are no metrics.
+    lines.push(`No metrics: ${r.nullReasons.metrics ?? "no bar was simulated"}.`);
   }
+  if (m) lines.push(...orderLines(r.orders as OrderView | undefined));
   if (r.llm) lines.push("", llmLine(r.llm));
   if (m && m.trades < 30) {
     lines.push(
@@ -58,6 +62,40 @@ export function formatSummary(r: RunResult): string {
     lines.push("", `Status: ${r.status}${why}`);
   }
   return lines.join("\n");
+}
+
+/** "100 of 2148 bars" when the run ended before its window did, else "2148 bars". */
+function barsLine(p: { bars: number; requested?: { bars: number } }): string {
+  const requested = p.requested?.bars;
+  return requested !== undefined && requested !== p.bars
+    ? `${p.bars} of ${requested} bars`
+    : `${p.bars} bars`;
+}
+
+/** result.json `orders`; absent in results written before it was recorded. */
+interface OrderView {
+  submitted: number;
+  filled: number;
+  rejected: number;
+  cancelled: number;
+  expired: number;
+  rejectReasons?: { reason: string; count: number }[];
+}
+
+/** Order counts by outcome, and the top rejection reasons when any order was rejected. */
+function orderLines(o: OrderView | undefined): string[] {
+  if (!o) return [];
+  const lines = [
+    "",
+    `Orders: ${o.submitted} submitted, ${o.filled} filled, ${o.rejected} rejected, ${o.cancelled} cancelled, ${o.expired} expired`,
+  ];
+  if (o.rejected > 0 && o.rejectReasons) {
+    lines.push(
+      "Rejected (top reasons):",
+      ...reasonLines({ rejected: o.rejected, rejectReasons: o.rejectReasons }),
+    );
+  }
+  return lines;
 }
 
 interface UsageView {

@@ -1,7 +1,12 @@
 import type { RunEvent } from "../runner/run-events.js";
+import { escapeControl } from "./terminal-text.js";
 
-/** Plain progress lines (no escape codes), for logs, CI and any non-TTY. */
-export function plainRenderer(out: NodeJS.WritableStream): (event: RunEvent) => void {
+/**
+ * Plain progress lines (no escape codes), for logs, CI and any non-TTY. Names and warnings can
+ * quote stored text, so every line goes out through escapeControl.
+ */
+export function plainRenderer(stream: NodeJS.WritableStream): (event: RunEvent) => void {
+  const out = { write: (text: string) => stream.write(escapeControl(text)) };
   let lastDecile = -1;
   return (e) => {
     switch (e.type) {

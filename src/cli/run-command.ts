@@ -1,8 +1,9 @@
-import fs from "node:fs";
 import path from "node:path";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { brokerConfig } from "../engine/broker-config.js";
+import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
+import { rejectionWarning } from "../runner/order-outcomes.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
 import type { RunHandle } from "../runner/run-backtest.js";
@@ -13,9 +14,11 @@ import {
 } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
 import { runsRootOf } from "./commands/runs-root.js";
+import { formatRunError } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
 import { plainRenderer } from "./plain-renderer.js";
+import { escapeControl, escapeStrings, jsonForTerminal } from "./terminal-text.js";
 
 export interface RunCommandOptions {
   data?: string[];
@@ -233,13 +236,24 @@ export async function runCommand(
         handle = h;
       },
     });
+    const runDir = path.join(config.runsRoot, result.id);
+    // The error first (stderr, even with --json): it is what the user has to act on.
+    const error = formatRunError(result, runDir);
+    if (error !== null) process.stderr.write(escapeControl(error));
     if (o.json) {
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      process.stdout.write(`${jsonForTerminal(result)}\n`);
     } else {
       process.stdout.write(
-        `${formatSummary(result)}\n\nRun ${result.id}\n${path.relative(process.cwd(), path.join(config.runsRoot, result.id)) || "."}\n`,
+        escapeControl(
+          `${formatSummary(escapeStrings(result))}\n\nRun ${result.id}\n${path.relative(process.cwd(), runDir) || "."}\n`,
+        ),
       );
     }
+    // Loud, and even with --json or --quiet: rejected orders change what the numbers mean (the
+    // error above already carries them when every order was rejected).
+    const rejections = rejectionWarning(result.orders);
+    if (rejections !== null && result.error?.type !== "AllOrdersRejected")
+      process.stderr.write(escapeControl(`\nWARNING: ${rejections}\n`));
     return result.status === "completed" ? 0 : 1;
   } finally {
     process.off("SIGINT", onSigint);
@@ -250,7 +264,7 @@ export async function runCommand(
 function replayConfig(o: RunCommandOptions): RunConfig {
   const runsRoot = runsRootOf(o.runsDir);
   const dir = resolveRunDir(o.replay as string, runsRoot);
-  const recorded = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")) as RunConfig;
+  const recorded = readJsonFile(path.join(dir, "config.json")) as RunConfig;
   if (!recorded.agent) {
     throw new UsageError(
       `${dir} is a code-strategy run: there is nothing to replay (code strategies are deterministic; run them again).`,

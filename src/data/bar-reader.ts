@@ -1,7 +1,7 @@
 import type { BarColumns } from "./chronological-order.js";
 import { type ColumnLayout, resolveColumns } from "./columns.js";
 import { DataError, quoteCell } from "./data-error.js";
-import { parseDecimal } from "./parse-decimal.js";
+import { DECIMAL_NOTATION, parseDecimal } from "./parse-decimal.js";
 import { parseTimestamp, TIMESTAMP_FORMATS, timestampProblem } from "./parse-timestamp.js";
 
 const INITIAL_CAPACITY = 1024;
@@ -132,7 +132,7 @@ export class BarReader {
         : lower === "nan"
           ? "NaN is not a price or a volume"
           : Number.isNaN(value)
-            ? `${quoteCell(cell)} is not a number`
+            ? `${quoteCell(cell)} is not a decimal number`
             : `${quoteCell(cell)} is not a finite number`;
     return this.fail(column, line, problem, NUMBER_FIX);
   }
@@ -145,8 +145,7 @@ export class BarReader {
 
 const POSITIVE_FIX = "Prices must be greater than zero; fix or remove the row.";
 const RANGE_FIX = "The high must be the bar's highest price and the low its lowest; fix the row.";
-const NUMBER_FIX =
-  "Fill in the value (a plain decimal such as 101.25, no thousands separators) or remove the row.";
+const NUMBER_FIX = `Fill in the value in ${DECIMAL_NOTATION}, or remove the row.`;
 
 export function isBlank(row: readonly string[]): boolean {
   return row.length === 1 && (row[0] ?? "").trim() === "";

@@ -1,7 +1,19 @@
 // Powers of ten that are exact doubles, so mantissa / 10^k below is correctly rounded.
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
+/** Decimal notation: an optional sign, digits with an optional point (`.5` and `5.` included),
+ * an optional exponent. No hex/binary/octal prefixes, `Infinity`, `_` or thousands separators. */
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** What the number-reading messages say is accepted. */
+export const DECIMAL_NOTATION =
+  "decimal notation only (such as 101.25, -3, .5 or 1e6; no hex, binary, Infinity or thousands separators)";
+
 /**
+ * The value of a number in decimal notation, surrounding spaces ignored; NaN for anything else
+ * (Number() alone would read `0x64` as 100 and `Infinity` as a number). Decimal notation that
+ * overflows gives ±Infinity, which callers reject as not finite.
+ *
  * Number(text) for plain decimals like `-101.25`, about three times faster on the per-cell hot
  * path. With at most 15 digits the mantissa and 10^k are exact doubles, so one IEEE division gives
  * the correctly rounded value, bit-identical to Number(); anything else (exponents, spaces, long
@@ -25,11 +37,16 @@ export function parseDecimal(text: string): number {
     } else if (c === 46 && !seenDot) {
       seenDot = true;
     } else {
-      return Number(text);
+      return slowPath(text);
     }
   }
   if (digits === 0) return Number.NaN;
-  if (digits > 15) return Number(text);
+  if (digits > 15) return slowPath(text);
   const value = mantissa / (POW10[fractionDigits] ?? 1);
   return sign === 45 ? -value : value;
+}
+
+function slowPath(text: string): number {
+  const trimmed = text.trim();
+  return DECIMAL.test(trimmed) ? Number(trimmed) : Number.NaN;
 }

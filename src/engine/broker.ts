@@ -1,9 +1,16 @@
 import type { BrokerConfig } from "./broker-config.js";
-import { dayKey } from "./calendar.js";
+import { dayKey, isIntraday, timeLabel } from "./calendar.js";
+import { lastBarIndices } from "./data-end.js";
 import { applySlippage, type BarPrices, commissionFor, matchPrice } from "./fill-model.js";
 import { Portfolio } from "./portfolio.js";
 import { checkRisk } from "./risk-check.js";
-import { roundUnits, unitsForBudget } from "./sizing.js";
+import {
+  roundToStep,
+  roundUnits,
+  targetUnitsForBudget,
+  unitStep,
+  unitsForBudget,
+} from "./sizing.js";
 import type {
   AccountSnapshot,
   EngineEvent,
@@ -30,6 +37,10 @@ interface Working {
   /** The part of that bar's range still ahead of the entry on the open → high → low → close path. */
   sameBarHigh: number;
   sameBarLow: number;
+  /** The last bar at which the order was looked at (time in force counted), and the last bar at
+   * which it could only fill after the open, so it waits for the second pass of that bar. */
+  seenIndex: number;
+  deferredIndex: number;
   /** The other bracket leg, if any. */
   sibling: Working | null;
   /** The bracket's children, once the entry has (partly) filled. */
@@ -52,6 +63,12 @@ export class Broker {
   halted = false;
   haltReason: string | null = null;
   private readonly bar: BarPrices = { open: 0, high: 0, low: 0, close: 0 };
+  /** Less than one tradable step (with a margin for floating-point noise): no position or order
+   * remainder is ever left this small. */
+  private readonly dust: number;
+  /** Per symbol, the master index of its last bar, and 1 once its data-ended close has run. */
+  private lastBars: Int32Array | null = null;
+  private ended: Uint8Array | null = null;
 
   constructor(
     readonly data: MarketData,
@@ -60,6 +77,7 @@ export class Broker {
   ) {
     this.portfolio = new Portfolio(data.symbols, config.initialCash);
     this.peakEquity = config.initialCash;
+    this.dust = unitStep(config) * (1 - 1e-6);
   }
 
   symbolIndex(symbol: string): number {
@@ -73,7 +91,10 @@ export class Broker {
     const sym = this.symbolIndex(request.symbol);
     const problem = validateOrderRequest(request, sym >= 0, this.config);
     const order = this.newOrder(request, index, null);
-    const reason = problem ?? (this.halted ? `trading halted: ${this.haltReason}` : null);
+    const reason =
+      problem ??
+      this.dataEndedReason(sym, index) ??
+      (this.halted ? `trading halted: ${this.haltReason}` : null);
     if (reason !== null) {
       order.status = "rejected";
       order.reason = reason;
@@ -127,39 +148,60 @@ export class Broker {
     return this.working.map((w) => w.order);
   }
 
-  /** Processes working orders against bar `index`, in submission order, then marks at the close. */
+  /** Processes working orders against bar `index`, then marks at the close. Orders due at the
+   * open (market orders, and stops or limits the bar opened through) fill first, in submission
+   * order; then, in submission order, those that fill later in the bar (path open → high → low →
+   * close). */
   processBar(index: number): void {
-    const { barIndex, series } = this.data;
     if (this.working.length > 0) {
-      // Children activated during this pass are appended and seen in the same pass.
-      for (let k = 0; k < this.working.length; k++) {
-        const w = this.working[k] as Working;
-        if (w.order.status !== "working" || w.activeFrom > index) continue;
-        const bi = (barIndex[w.sym] as Int32Array)[index] as number;
-        if (bi < 0) continue;
-        const s = series[w.sym];
-        if (!s) continue;
-        this.bar.open = s.open[bi] as number;
-        this.bar.high = s.high[bi] as number;
-        this.bar.low = s.low[bi] as number;
-        this.bar.close = s.close[bi] as number;
-        if (this.expired(w, index)) continue;
-        let reference = this.bar.open;
-        if (w.sameBarIndex === index) {
-          reference = w.sameBarReference;
-          this.bar.high = w.sameBarHigh;
-          this.bar.low = w.sameBarLow;
-        }
-        this.tryFill(w, index, reference, bi);
-        // A `bars` order that had its last chance in this bar expires now, not at the next one.
-        const tif = w.order.tif;
-        if (w.order.status === "working" && tif.kind === "bars" && w.order.barsWorked >= tif.bars) {
-          this.finish(w, "expired", `time in force: ${tif.bars} bar(s) elapsed`, index);
-        }
-      }
+      this.fillPass(index, true);
+      this.fillPass(index, false);
       this.compact();
     }
     this.markToClose(index);
+  }
+
+  private fillPass(index: number, atOpen: boolean): void {
+    const { barIndex, series } = this.data;
+    // Children activated during a pass are appended and seen in the same pass.
+    for (let k = 0; k < this.working.length; k++) {
+      const w = this.working[k] as Working;
+      if (w.order.status !== "working" || w.activeFrom > index) continue;
+      const firstLook = w.seenIndex !== index;
+      if (!atOpen && !firstLook && w.deferredIndex !== index) {
+        // Done with this bar at the open (filled there, partly, or not reached).
+        this.expireBars(w, index);
+        continue;
+      }
+      const bi = (barIndex[w.sym] as Int32Array)[index] as number;
+      if (bi < 0) continue;
+      const s = series[w.sym];
+      if (!s) continue;
+      this.bar.open = s.open[bi] as number;
+      this.bar.high = s.high[bi] as number;
+      this.bar.low = s.low[bi] as number;
+      this.bar.close = s.close[bi] as number;
+      if (firstLook) {
+        w.seenIndex = index;
+        if (this.expired(w, index)) continue;
+      }
+      let reference = this.bar.open;
+      if (w.sameBarIndex === index) {
+        reference = w.sameBarReference;
+        this.bar.high = w.sameBarHigh;
+        this.bar.low = w.sameBarLow;
+      }
+      this.tryFill(w, index, reference, bi, atOpen ? "open" : "intrabar");
+      if (!atOpen) this.expireBars(w, index);
+    }
+  }
+
+  /** A `bars` order that had its last chance in this bar expires now, not at the next one. */
+  private expireBars(w: Working, index: number): void {
+    const tif = w.order.tif;
+    if (w.order.status === "working" && tif.kind === "bars" && w.order.barsWorked >= tif.bars) {
+      this.finish(w, "expired", `time in force: ${tif.bars} bar(s) elapsed`, index);
+    }
   }
 
   /** Under trade-on-close, market orders placed at this bar's close fill at that close. */
@@ -203,6 +245,59 @@ export class Broker {
       const bi = (barIndex[s] as Int32Array)[index] as number;
       if (bi >= 0) last[s] = (series[s] as { close: Float64Array }).close[bi] as number;
     }
+  }
+
+  /**
+   * At the close of a symbol's last bar, when the timeline goes on without it: its working orders
+   * are cancelled and its position is closed by a market order filled at that close (slippage and
+   * commission as for any market fill), its trades flagged `data_ended`. Runs after the bar's
+   * trade-on-close fills and before its equity is recorded, so no later bar values it at a stale
+   * price; from then on, orders for the symbol are rejected.
+   */
+  closeEndedSymbol(sym: number, index: number): void {
+    this.ended ??= new Uint8Array(this.data.symbols.length);
+    this.ended[sym] = 1;
+    const reason = this.dataEndedReason(sym, index) as string;
+    let any = false;
+    for (const w of this.working) {
+      if (w.sym !== sym || w.order.status !== "working") continue;
+      this.finish(w, "cancelled", reason, index);
+      any = true;
+    }
+    if (any) this.compact();
+    const held = this.portfolio.qty[sym] as number;
+    if (held === 0) return;
+    const s = this.data.series[sym] as { close: Float64Array; length: number };
+    const close = s.close[s.length - 1] as number;
+    const side: Side = held > 0 ? "sell" : "buy";
+    const qty = Math.abs(held);
+    const symbol = this.data.symbols[sym] as string;
+    const order = this.newOrder(
+      { symbol, side, size: { kind: "qty", qty }, tag: "data_ended" },
+      index,
+      null,
+    );
+    const time = this.data.times[index] ?? 0;
+    this.emit?.({ type: "order_accepted", index, time, order });
+    const price = applySlippage(close, side, "market", this.config);
+    const commission = commissionFor(qty, price, true, this.config);
+    const w = working(order, sym, index);
+    this.executeFill(w, side, qty, price, close, commission, index, "data_ended", "data_ended");
+  }
+
+  /** Why an order for `sym` placed at `index` can never fill: its data has ended (null if not). */
+  private dataEndedReason(sym: number, index: number): string | null {
+    if (sym < 0) return null;
+    this.lastBars ??= lastBarIndices(this.data);
+    const last = this.lastBars[sym] as number;
+    if (index <= last && this.ended?.[sym] !== 1) return null;
+    const symbol = this.data.symbols[sym] as string;
+    const s = this.data.series[sym] as { time: Float64Array; length: number };
+    const when =
+      s.length > 0
+        ? `ended on ${timeLabel(s.time[s.length - 1] as number, isIntraday(this.data.times))}`
+        : "is empty";
+    return `the data of ${symbol} ${when}: no bar left to fill on (its position is closed at that close, data_ended)`;
   }
 
   /** Checks the drawdown halt after the bar's equity is final. */
@@ -276,16 +371,32 @@ export class Broker {
     index: number,
     reference: number,
     bi: number,
-    closeBasis?: "close",
+    phase: "open" | "intrabar" | "close",
   ): void {
     const o = w.order;
     const side = this.resolveSide(w, reference, index);
     if (side === null) return;
     const match = matchPrice(o.type, side, o.limitPrice, o.stopPrice, this.bar, reference);
     if (match === null) return;
-    // One-cancels-other: when both legs could fill in this bar, the stop-loss wins (conservative).
+    if (
+      phase === "open" &&
+      match.basis !== "open" &&
+      match.basis !== "gap" &&
+      match.price !== reference
+    ) {
+      // Fills later in the bar: after everything due at the open.
+      w.deferredIndex = index;
+      return;
+    }
+    // One-cancels-other: when both legs could fill later in this bar, the stop-loss wins
+    // (conservative); a leg the bar opened through fills at the open, before the other.
     // Stop-loss children are created before take-profit ones, so only the take-profit needs this.
-    if (w.sibling && o.type === "limit" && w.sibling.order.status === "working") {
+    if (
+      phase !== "open" &&
+      w.sibling &&
+      o.type === "limit" &&
+      w.sibling.order.status === "working"
+    ) {
       const sib = w.sibling.order;
       const sibSide = sib.side as Side;
       // Both legs of one bracket share the same remaining range, already in this.bar.
@@ -297,14 +408,14 @@ export class Broker {
     let qty = this.resolveQty(w, side, price, index);
     if (qty === null) return;
     if (o.parentId !== null) {
-      // Bracket children only ever reduce the position they protect.
-      const held = Math.abs(this.portfolio.qty[w.sym] as number);
-      const protects = (this.portfolio.qty[w.sym] as number) > 0 ? side === "sell" : side === "buy";
-      if (held === 0 || !protects) {
-        this.finish(w, "cancelled", "the position it protected is already closed", index);
+      // A bracket leg only ever closes what is left of its entry's lot (kept in step after every
+      // fill by fitLegs; checked again here for closes that bypass fills).
+      const lot = this.portfolio.openUnitsOf(w.sym, o.parentId);
+      if (lot < this.dust) {
+        this.finish(w, "cancelled", "position closed", index);
         return;
       }
-      qty = Math.min(qty, held);
+      qty = Math.min(qty, lot);
     }
     const cap = this.config.volumeCap;
     if (cap !== null) {
@@ -314,8 +425,15 @@ export class Broker {
       qty = Math.min(qty, allowed);
     }
     if (qty <= EPS) return;
+    // Never leave less than a step behind: a fill that would is widened or narrowed to close
+    // exactly what is held.
+    const held = this.portfolio.qty[w.sym] as number;
+    const after = held + (side === "buy" ? qty : -qty);
+    if (held !== 0 && after !== 0 && Math.abs(after) < this.dust) qty = Math.abs(held);
     const commission = commissionFor(qty, price, !o.fixedFeeCharged, this.config);
-    const rejection = this.checkAffordable(w, side, qty, price, commission);
+    const rejection =
+      nonFinite(qty, price, commission, this.portfolio.cash) ??
+      this.checkAffordable(w, side, qty, price, commission);
     if (rejection !== null) {
       this.finish(w, "rejected", rejection, index);
       return;
@@ -328,7 +446,7 @@ export class Broker {
       match.price,
       commission,
       index,
-      closeBasis ?? match.basis,
+      phase === "close" ? "close" : match.basis,
     );
   }
 
@@ -339,7 +457,8 @@ export class Broker {
     if (o.size.kind !== "weight") return null;
     const target = this.targetUnits(w.sym, o.size.weight, price, !o.fixedFeeCharged);
     const current = this.portfolio.qty[w.sym] as number;
-    if (Math.abs(target - current) <= EPS) {
+    // Less than a step away is there already; a close, though, always closes what is held.
+    if (target === 0 ? current === 0 : Math.abs(target - current) < this.dust) {
       this.finish(w, "cancelled", "already at the target weight", index);
       return null;
     }
@@ -349,8 +468,10 @@ export class Broker {
   private targetUnits(sym: number, weight: number, price: number, chargeFixed: boolean): number {
     if (weight === 0) return 0;
     const equity = this.equityAt(sym, price);
-    const units = unitsForBudget(equity * Math.abs(weight), price, this.config, chargeFixed);
-    return weight < 0 ? -units : units;
+    const sign = weight < 0 ? -1 : 1;
+    const held = (this.portfolio.qty[sym] as number) * sign;
+    const budget = equity * Math.abs(weight);
+    return sign * targetUnitsForBudget(budget, price, held, this.config, chargeFixed);
   }
 
   /** Equity at the moment of a fill: the filling symbol at the fill price, the others at their
@@ -373,11 +494,10 @@ export class Broker {
           !o.fixedFeeCharged,
         );
       } else if (o.size.kind === "weight") {
-        units = Math.abs(
-          this.targetUnits(w.sym, o.size.weight, price, !o.fixedFeeCharged) -
-            (this.portfolio.qty[w.sym] as number),
-        );
-        units = roundUnits(units, this.config);
+        const target = this.targetUnits(w.sym, o.size.weight, price, !o.fixedFeeCharged);
+        const held = this.portfolio.qty[w.sym] as number;
+        // A close closes exactly what is held; otherwise both ends are on the unit grid.
+        units = target === 0 ? Math.abs(held) : Math.abs(roundToStep(target - held, this.config));
       } else {
         units = o.size.qty;
       }
@@ -438,6 +558,7 @@ export class Broker {
     commission: number,
     index: number,
     basis: string,
+    exitReason?: "data_ended",
   ): void {
     const o = w.order;
     const time = this.data.times[index] ?? 0;
@@ -452,6 +573,7 @@ export class Broker {
       index,
       time,
       o.id,
+      o.parentId ?? -1,
     );
     o.fixedFeeCharged = true;
     o.avgFillPrice = (o.avgFillPrice * o.filledQty + price * qty) / (o.filledQty + qty);
@@ -475,8 +597,11 @@ export class Broker {
         basis,
       },
     });
-    for (const trade of trades) this.emit?.({ type: "trade_closed", index, time, trade });
-    if (o.remainingQty <= EPS) {
+    for (const trade of trades) {
+      const closed = exitReason ? { ...trade, exitReason } : trade;
+      this.emit?.({ type: "trade_closed", index, time, trade: closed });
+    }
+    if (o.remainingQty < this.dust) {
       o.remainingQty = 0;
       o.status = "filled";
     }
@@ -486,11 +611,26 @@ export class Broker {
         this.finish(sib, "cancelled", `one-cancels-other: order ${o.id} filled`, index);
       else sib.order.remainingQty = Math.max(0, (sib.order.remainingQty ?? 0) - qty);
     }
+    this.fitLegs(w.sym, o.id, index);
     if (o.stopLoss !== null || o.takeProfit !== null)
       this.attachChildren(w, side, qty, rawPrice, basis, index);
   }
 
-  /** Brackets: each entry fill adds its units to the protective children (created on the first). */
+  /** After a fill on `sym`: every working bracket leg there shrinks to what is left of its entry's
+   * lot, and is cancelled once that lot is closed (by a close, a reversal or another leg). */
+  private fitLegs(sym: number, byOrder: number, index: number): void {
+    for (const c of this.working) {
+      const o = c.order;
+      if (o.parentId === null || c.sym !== sym || o.status !== "working") continue;
+      const lot = this.portfolio.openUnitsOf(sym, o.parentId);
+      if (lot < this.dust)
+        this.finish(c, "cancelled", `position closed by order ${byOrder}`, index);
+      else if ((o.remainingQty ?? 0) > lot) o.remainingQty = lot;
+    }
+  }
+
+  /** Brackets: each entry fill adds its units to the protective children (created on the first
+   * fill that opens units), never more than its lot still holds. */
   private attachChildren(
     entry: Working,
     side: Side,
@@ -499,11 +639,15 @@ export class Broker {
     basis: string,
     index: number,
   ): void {
+    const lot = this.portfolio.openUnitsOf(entry.sym, entry.order.id);
     if (entry.children) {
       for (const c of entry.children)
-        if (c.order.status === "working") c.order.remainingQty = (c.order.remainingQty ?? 0) + qty;
+        if (c.order.status === "working")
+          c.order.remainingQty = Math.min((c.order.remainingQty ?? 0) + qty, lot);
       return;
     }
+    // An entry that only reduced an opposite position opened nothing to protect (yet).
+    if (lot < this.dust) return;
     const exitSide: Side = side === "buy" ? "sell" : "buy";
     const o = entry.order;
     // What of this bar is still ahead of the entry: an entry filled on the way down (limit buy,
@@ -518,7 +662,7 @@ export class Broker {
           symbol: o.symbol,
           side: exitSide,
           type,
-          size: { kind: "qty", qty },
+          size: { kind: "qty", qty: Math.min(qty, lot) },
           ...(type === "limit" ? { limitPrice: price } : { stopPrice: price }),
           tag: type === "stop" ? "stop-loss" : "take-profit",
         },
@@ -579,6 +723,14 @@ export class Broker {
   }
 }
 
+/** Every amount of a fill must be a finite number, or the fill would poison the account. */
+function nonFinite(qty: number, price: number, commission: number, cash: number): string | null {
+  const notional = qty * price;
+  if (Number.isFinite(notional) && Number.isFinite(commission) && Number.isFinite(cash + notional))
+    return null;
+  return `the fill's amounts are not a finite number (${qty} units × ${price} = ${notional}, commission ${commission}): use a smaller quantity`;
+}
+
 function working(order: Order, sym: number, activeFrom: number): Working {
   return {
     order,
@@ -588,6 +740,8 @@ function working(order: Order, sym: number, activeFrom: number): Working {
     sameBarIndex: -1,
     sameBarHigh: 0,
     sameBarLow: 0,
+    seenIndex: -1,
+    deferredIndex: -1,
     sibling: null,
     children: null,
   };

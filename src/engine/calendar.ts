@@ -71,18 +71,14 @@ export interface CalendarFlags {
 
 /**
  * Whether bar `i` of a timeline closes a day, an ISO week or a month. A period ends at the last bar
- * before the next bar falls in another period, and at the final bar. Knowing that the session is
- * over is not a look-ahead: a human trader knows when the day ends, and no price is read.
+ * before the next bar falls in another period. Knowing that the session is over is not a
+ * look-ahead: a human trader knows when the day ends, and no price is read. The final bar has no
+ * next bar: see lastBarFlags.
  */
 export function calendarFlagsAt(times: Float64Array, i: number, out: CalendarFlags): CalendarFlags {
   const t = times[i] ?? 0;
   const next = times[i + 1];
-  if (next === undefined) {
-    out.dayEnd = true;
-    out.weekEnd = true;
-    out.monthEnd = true;
-    return out;
-  }
+  if (next === undefined) return lastBarFlags(times, i, out);
   const dayNow = dayNumber(t);
   const dayNext = dayNumber(next);
   out.dayEnd = dayNow !== dayNext;
@@ -96,6 +92,48 @@ export function calendarFlagsAt(times: Float64Array, i: number, out: CalendarFla
   const a = new Date(t);
   const b = new Date(next);
   out.monthEnd = a.getUTCFullYear() !== b.getUTCFullYear() || a.getUTCMonth() !== b.getUTCMonth();
+  return out;
+}
+
+/** Weekday of a day number, 0 = Monday … 6 = Sunday (1970-01-01 was a Thursday). */
+const weekdayOf = (day: number): number => (((day + 3) % 7) + 7) % 7;
+const MONDAY_TO_FRIDAY = 0b0011111;
+
+/**
+ * The final bar of the data (the window's end: later bars are never loaded) ends its day, and ends
+ * its ISO week or month only if the calendar says so, judged by the data's own pattern:
+ * - trading days are Monday to Friday, plus Saturday and Sunday if the data has bars on them
+ *   (crypto trades every day);
+ * - the bar ends its week if no trading day is left in its ISO week after it (a Friday for stock
+ *   data, a Sunday for crypto), and its month if no trading day is left in its month (holidays are
+ *   not known: Thursday the 30th is not a month end when Friday the 31st could trade);
+ * - bars a week or more apart (weekly data) end a week at every bar, the last included; bars 28
+ *   days or more apart (monthly data) end a month and a week at every bar.
+ * One pass over the timeline, run once per run.
+ */
+function lastBarFlags(times: Float64Array, i: number, out: CalendarFlags): CalendarFlags {
+  let seen = 0;
+  let minGap = Number.POSITIVE_INFINITY;
+  let prevDay = Number.NaN;
+  for (let k = 0; k <= i; k++) {
+    const day = dayNumber(times[k] as number);
+    if (day === prevDay) continue;
+    seen |= 1 << weekdayOf(day);
+    if (day - prevDay < minGap) minGap = day - prevDay;
+    prevDay = day;
+  }
+  if (!Number.isFinite(minGap)) minGap = 1; // a single day of data: read it as daily
+  const trading = MONDAY_TO_FRIDAY | seen;
+  const day = dayNumber(times[i] ?? 0);
+  const tradesBetween = (from: number, to: number): boolean => {
+    for (let d = from; d <= to; d++) if (trading & (1 << weekdayOf(d))) return true;
+    return false;
+  };
+  const [y, m] = civilFromDays(day);
+  const lastOfMonth = Date.UTC(y, m, 0) / DAY_MS; // day 0 of the next month (m is 1-based)
+  out.dayEnd = true;
+  out.weekEnd = minGap >= 7 || !tradesBetween(day + 1, day + 6 - weekdayOf(day));
+  out.monthEnd = minGap >= 28 || !tradesBetween(day + 1, lastOfMonth);
   return out;
 }
 

@@ -77,7 +77,16 @@ export class Portfolio {
     return units > 0 ? cost / units : 0;
   }
 
-  /** Applies a fill and returns the trades it closed. */
+  /** Units still open of the lots that order `orderId` opened on symbol `sym`. */
+  openUnitsOf(sym: number, orderId: number): number {
+    let units = 0;
+    for (const lot of this.lots[sym] as Lot[])
+      if (lot.orderId === orderId) units += Math.abs(lot.qty);
+    return units;
+  }
+
+  /** Applies a fill and returns the trades it closed. Opposite lots are closed first-in
+   * first-out, except that the lots of order `ownLots` (a bracket leg's entry) go first. */
   applyFill(
     sym: number,
     side: Side,
@@ -88,6 +97,7 @@ export class Portfolio {
     index: number,
     time: Millis,
     orderId: number,
+    ownLots = -1,
   ): ClosedTrade[] {
     const signed = side === "buy" ? qty : -qty;
     this.cash -= signed * price + commission;
@@ -97,9 +107,18 @@ export class Portfolio {
     const closed: ClosedTrade[] = [];
     let remaining = qty;
     const symbol = this.symbols[sym] as string;
-    // Close opposite lots first-in first-out.
+    // Close opposite lots first-in first-out (a leg's own entry lots first).
     while (remaining > EPS && lots.length > 0) {
-      const lot = lots[0] as Lot;
+      let k = 0;
+      if (ownLots >= 0) {
+        for (let j = 0; j < lots.length; j++) {
+          if ((lots[j] as Lot).orderId === ownLots) {
+            k = j;
+            break;
+          }
+        }
+      }
+      const lot = lots[k] as Lot;
       if (lot.qty > 0 === signed > 0) break;
       const lotUnits = Math.abs(lot.qty);
       const take = Math.min(lotUnits, remaining);
@@ -117,7 +136,7 @@ export class Portfolio {
       );
       remaining -= take;
       if (take >= lotUnits - EPS) {
-        lots.shift();
+        lots.splice(k, 1);
       } else {
         lot.qty -= (lot.qty > 0 ? 1 : -1) * take;
         lot.commission -= entryCommission;

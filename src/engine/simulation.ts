@@ -1,3 +1,4 @@
+import { NonFiniteAccountError } from "./account-error.js";
 import { Broker, type EventSink } from "./broker.js";
 import type { BrokerConfig } from "./broker-config.js";
 import {
@@ -8,12 +9,14 @@ import {
   isoWeekKey,
   monthKey,
 } from "./calendar.js";
+import { earlyEnds, lastBarIndices } from "./data-end.js";
 import type { MarketData } from "./types.js";
 
 /**
  * Steps a broker over a master timeline in two phases per bar, so that a decision can sit between
  * them: `openBar` fills working orders inside bar i and marks to its close; the decision then sees
- * bar i; `closeBar` fills trade-on-close orders, records the bar's equity and emits calendar events.
+ * bar i; `closeBar` fills trade-on-close orders, records the bar's equity and emits calendar events
+ * (day, week and month ends, and `run_end` at the last bar).
  */
 export class Simulation {
   readonly broker: Broker;
@@ -21,6 +24,9 @@ export class Simulation {
   /** 1 where a position was open at the bar's close. */
   readonly exposed: Uint8Array;
   private readonly flags: CalendarFlags = { dayEnd: false, weekEnd: false, monthEnd: false };
+  /** Symbols whose data ends before the timeline, in time order, and the next one to close. */
+  private readonly ends: [index: number, sym: number][];
+  private nextEnd = 0;
 
   private readonly barEvents: boolean;
   private readonly calendarEvents: boolean;
@@ -38,6 +44,7 @@ export class Simulation {
     this.broker = new Broker(data, config, emit);
     this.equity = new Float64Array(data.times.length);
     this.exposed = new Uint8Array(data.times.length);
+    this.ends = earlyEnds(data, lastBarIndices(data));
   }
 
   get length(): number {
@@ -53,8 +60,12 @@ export class Simulation {
   closeBar(i: number): CalendarFlags {
     const broker = this.broker;
     broker.fillAtClose(i);
+    // A symbol whose data ended at this bar (or before the first simulated bar) is closed now.
+    while (this.nextEnd < this.ends.length && (this.ends[this.nextEnd] as [number, number])[0] <= i)
+      broker.closeEndedSymbol((this.ends[this.nextEnd++] as [number, number])[1], i);
     const p = broker.portfolio;
     const equity = p.equity();
+    if (!Number.isFinite(equity)) throw this.nonFinite(i, equity);
     this.equity[i] = equity;
     let open = 0;
     for (let s = 0; s < p.qty.length; s++) if (p.qty[s] !== 0) open = 1;
@@ -70,11 +81,21 @@ export class Simulation {
       this.emit({ type: "day_end", index: i, time, key: dayKey(time) });
       if (flags.weekEnd) this.emit({ type: "week_end", index: i, time, key: isoWeekKey(time) });
       if (flags.monthEnd) this.emit({ type: "month_end", index: i, time, key: monthKey(time) });
+      // The last bar of the window: its own moment, after the periods it closes.
+      if (next === undefined) this.emit({ type: "run_end", index: i, time });
     }
     return flags;
   }
 
-  finish(lastIndex: number): void {
-    this.emit?.({ type: "run_end", index: lastIndex, time: this.data.times[lastIndex] ?? 0 });
+  private nonFinite(i: number, equity: number): NonFiniteAccountError {
+    const p = this.broker.portfolio;
+    const held: string[] = [];
+    for (let s = 0; s < p.qty.length; s++) {
+      const q = p.qty[s] as number;
+      if (q !== 0) held.push(`${q} ${this.data.symbols[s]} at ${p.lastPrice[s]}`);
+    }
+    return new NonFiniteAccountError(
+      `the account's equity at bar ${i} is not a finite number (${equity}: cash ${p.cash}, positions ${held.join(", ") || "none"}); the prices or sizes are too large to value. Check the data for absurd prices, or trade smaller sizes.`,
+    );
   }
 }

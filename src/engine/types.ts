@@ -134,6 +134,9 @@ export interface ClosedTrade {
   readonly slippage: number;
   readonly entryOrderId: number;
   readonly exitOrderId: number;
+  /** Set when the broker, not the strategy, closed the trade: `data_ended` when the symbol's data
+   * ended before the timeline (closed at its last close). */
+  readonly exitReason?: "data_ended";
 }
 
 export interface Position {

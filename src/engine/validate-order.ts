@@ -1,4 +1,5 @@
 import type { BrokerConfig } from "./broker-config.js";
+import { unitStep } from "./sizing.js";
 import type { OrderRequest } from "./types.js";
 
 const positive = (x: number | undefined): boolean => x !== undefined && Number.isFinite(x) && x > 0;
@@ -20,6 +21,9 @@ export function validateOrderRequest(
     if (!positive(size.qty)) return "quantity must be a positive number";
     if (!config.fractional && !Number.isInteger(size.qty)) {
       return `quantity ${size.qty} is not a whole number of units; pass --fractional to trade fractions`;
+    }
+    if (size.qty < unitStep(config)) {
+      return `quantity ${size.qty} is below the smallest tradable step of ${unitStep(config)} units`;
     }
   } else if (size.kind === "fraction") {
     if (!positive(size.fraction) || size.fraction > 1) {

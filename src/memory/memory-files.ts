@@ -1,8 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isErrnoCode } from "../util/errno.js";
+import { lstatOrNull, readFileNoFollow, SymlinkError } from "../util/no-follow.js";
 
-// Reads tolerate absent files and directories: a fresh run has no journal yet.
+// Reads tolerate absent files and directories: a fresh run has no journal yet. Links are never
+// followed (SPEC §6): a file that is a link is refused with a SymlinkError naming it.
 
 export function readTextOrNull(file: string): string | null {
   const bytes = readBytesOrNull(file);
@@ -10,34 +12,41 @@ export function readTextOrNull(file: string): string | null {
 }
 
 export function readBytesOrNull(file: string): Buffer | null {
-  try {
-    return fs.readFileSync(file);
-  } catch (err) {
-    if (isErrnoCode(err, "ENOENT")) return null;
-    throw err;
-  }
+  return readFileNoFollow(file);
 }
 
-/** Visible markdown files of a directory ([] when it does not exist); temp files start with ".". */
+/**
+ * Visible markdown entries of a directory ([] when it does not exist); temp files start with ".".
+ * Links are listed (so that reading them is refused, not silently skipped); a directory that is
+ * itself a link is refused, since listing it would list somewhere outside the run.
+ */
 export function listMarkdown(dir: string): string[] {
-  let names: string[];
+  if (lstatOrNull(dir)?.isSymbolicLink()) throw new SymlinkError(dir);
+  let entries: fs.Dirent[];
   try {
-    names = fs.readdirSync(dir);
+    entries = fs.readdirSync(dir, { withFileTypes: true });
   } catch (err) {
     if (isErrnoCode(err, "ENOENT")) return [];
     throw err;
   }
-  return names.filter((n) => n.endsWith(".md") && !n.startsWith(".") && isFile(path.join(dir, n)));
+  return entries
+    .filter((e) => e.name.endsWith(".md") && !e.name.startsWith("."))
+    .filter((e) => e.isFile() || e.isSymbolicLink())
+    .map((e) => e.name);
 }
 
-function isFile(file: string): boolean {
-  return fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
+/** Only the regular files of listMarkdown: for counting, where a link is skipped, not refused. */
+export function listMarkdownFiles(dir: string): string[] {
+  if (lstatOrNull(dir)?.isSymbolicLink()) return [];
+  return listMarkdown(dir).filter((n) => lstatOrNull(path.join(dir, n))?.isFile() ?? false);
 }
 
 export function isDirectory(dir: string): boolean {
-  return fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  return lstatOrNull(dir)?.isDirectory() ?? false;
 }
 
+/** Size of a regular file; 0 when absent or not a regular file (a link is not measured). */
 export function fileSize(file: string): number {
-  return fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  const st = lstatOrNull(file);
+  return st?.isFile() ? st.size : 0;
 }

@@ -2,15 +2,17 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Millis } from "../engine/types.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import {
+  lstatOrNull,
+  mkdirBelow,
+  readFileNoFollow,
+  refuseSymlink,
+  refuseSymlinkBelow,
+  SymlinkError,
+} from "../util/no-follow.js";
 import { attributionLine, stripAttribution } from "./attribution.js";
 import { MemoryInputError, MemoryPathError } from "./memory-errors.js";
-import {
-  fileSize,
-  isDirectory,
-  listMarkdown,
-  readBytesOrNull,
-  readTextOrNull,
-} from "./memory-files.js";
+import { fileSize, isDirectory, listMarkdown, listMarkdownFiles } from "./memory-files.js";
 import {
   MemoryKeyError,
   type ReviewPeriod,
@@ -41,6 +43,13 @@ export interface WriteResult {
   backup: string | null;
 }
 
+/** A file to put into a new run's memory, read and checked before the run directory exists. */
+export interface MemorySeed {
+  /** Relative to the run directory, with "/" separators. */
+  path: string;
+  data: Buffer;
+}
+
 export interface MemoryStats {
   journalFiles: number;
   journalEntries: number;
@@ -53,7 +62,8 @@ export interface MemoryStats {
 /**
  * The agent's file-based memory inside one run directory. Files are the source of truth (any
  * index is derived from them); every write is atomic, attributed to the simulated time and the
- * run, and confined to the run directory.
+ * run, and confined to the run directory: no file or directory below it is read or written
+ * through a symbolic link (a planted link is refused with a SymlinkError naming it).
  */
 export class MemoryWorkspace {
   readonly dir: string;
@@ -73,9 +83,12 @@ export class MemoryWorkspace {
 
   /** Creates the layout and the playbook (the strategy's manual) unless one is already there. */
   init(playbookText: string): void {
-    for (const sub of MEMORY_DIRS) fs.mkdirSync(path.join(this.dir, sub), { recursive: true });
+    fs.mkdirSync(this.dir, { recursive: true });
+    for (const sub of MEMORY_DIRS) mkdirBelow(this.dir, path.join(this.dir, sub));
     const file = this.writable(PLAYBOOK_FILE);
-    if (!fs.existsSync(file)) writeFileAtomic(file, withFinalNewline(normalize(playbookText)));
+    if (lstatOrNull(file) === null) {
+      writeFileAtomic(file, withFinalNewline(normalize(playbookText)));
+    }
   }
 
   /** Appends `[HH:MM] content` to the journal of the simulated day. */
@@ -84,7 +97,7 @@ export class MemoryWorkspace {
     const day = dayKey(at);
     const rel = `journal/${day}.md`;
     const file = this.writable(rel);
-    let text = readTextOrNull(file) ?? "";
+    let text = this.readText(rel) ?? "";
     if (text === "") text = `# Journal ${day}\n\n`;
     if (!text.endsWith("\n")) text += "\n";
     const line = countLines(text) + 1;
@@ -109,7 +122,7 @@ export class MemoryWorkspace {
   readNote(key: string): string | null {
     validateMemoryKey(key);
     if (key === PLAYBOOK_KEY) return this.readPlaybook();
-    const text = readTextOrNull(path.join(this.dir, "notes", `${key}.md`));
+    const text = this.readText(`notes/${key}.md`);
     return text === null ? null : stripAttribution(text).replace(/\n$/, "");
   }
 
@@ -127,14 +140,14 @@ export class MemoryWorkspace {
     }
     const rel = `notes/${key}.md`;
     const file = this.writable(rel);
-    if (!fs.existsSync(file)) return null;
+    if (lstatOrNull(file) === null) return null;
     const backupRel = this.freeBackupPath(rel, at === undefined ? "deleted" : compactStamp(at));
     fs.renameSync(file, this.writable(backupRel));
     return backupRel;
   }
 
   readPlaybook(): string {
-    return readTextOrNull(path.join(this.dir, PLAYBOOK_FILE)) ?? "";
+    return this.readText(PLAYBOOK_FILE) ?? "";
   }
 
   /** Keys of the notes present, sorted. */
@@ -150,19 +163,9 @@ export class MemoryWorkspace {
    * note or a review can be seeded; the copy is byte-for-byte (no attribution line is added).
    */
   seedPreset(relPath: string, sourceFile: string): WriteResult {
-    const rel = presetTarget(relPath);
-    let data: Buffer;
-    try {
-      data = fs.readFileSync(sourceFile);
-    } catch (err) {
-      throw new MemoryInputError(
-        `Cannot read preset file ${sourceFile} for ${rel}: ${errorText(err)}. ` +
-          "Check the path after '=' in --preset.",
-      );
-    }
-    const backup = this.backupExisting(rel, "preset");
-    writeFileAtomic(this.writable(rel), data);
-    return { path: rel, backup };
+    const seed = readPreset(relPath, sourceFile);
+    const [backup] = this.seed([seed], "preset");
+    return { path: seed.path, backup: backup ?? null };
   }
 
   /**
@@ -170,40 +173,34 @@ export class MemoryWorkspace {
    * its journal, which is that run's day-to-day record. Returns the relative paths copied.
    */
   copyFrom(otherRunDir: string): string[] {
-    const source = path.resolve(otherRunDir);
-    if (!isDirectory(source)) {
-      throw new MemoryInputError(
-        `Cannot copy memory from ${otherRunDir}: it is not a directory. Pass a run directory ` +
-          "(or run id) listed by `agenticbt list` to --memory-from.",
-      );
-    }
-    if (source === this.dir) {
+    if (path.resolve(otherRunDir) === this.dir) {
       throw new MemoryInputError("A run cannot copy memory from itself; pass another run.");
     }
-    const rels: string[] = [];
-    if (fs.existsSync(path.join(source, PLAYBOOK_FILE))) rels.push(PLAYBOOK_FILE);
-    for (const sub of ["notes", "reviews"]) {
-      for (const name of listMarkdown(path.join(source, sub)).sort()) {
-        if (isValidKey(name.slice(0, -".md".length))) rels.push(`${sub}/${name}`);
-      }
-    }
-    for (const rel of rels) {
-      const data = fs.readFileSync(path.join(source, ...rel.split("/")));
-      this.backupExisting(rel, "copied");
-      writeFileAtomic(this.writable(rel), data);
-    }
-    return rels;
+    const seeds = readMemoryCopy(otherRunDir);
+    this.seed(seeds, "copied");
+    return seeds.map((s) => s.path);
   }
 
+  /** Writes files read by readMemoryCopy or readPreset, backing up what they replace. */
+  seed(seeds: readonly MemorySeed[], label: "copied" | "preset"): (string | null)[] {
+    return seeds.map(({ path: rel, data }) => {
+      const backup = this.backupExisting(rel, label);
+      writeFileAtomic(this.writable(rel), data);
+      return backup;
+    });
+  }
+
+  /** Counts regular files only: a planted link is skipped (recall reports it), so a run ends. */
   stats(): MemoryStats {
-    const journal = listMarkdown(path.join(this.dir, "journal"));
-    const reviews = listMarkdown(path.join(this.dir, "reviews"));
-    const notes = this.listNotes();
+    const journal = listMarkdownFiles(path.join(this.dir, "journal"));
+    const reviews = listMarkdownFiles(path.join(this.dir, "reviews"));
+    const notes = listMarkdownFiles(path.join(this.dir, "notes"))
+      .map((name) => name.slice(0, -".md".length))
+      .filter(isValidKey);
     let journalEntries = 0;
     let bytes = fileSize(path.join(this.dir, PLAYBOOK_FILE));
     for (const name of journal) {
-      const file = path.join(this.dir, "journal", name);
-      const text = readTextOrNull(file) ?? "";
+      const text = this.readText(`journal/${name}`) ?? "";
       journalEntries += text.split("\n").filter((l) => JOURNAL_ENTRY.test(l)).length;
       bytes += Buffer.byteLength(text);
     }
@@ -233,7 +230,7 @@ export class MemoryWorkspace {
   private appendLesson(content: string, at: Millis): WriteResult {
     const lesson = indentEntry(`- [${minuteStamp(at)}] `, nonEmpty(content, "memory_note"));
     const file = this.writable(PLAYBOOK_FILE);
-    const lines = (readTextOrNull(file) ?? "").replace(/\n+$/, "").split("\n");
+    const lines = (this.readText(PLAYBOOK_FILE) ?? "").replace(/\n+$/, "").split("\n");
     if (lines.length === 1 && lines[0] === "") lines.pop();
     const heading = lines.findLastIndex((l) => LESSONS_HEADING.test(l));
     if (heading === -1) {
@@ -259,7 +256,7 @@ export class MemoryWorkspace {
 
   /** Copies the current version of `rel` (if any) to a fresh backup path. */
   private backupExisting(rel: string, label: string): string | null {
-    const current = readBytesOrNull(path.join(this.dir, ...rel.split("/")));
+    const current = this.readBytes(rel);
     if (current === null) return null;
     const backupRel = this.freeBackupPath(rel, label);
     writeFileAtomic(this.writable(backupRel), current);
@@ -271,23 +268,33 @@ export class MemoryWorkspace {
     const stem = rel.replace(/\.md$/, "");
     for (let n = 1; ; n++) {
       const candidate = `backups/${stem}.${label}.${n}.md`;
-      if (!fs.existsSync(path.join(this.dir, ...candidate.split("/")))) return candidate;
+      // A dangling link counts as taken: writable() refuses it rather than writing through it.
+      if (lstatOrNull(path.join(this.dir, ...candidate.split("/"))) === null) return candidate;
     }
   }
 
   /**
-   * The absolute path for writing `rel`, with its parent created. Checked lexically and after
-   * resolving symlinks, so neither a crafted name nor a planted link can lead outside the run.
+   * The absolute path for writing `rel`, with its parent created. Checked lexically, and no
+   * directory on the way nor the file itself may be a link, so neither a crafted name nor a
+   * planted link can lead outside the run.
    */
   private writable(rel: string): string {
     const file = path.resolve(this.dir, ...rel.split("/"));
     if (!isInside(this.dir, file)) throw outside(rel);
-    const parent = path.dirname(file);
-    fs.mkdirSync(parent, { recursive: true });
-    const realRoot = fs.realpathSync(this.dir);
-    const realParent = fs.realpathSync(parent);
-    if (realParent !== realRoot && !isInside(realRoot, realParent)) throw outside(rel);
+    mkdirBelow(this.dir, path.dirname(file));
+    refuseSymlinkBelow(this.dir, file);
     return file;
+  }
+
+  /** `rel`'s bytes (null when absent), refusing a link anywhere below the run directory. */
+  private readBytes(rel: string): Buffer | null {
+    const file = path.join(this.dir, ...rel.split("/"));
+    refuseSymlinkBelow(this.dir, file);
+    return readFileNoFollow(file);
+  }
+
+  private readText(rel: string): string | null {
+    return this.readBytes(rel)?.toString("utf8") ?? null;
   }
 }
 
@@ -301,6 +308,55 @@ function outside(rel: string): MemoryPathError {
 function isInside(root: string, file: string): boolean {
   const rel = path.relative(root, file);
   return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+}
+
+/**
+ * Reads another run's playbook, notes and reviews for `--memory-from`, before anything is
+ * written: the source directory, its memory directories and files must not be links.
+ */
+export function readMemoryCopy(otherRunDir: string): MemorySeed[] {
+  const source = path.resolve(otherRunDir);
+  refuseSymlink(source);
+  if (!isDirectory(source)) {
+    throw new MemoryInputError(
+      `Cannot copy memory from ${otherRunDir}: it is not a directory. Pass a run directory ` +
+        "(or run id) listed by `agenticbt list` to --memory-from.",
+    );
+  }
+  const rels: string[] = [PLAYBOOK_FILE];
+  for (const sub of ["notes", "reviews"]) {
+    for (const name of listMarkdown(path.join(source, sub)).sort()) {
+      if (isValidKey(name.slice(0, -".md".length))) rels.push(`${sub}/${name}`);
+    }
+  }
+  const seeds: MemorySeed[] = [];
+  for (const rel of rels) {
+    const data = readFileNoFollow(path.join(source, ...rel.split("/")));
+    if (data !== null) seeds.push({ path: rel, data });
+  }
+  return seeds;
+}
+
+/** Reads a `--preset target=file` source (not a link) and checks its target. */
+export function readPreset(relPath: string, sourceFile: string): MemorySeed {
+  const rel = presetTarget(relPath);
+  let data: Buffer | null;
+  try {
+    data = readFileNoFollow(sourceFile);
+  } catch (err) {
+    if (err instanceof SymlinkError) throw err;
+    throw new MemoryInputError(
+      `Cannot read preset file ${sourceFile} for ${rel}: ${errorText(err)}. ` +
+        "Check the path after '=' in --preset.",
+    );
+  }
+  if (data === null) {
+    throw new MemoryInputError(
+      `Cannot read preset file ${sourceFile} for ${rel}: it does not exist. ` +
+        "Check the path after '=' in --preset.",
+    );
+  }
+  return { path: rel, data };
 }
 
 /** Validates a `--preset` target and returns it in canonical "dir/name.md" form. */

@@ -3,7 +3,10 @@ import type { MarketData } from "../engine/types.js";
 /**
  * The benchmark every result is shown beside: cash split equally across the symbols, each share
  * bought at the symbol's first close in the window (no costs, fractional units) and held to the
- * end. With one symbol this is backtesting.py's "Buy & Hold Return" (last close / first close − 1).
+ * end. With one symbol it is last close / first close − 1 over the window. backtesting.py ≥ 0.6
+ * starts its "Buy & Hold Return" after the strategy's indicator warm-up instead (docs/metrics.md).
+ * A symbol whose data ends early keeps the value of its last close: its share is sold there and
+ * held as cash (no costs), never valued at a stale price as if still held.
  */
 export function buyAndHoldEquity(data: MarketData, initialCash: number, start = 0): Float64Array {
   const n = data.times.length;

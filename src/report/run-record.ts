@@ -15,10 +15,23 @@ const resultFileSchema = z.looseObject({
     start: z.string().nullable(),
     end: z.string().nullable(),
     bars: z.number(),
+    // Written by newer runners only (older ones wrote the requested window as the period).
+    requested: z.looseObject({ bars: z.number() }).optional(),
   }),
   metrics: z.record(z.string(), z.unknown()).nullable(),
   benchmark: z.looseObject({ metrics: z.record(z.string(), z.unknown()).nullable() }),
   memory: z.record(z.string(), z.number()).nullable().optional(),
+  // Order counts; rejectReasons is written by newer runners only.
+  orders: z
+    .looseObject({
+      submitted: z.number(),
+      filled: z.number(),
+      rejected: z.number(),
+      cancelled: z.number(),
+      expired: z.number(),
+      rejectReasons: z.array(z.looseObject({ reason: z.string(), count: z.number() })).optional(),
+    })
+    .optional(),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   llm: z.record(z.string(), z.unknown()).nullable().optional(),

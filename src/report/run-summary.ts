@@ -116,7 +116,8 @@ export function runFiles(dir: string): RunFile[] {
           .filter((f) => f.isFile()).length;
         return { path: `${e.name}/`, kind: "dir", size: files };
       }
-      return { path: e.name, kind: "file", size: fs.statSync(full).size };
+      // lstat: a link planted in the run is listed with its own size, never followed.
+      return { path: e.name, kind: "file", size: fs.lstatSync(full).size };
     })
     .sort((x, y) => x.path.localeCompare(y.path));
 }

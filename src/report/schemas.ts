@@ -255,7 +255,16 @@ export const runResultSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
   status: z.enum(["running", "completed", "failed", "interrupted", "budget_exhausted", "stopped"]),
-  error: z.object({ type: z.string(), message: z.string() }).nullable(),
+  error: z
+    .object({
+      type: z.string(),
+      message: z.string(),
+      /** The bar being processed when it was thrown; null: in init. */
+      at: z.string().nullable().optional(),
+      /** `file:line:column` in the strategy file. */
+      location: z.string().nullable().optional(),
+    })
+    .nullable(),
   strategy: z.object({
     kind: z.enum(["code", "llm"]),
     path: z.string(),
@@ -277,6 +286,12 @@ export const runResultSchema = z.looseObject({
     end: z.string().nullable(),
     bars: z.number().int().nonnegative(),
     warmupBars: z.number().int().nonnegative(),
+    /** The window asked for; start/end/bars above are what was simulated. */
+    requested: z.object({
+      start: z.string().nullable(),
+      end: z.string().nullable(),
+      bars: z.number().int().nonnegative(),
+    }),
   }),
   metrics: metricsSchema.nullable(),
   nullReasons: z.record(z.string(), z.string()),
@@ -286,7 +301,12 @@ export const runResultSchema = z.looseObject({
     metrics: z.looseObject({ returnPct: num, maxDrawdownPct: num }).nullable(),
     nullReasons: z.record(z.string(), z.string()),
   }),
-  trades: z.object({ closed: z.number(), openAtEnd: z.number() }),
+  trades: z.object({
+    closed: z.number(),
+    openAtEnd: z.number(),
+    /** Written by newer runners only. */
+    dataEnded: z.number().optional(),
+  }),
   orders: z.object({
     submitted: z.number(),
     filled: z.number(),
@@ -294,6 +314,10 @@ export const runResultSchema = z.looseObject({
     cancelled: z.number(),
     expired: z.number(),
     working: z.number(),
+    /** Rejections grouped by reason, most frequent first. */
+    rejectReasons: z.array(
+      z.object({ reason: z.string(), count: z.number(), example: z.string() }),
+    ),
   }),
   memory: z.record(z.string(), z.number()).nullable(),
   /** Written by newer runners only. */

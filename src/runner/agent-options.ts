@@ -47,7 +47,7 @@ export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
   prompt: null,
 };
 
-/** `--moments eod,fill,close,week,month` (any subset, comma-separated; "none" for none). */
+/** `--moments eod,fill,close,week,month,run_end` (any subset, comma-separated; "none" for none). */
 export function parseMoments(value: string): MomentKind[] {
   if (value.trim() === "none" || value.trim() === "") return [];
   const kinds = value.split(",").map((k) => k.trim());

@@ -25,6 +25,8 @@ const SLICE = 16_384;
 export class BarLoop {
   /** The last bar whose close was processed (-1 before the first). */
   lastClosed = -1;
+  /** The bar being processed (-1 before the first): where an error was thrown. */
+  current = -1;
   private interrupted = false;
 
   constructor(
@@ -79,13 +81,12 @@ export class BarLoop {
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     if (this.interrupted && i < end) return "interrupted";
-    this.sim.finish(end - 1);
-    this.pending.length = 0;
     return this.ctx.stopRequest?.status ?? "completed";
   }
 
   private step(i: number, step: number, state: unknown): Promise<void> | undefined {
     const { sim, ctx, hooks, pending } = this;
+    this.current = i;
     switch (step) {
       case OPEN:
         ctx.advance(i);

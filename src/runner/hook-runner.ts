@@ -102,6 +102,8 @@ export class HookRunner {
         return s.onMonthEnd
           ? this.hook("month_end", index, () => s.onMonthEnd?.(ctx, e.key, state))
           : undefined;
+      case "run_end":
+        return s.onRunEnd ? this.hook("run_end", index, () => s.onRunEnd?.(ctx, state)) : undefined;
       default:
         return undefined;
     }

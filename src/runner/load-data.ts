@@ -75,7 +75,41 @@ export function loadData(config: RunConfig): LoadedData {
       `No bars between --from ${config.from ?? "(start)"} and --to ${config.to ?? "(end)"}: check the window against the data's dates.`,
     );
   }
+  const ranges = rangeWarning(data, startIndex);
+  if (ranges !== null) warnings.push(ranges);
   return { data, startIndex, dataInfo: info, warnings };
+}
+
+/** Names the symbols that start after the window's first bar or end before the timeline's last
+ * one, with their dates, or null when every symbol covers the whole window. */
+function rangeWarning(data: MarketData, startIndex: number): string | null {
+  const intraday = isIntraday(data.times);
+  const label = (t: number) => timeLabel(t, intraday);
+  const first = data.times[startIndex] as number;
+  const last = data.times[data.times.length - 1] as number;
+  const late: [string, string][] = [];
+  const early: [string, string][] = [];
+  for (const s of data.series) {
+    const a = s.time[0];
+    const b = s.time[s.length - 1];
+    if (a === undefined || b === undefined) {
+      early.push([s.symbol, "no bars"]);
+      continue;
+    }
+    if (a > first) late.push([s.symbol, label(a)]);
+    if (b < last) early.push([s.symbol, label(b)]);
+  }
+  if (late.length === 0 && early.length === 0) return null;
+  const list = (xs: [string, string][], one: string, many: string) =>
+    `${xs.map((x) => x[0]).join(", ")} ${xs.length === 1 ? one : many} (${xs.map((x) => x[1]).join(", ")})`;
+  const parts: string[] = [];
+  if (late.length) parts.push(list(late, "starts late", "start late"));
+  if (early.length) {
+    parts.push(
+      `${list(early, "ends early", "end early")}: ${early.length === 1 ? "its" : "their"} orders are cancelled and ${early.length === 1 ? "its position is" : "positions are"} closed at ${early.length === 1 ? "its" : "their"} last close (data_ended)`,
+    );
+  }
+  return `Symbols cover different ranges (timeline ${label(first)} → ${label(last)}): ${parts.join("; ")}.`;
 }
 
 function cutAfter(s: SymbolSeries, toMs: number): SymbolSeries {

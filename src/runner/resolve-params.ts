@@ -1,3 +1,4 @@
+import { DECIMAL_NOTATION, parseDecimal } from "../data/parse-decimal.js";
 import type { Params, ParamValue } from "../strategy/types.js";
 import { UsageError } from "./run-errors.js";
 
@@ -32,9 +33,12 @@ export function resolveParams(defaults: Params, overrides: Params): Params {
 
 function convert(key: string, raw: ParamValue, like: ParamValue): ParamValue {
   if (typeof like === "number") {
-    const n = typeof raw === "number" ? raw : Number(raw);
-    if (!Number.isFinite(n) || (typeof raw === "string" && raw.trim() === "")) {
-      throw new UsageError(`Parameter ${key} must be a number (got ${JSON.stringify(raw)}).`);
+    const n =
+      typeof raw === "number" ? raw : typeof raw === "string" ? parseDecimal(raw) : Number.NaN;
+    if (!Number.isFinite(n)) {
+      throw new UsageError(
+        `Parameter ${key} must be a decimal number (got ${JSON.stringify(raw)}): ${DECIMAL_NOTATION}.`,
+      );
     }
     return n;
   }

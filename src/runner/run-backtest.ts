@@ -1,20 +1,28 @@
-import fs from "node:fs";
 import path from "node:path";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData } from "../engine/types.js";
-import { MemoryWorkspace } from "../memory/workspace.js";
+import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
+import {
+  type MemorySeed,
+  MemoryWorkspace,
+  readMemoryCopy,
+  readPreset,
+} from "../memory/workspace.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import { computeBenchmarkMetrics, computeMetrics } from "../metrics/compute-metrics.js";
+import type { ReportInputs } from "../report/html/report-model.js";
 import { BacktestContext } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
+import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import { VERSION } from "../version.js";
 import { BarLoop } from "./bar-loop.js";
 import { HookRunner } from "./hook-runner.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
+import { countOrders, rejectionWarning } from "./order-outcomes.js";
 import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
@@ -24,6 +32,7 @@ import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
 import { checkRecallOptions, RunRecall } from "./run-recall.js";
 import type { RunResult, RunStatus } from "./run-result.js";
+import { strategyLocation } from "./strategy-error.js";
 import { type ReportedTrade, tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
 
 export interface RunHandle {
@@ -51,7 +60,11 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const code = llm ? null : await loadStrategy(config.strategyPath);
   const params = resolveParams(code?.params ?? {}, config.params);
   const memoryFrom = config.memoryFrom ? resolveRunDir(config.memoryFrom, config.runsRoot) : null;
-  checkPresets(config.presets);
+  // Read (and checked: no links) before the run directory exists, so a bad source leaves nothing.
+  const copied = memoryFrom ? seedsFor("--memory-from", () => readMemoryCopy(memoryFrom)) : [];
+  const presets = config.presets.map((p) =>
+    seedsFor(`--preset ${p.target}=${p.file}`, () => readPreset(p.target, p.file)),
+  );
   checkRecallOptions(config.recall);
   const loadMs = performance.now() - t0;
 
@@ -83,11 +96,17 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       params,
     },
     data: dataInfo,
+    // Nothing simulated yet: finishResult sets the period actually simulated.
     period: {
-      start: data.times.length > startIndex ? label(startIndex) : null,
-      end: data.times.length > 0 ? label(data.times.length - 1) : null,
-      bars: data.times.length - startIndex,
+      start: null,
+      end: null,
+      bars: 0,
       warmupBars: startIndex,
+      requested: {
+        start: data.times.length > startIndex ? label(startIndex) : null,
+        end: data.times.length > 0 ? label(data.times.length - 1) : null,
+        bars: data.times.length - startIndex,
+      },
     },
     metrics: null,
     nullReasons: {},
@@ -99,8 +118,8 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       metrics: null,
       nullReasons: {},
     },
-    trades: { closed: 0, openAtEnd: 0 },
-    orders: { submitted: 0, filled: 0, rejected: 0, cancelled: 0, expired: 0, working: 0 },
+    trades: { closed: 0, openAtEnd: 0, dataEnded: 0 },
+    orders: countOrders([]),
     memory: null,
     index: null,
     warnings,
@@ -118,20 +137,22 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     dir,
     strategy: strategy.name,
     symbols: [...data.symbols],
-    bars: result.period.bars,
+    bars: result.period.requested.bars,
   });
   for (const w of warnings) emit({ type: "warning", message: w });
 
   const workspace = new MemoryWorkspace({ dir, runId: id });
-  if (memoryFrom) workspace.copyFrom(memoryFrom);
-  for (const p of config.presets) workspace.seedPreset(p.target, p.file);
+  workspace.seed(copied, "copied");
+  workspace.seed(presets, "preset");
   workspace.init(llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params));
 
   const pending: EngineEvent[] = [];
   const sink = (e: EngineEvent) => {
     pending.push(e);
   };
-  const wantsCalendar = Boolean(strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd);
+  const wantsCalendar = Boolean(
+    strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd || strategy.onRunEnd,
+  );
   const sim = new Simulation(data, config.broker, sink, { bars: false, calendar: wantsCalendar });
   const recall = new RunRecall(
     dir,
@@ -159,9 +180,17 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     result.error = {
       type: (err as Error).name || "Error",
       message: (err as Error).message ?? String(err),
+      at: loop.current < 0 ? null : label(loop.current),
+      location: strategyLocation(err, config.strategyPath),
     };
   }
   const lastIndex = loop.lastClosed < startIndex ? startIndex - 1 : loop.lastClosed;
+  // The first simulated bar → the last bar whose close was processed (an interrupted, stopped or
+  // failed run ends before the requested window does).
+  const simulated = lastIndex >= startIndex;
+  result.period.start = simulated ? label(startIndex) : null;
+  result.period.end = simulated ? label(lastIndex) : null;
+  result.period.bars = simulated ? lastIndex - startIndex + 1 : 0;
   simulateMs = performance.now() - t1;
 
   const t2 = performance.now();
@@ -201,6 +230,18 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     path.join(dir, "decisions.jsonl"),
     hooks.decisionLog.length ? `${hooks.decisionLog.join("\n")}\n` : "",
   );
+  const rejections = rejectionWarning(result.orders);
+  if (rejections !== null) {
+    result.warnings.push(rejections);
+    // A run whose every order was rejected did not test the strategy: never `completed`.
+    if (status === "completed" && result.orders.rejected === result.orders.submitted) {
+      status = "failed";
+      result.error = {
+        type: "AllOrdersRejected",
+        message: `${rejections}\nThe backtest did not test the strategy: fix the orders or the broker options (e.g. --allow-short, --cash, --fractional) and run again.`,
+      };
+    }
+  }
   result.status = status;
   result.timings = {
     loadMs: round(loadMs),
@@ -210,11 +251,28 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   };
   result.finishedAt = new Date().toISOString();
   writeJsonAtomic(path.join(dir, "result.json"), result);
+  const reportWarning = await writeReport(dir, {
+    curve: { times, equity, benchmark: bench },
+    prices: { series: data.series },
+    orderLog: hooks.orderLog,
+  });
+  if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
   emit({ type: "run_finished", result });
   return result;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** report.html from the arrays in memory; a page that cannot be written never fails the run. */
+async function writeReport(dir: string, inputs: ReportInputs): Promise<string | null> {
+  try {
+    const { writeRunReport } = await import("../report/html/write-report.js");
+    writeRunReport(dir, inputs);
+    return null;
+  } catch (err) {
+    return `report.html was not written (${(err as Error).message}); agenticbt report ${path.basename(dir)} retries.`;
+  }
+}
 
 function finishResult(
   result: RunResult,
@@ -235,17 +293,12 @@ function finishResult(
     ...openTrades.map((t) => ({ ...t, openAtEnd: true })),
   ];
   trades.splice(0, trades.length, ...reported);
-  const counts = { submitted: 0, filled: 0, rejected: 0, cancelled: 0, expired: 0, working: 0 };
-  for (const o of broker.orders) {
-    counts.submitted++;
-    if (o.status === "filled") counts.filled++;
-    else if (o.status === "rejected") counts.rejected++;
-    else if (o.status === "cancelled") counts.cancelled++;
-    else if (o.status === "expired") counts.expired++;
-    else counts.working++;
-  }
-  result.orders = counts;
-  result.trades = { closed: reported.length - openTrades.length, openAtEnd: openTrades.length };
+  result.orders = countOrders(broker.orders);
+  result.trades = {
+    closed: reported.length - openTrades.length,
+    openAtEnd: openTrades.length,
+    dataEnded: trades.filter((t) => t.exitReason === "data_ended").length,
+  };
   if (lastIndex < startIndex) {
     result.nullReasons = { metrics: "no bar was simulated" };
     return;
@@ -278,11 +331,18 @@ function llmPlaybook(name: string, source: string): string {
   return `# Playbook: ${name}\n\nThe manual is the strategy prompt (${source}). Lessons learned are appended below.\n`;
 }
 
-function checkPresets(presets: readonly { target: string; file: string }[]): void {
-  for (const p of presets) {
-    if (!fs.existsSync(p.file)) {
-      throw new UsageError(`--preset ${p.target}=${p.file}: the file ${p.file} does not exist.`);
-    }
+/** A memory source that cannot be used is bad input (exit code 2), named by its option. */
+function seedsFor<T extends MemorySeed | MemorySeed[]>(option: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    const bad =
+      err instanceof SymlinkError ||
+      err instanceof NotAFileError ||
+      err instanceof MemoryInputError ||
+      err instanceof MemoryPathError;
+    if (bad) throw new UsageError(`${option}: ${err.message}`);
+    throw err;
   }
 }
 

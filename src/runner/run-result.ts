@@ -1,5 +1,6 @@
 import type { RecallHealth } from "../memory/recall/index.js";
 import type { BenchmarkMetrics, Metrics } from "../metrics/types.js";
+import type { OrderCounts } from "./order-outcomes.js";
 import type { LlmRunInfo } from "./prepare-llm-strategy.js";
 
 export type RunStatus =
@@ -19,18 +20,35 @@ export interface DataFileInfo {
   last: string | null;
 }
 
+export interface RunError {
+  type: string;
+  message: string;
+  /** The bar being processed when it was thrown (null: in init, before the first bar). */
+  at?: string | null;
+  /** `file:line:column` in the strategy file, when the error was thrown there. */
+  location?: string | null;
+}
+
 /** result.json: the one file a user (or `diff`, `list`) needs to judge a run. */
 export interface RunResult {
   schemaVersion: number;
   id: string;
   name: string;
   status: RunStatus;
-  error: { type: string; message: string } | null;
+  error: RunError | null;
   /** Why the run ended early on purpose (a spent budget), or absent. */
   stopReason?: string;
   strategy: { kind: "code" | "llm"; path: string; name: string; params: Record<string, unknown> };
   data: DataFileInfo[];
-  period: { start: string | null; end: string | null; bars: number; warmupBars: number };
+  /** The bars actually simulated: first bar → last bar whose close was processed (null, null, 0
+   * before any); `requested` is the window asked for (it differs when a run ends early). */
+  period: {
+    start: string | null;
+    end: string | null;
+    bars: number;
+    warmupBars: number;
+    requested: { start: string | null; end: string | null; bars: number };
+  };
   metrics: Metrics | null;
   nullReasons: Record<string, string>;
   benchmark: {
@@ -40,15 +58,10 @@ export interface RunResult {
     metrics: BenchmarkMetrics | null;
     nullReasons: Record<string, string>;
   };
-  trades: { closed: number; openAtEnd: number };
-  orders: {
-    submitted: number;
-    filled: number;
-    rejected: number;
-    cancelled: number;
-    expired: number;
-    working: number;
-  };
+  /** `dataEnded`: closed trades the broker closed because their symbol's data ended early. */
+  trades: { closed: number; openAtEnd: number; dataEnded: number };
+  /** Every order placed, by final status, and the grouped reasons of the rejected ones. */
+  orders: OrderCounts;
   memory: Record<string, number> | null;
   /** Health of the recall index (index.sqlite) as the run left it: files, chunks, errors. */
   index: RecallHealth | null;

@@ -40,7 +40,7 @@ export function writeEquityCsv(
 
 export function tradesCsv(trades: readonly ReportedTrade[], intraday: boolean): string {
   const lines = [
-    "id,symbol,side,qty,entry_time,entry_price,exit_time,exit_price,pnl,return_pct,commission,slippage,bars_held,entry_order,exit_order,open_at_end",
+    "id,symbol,side,qty,entry_time,entry_price,exit_time,exit_price,pnl,return_pct,commission,slippage,bars_held,entry_order,exit_order,open_at_end,exit_reason",
   ];
   for (const t of trades) {
     lines.push(
@@ -61,6 +61,7 @@ export function tradesCsv(trades: readonly ReportedTrade[], intraday: boolean): 
         t.entryOrderId,
         t.openAtEnd ? "" : t.exitOrderId,
         t.openAtEnd,
+        t.exitReason ?? "",
       ].join(","),
     );
   }

@@ -11,6 +11,8 @@ import type {
 import type { IndicatorName } from "../indicators/catalogue.js";
 import { IndicatorCache } from "../indicators/indicator-cache.js";
 import { valuesUpTo } from "../indicators/read-values.js";
+import { checkOrderRequest, orderForWeight, orderFromOptions } from "./order-options.js";
+import { StrategyUsageError } from "./strategy-usage-error.js";
 import type {
   Citation,
   IndicatorView,
@@ -20,10 +22,7 @@ import type {
   StrategyContext,
 } from "./types.js";
 
-/** Raised for a strategy's misuse of the context (unknown symbol, bad arguments). */
-export class StrategyUsageError extends Error {
-  override readonly name = "StrategyUsageError";
-}
+export { StrategyUsageError };
 
 /** What an order or memory call did during one decision: the runner records it. */
 export interface ContextActivity {
@@ -227,26 +226,32 @@ export class BacktestContext implements StrategyContext {
   }
 
   order(request: OrderRequest): Order {
-    this.sym(request.symbol);
-    const order = this.broker.submit(request, this.index);
-    this.activity.orders.push(order);
-    return order;
+    return this.submit(checkOrderRequest(request, this.broker.config));
   }
 
-  buy(options: OrderOptions = {}): Order {
-    return this.order(toRequest("buy", options, this.symbol));
+  buy(options?: OrderOptions): Order {
+    return this.submit(orderFromOptions("buy", options, this.symbol, this.broker.config));
   }
 
-  sell(options: OrderOptions = {}): Order {
-    return this.order(toRequest("sell", options, this.symbol));
+  sell(options?: OrderOptions): Order {
+    return this.submit(orderFromOptions("sell", options, this.symbol, this.broker.config));
   }
 
   targetWeight(weight: number, symbol?: string): Order {
-    return this.order({ symbol: symbol ?? this.symbol, size: { kind: "weight", weight } });
+    const sym = symbol ?? this.symbol;
+    return this.submit(orderForWeight(weight, sym, this.broker.config));
   }
 
   closePosition(symbol?: string): Order {
     return this.targetWeight(0, symbol);
+  }
+
+  /** Submits a request already checked for shape; the broker decides the rest. */
+  private submit(request: OrderRequest): Order {
+    this.sym(request.symbol);
+    const order = this.broker.submit(request, this.index);
+    this.activity.orders.push(order);
+    return order;
   }
 
   cancel(orderId: number): boolean {
@@ -308,20 +313,4 @@ function barAt(s: SymbolSeries, i: number): Bar {
     close: s.close[i] as number,
     volume: s.volume[i] as number,
   };
-}
-
-function toRequest(side: "buy" | "sell", o: OrderOptions, defaultSymbol: string): OrderRequest {
-  const type = o.limit !== undefined ? "limit" : o.stop !== undefined ? "stop" : "market";
-  const size =
-    o.qty !== undefined
-      ? ({ kind: "qty", qty: o.qty } as const)
-      : ({ kind: "fraction", fraction: o.fraction ?? 1 } as const);
-  const request: OrderRequest = { symbol: o.symbol ?? defaultSymbol, side, type, size };
-  if (o.limit !== undefined) request.limitPrice = o.limit;
-  if (o.stop !== undefined) request.stopPrice = o.stop;
-  if (o.stopLoss !== undefined) request.stopLoss = o.stopLoss;
-  if (o.takeProfit !== undefined) request.takeProfit = o.takeProfit;
-  if (o.tif !== undefined) request.tif = o.tif;
-  if (o.tag !== undefined) request.tag = o.tag;
-  return request;
 }

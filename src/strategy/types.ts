@@ -54,10 +54,14 @@ export interface IndicatorView {
   at(ago: number): number | null;
 }
 
+/** Options of `buy` / `sell`, checked strictly: exactly one of `qty` and `fraction` is required
+ * (no size is an error, never "all in"), an unknown key or an out-of-range number throws a
+ * StrategyUsageError. */
 export interface OrderOptions {
   symbol?: string;
+  /** Units, > 0 (whole unless the run has --fractional). */
   qty?: number;
-  /** Fraction of equity, converted to units at the fill. */
+  /** Fraction of equity in (0, 1], converted to units at the fill. */
   fraction?: number;
   limit?: number;
   stop?: number;
@@ -100,8 +104,9 @@ export interface StrategyContext {
   orders(): readonly Order[];
 
   order(request: OrderRequest): Order;
-  buy(options?: OrderOptions): Order;
-  sell(options?: OrderOptions): Order;
+  /** Throws a StrategyUsageError without a size: `buy({ fraction: 1 })` is all in. */
+  buy(options: OrderOptions): Order;
+  sell(options: OrderOptions): Order;
   /** Market order to a target weight of equity (negative = short), sized at the fill. */
   targetWeight(weight: number, symbol?: string): Order;
   /** Market order that closes the whole position at the next fill. */
@@ -157,6 +162,13 @@ export interface Strategy<S = unknown> {
   onDayEnd?(ctx: StrategyContext, day: string, state: S): void | Promise<void>;
   onWeekEnd?(ctx: StrategyContext, week: string, state: S): void | Promise<void>;
   onMonthEnd?(ctx: StrategyContext, month: string, state: S): void | Promise<void>;
+  /**
+   * The last bar of the window has closed: the backtest ends here (e.g. write a final review).
+   * Called after that bar's day, week and month ends (the last bar is a week or month end only if
+   * the calendar says so) and before onBarEnd; not called when a run ends early (interrupted,
+   * stopped, failed).
+   */
+  onRunEnd?(ctx: StrategyContext, state: S): void | Promise<void>;
   /** An order was rejected, cancelled or expired (e.g. to tell an agent at its next decision). */
   onOrderUpdate?(ctx: StrategyContext, update: OrderUpdate, state: S): void | Promise<void>;
   /** Last call of every bar, after the close and all of the bar's other hooks. */

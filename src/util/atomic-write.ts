@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { isErrnoCode } from "./errno.js";
+import { readFileNoFollow, refuseSymlink, SymlinkError } from "./no-follow.js";
 
 /**
  * A file could not be written. The target keeps its previous content (or stays absent), because
@@ -28,6 +28,10 @@ let tempCounter = 0;
  * Replaces `file` with `data` so that a reader or a crash sees either the old or the new content,
  * never a mix: the bytes go to a temp file in the same directory (rename is only atomic within one
  * file system), are flushed to disk, and then the temp file is renamed over the target.
+ *
+ * Links are never written through: a target that is a link is refused (SymlinkError); the temp
+ * file is created exclusively ("wx" fails on any existing name, a dangling link included); and a
+ * link planted after the check is replaced by the rename, not followed.
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   writeFileAtomicWith(file, (fd) => fs.writeFileSync(fd, data));
@@ -75,6 +79,7 @@ function writeFileAtomicWith(file: string, writeContent: (fd: number) => void): 
   tempCounter += 1;
   // A leading dot keeps a stray temp file (after a crash) out of directory listings of *.md files.
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${tempCounter}.tmp`);
+  refuseSymlink(file);
   let fd: number | null = null;
   try {
     fs.mkdirSync(dir, { recursive: true });
@@ -106,12 +111,14 @@ export function writeJsonAtomic(file: string, value: unknown): void {
 }
 
 function readTextOrEmpty(file: string): string {
+  let bytes: Buffer | null;
   try {
-    return fs.readFileSync(file, "utf8");
+    bytes = readFileNoFollow(file);
   } catch (err) {
-    if (isErrnoCode(err, "ENOENT")) return "";
+    if (err instanceof SymlinkError) throw err;
     throw new AtomicWriteError(file, err);
   }
+  return bytes === null ? "" : bytes.toString("utf8");
 }
 
 function closeQuietly(fd: number): void {

@@ -1,10 +1,19 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { MOMENT_PROMPTS } from "../../src/agent/prompts.js";
 import { parseTimestamp } from "../../src/data/parse-timestamp.js";
 import { dayKey, isoWeekKey, monthKey } from "../../src/engine/calendar.js";
 import { DATA, tempDir } from "../helpers/cli.js";
-import { barOf, isMoment, readJsonl, runLlm, sliceCsv, turnMessages } from "../helpers/llm-run.js";
+import {
+  barOf,
+  isMoment,
+  readJsonl,
+  runLlm,
+  sliceCsv,
+  turnMessages,
+  userOf,
+} from "../helpers/llm-run.js";
 import {
   type RecordedRequest,
   type Step,
@@ -51,12 +60,33 @@ function expectedMoments(file: string, timeColumn: number, fills: Map<number, st
   times.forEach((t, i) => {
     const next = times[i + 1];
     const kinds = [...(fills.get(i) ?? [])];
-    if (next === undefined || dayKey(next) !== dayKey(t)) kinds.push("eod");
-    if (next === undefined || isoWeekKey(next) !== isoWeekKey(t)) kinds.push("week");
-    if (next === undefined || monthKey(next) !== monthKey(t)) kinds.push("month");
+    if (next === undefined) kinds.push(...lastBarMoments(times, t));
+    else {
+      if (dayKey(next) !== dayKey(t)) kinds.push("eod");
+      if (isoWeekKey(next) !== isoWeekKey(t)) kinds.push("week");
+      if (monthKey(next) !== monthKey(t)) kinds.push("month");
+    }
     if (kinds.length) out.set(i, kinds);
   });
   return out;
+}
+
+/** The last bar: its day ends; its week or month only if no trading day (Monday to Friday, and
+ * any weekday the data has bars on) is left in it; and run_end. */
+function lastBarMoments(times: number[], t: number): string[] {
+  const trading = new Set([1, 2, 3, 4, 5, ...times.map((x) => new Date(x).getUTCDay())]);
+  const later = (samePeriod: (d: Date) => boolean) => {
+    for (let k = 1; k <= 31; k++) {
+      const d = new Date(t + k * 86_400_000);
+      if (!samePeriod(d)) return false;
+      if (trading.has(d.getUTCDay())) return true;
+    }
+    return false;
+  };
+  const kinds = ["eod"];
+  if (!later((d) => isoWeekKey(d.getTime()) === isoWeekKey(t))) kinds.push("week");
+  if (!later((d) => monthKey(d.getTime()) === monthKey(t))) kinds.push("month");
+  return [...kinds, "run_end"];
 }
 
 function momentsByBar(dir: string) {
@@ -94,7 +124,9 @@ describe("memory moments", async () => {
       expect(actual.get(bar)?.slice().sort(), `bar ${bar}`).toEqual(kinds.slice().sort());
     // Daily data: every bar ends a day.
     expect([...actual.values()].every((k) => k.includes("eod"))).toBe(true);
-    expect([...actual.values()].filter((k) => k.includes("month"))).toHaveLength(2); // Nov end, and the last bar
+    // The November → December month end only: the last bar, Monday 1999-12-06, ends no month.
+    expect([...actual.values()].filter((k) => k.includes("month"))).toHaveLength(1);
+    expect(actual.get(24)).toEqual(["eod", "run_end"]);
   });
 
   it("fire on hourly data at the last bar of each day only", async () => {
@@ -120,6 +152,34 @@ describe("memory moments", async () => {
     const eodBars = [...actual.entries()].filter(([, k]) => k.includes("eod")).map(([b]) => b);
     expect(eodBars.length).toBeGreaterThan(0);
     expect(eodBars.length).toBeLessThan(10); // 40 hourly bars span about two days, not 40
+  });
+
+  it("the last bar gets its own run_end prompt, not a false week or month end", async () => {
+    // SPY's first 24 sessions end on Friday 1999-12-03: a week end, not a month end, and run_end.
+    const spy = sliceCsv(path.join(DATA, "SPY_D.csv"), 24, work, "SPY24.csv");
+    const before = server.requests.length;
+    const { dir } = await runLlm({
+      baseURL: server.url,
+      data: [spy],
+      runsRoot: path.join(work, "run-end"),
+    });
+    expect(momentsByBar(dir).get(23)).toEqual(["eod", "week", "run_end"]);
+    const last = server.requests
+      .slice(before)
+      .filter((r) => isMoment(r) && barOf(r) === 24 && turnMessages(r).length === 0);
+    expect(last).toHaveLength(1);
+    const prompt = userOf(last[0] as RecordedRequest);
+    expect(prompt).toContain(MOMENT_PROMPTS.run_end);
+    expect(prompt).toContain(MOMENT_PROMPTS.week.replace("{WEEK}", "1999-W48"));
+    expect(prompt).not.toContain("The month has ended");
+    // Turned off like any other moment.
+    const off = await runLlm({
+      baseURL: server.url,
+      data: [spy],
+      runsRoot: path.join(work, "run-end-off"),
+      agent: { moments: ["eod", "week", "month"] },
+    });
+    expect(momentsByBar(off.dir).get(23)).toEqual(["eod", "week"]);
   });
 
   it("can be narrowed (--moments fill) or turned off (--no-moments)", async () => {

@@ -121,6 +121,55 @@ describe("bad input through the CLI", () => {
     expect(runDirs(runs)).toEqual([]);
   }, 120_000);
 
+  it("numbers are decimal only: a hex cell, option or parameter exits 2 and says so", async () => {
+    const runs = path.join(work, "runs-decimal");
+    const good = path.join(work, "decimal-good.csv");
+    fs.writeFileSync(good, `${HEADER}\n${GOOD}\n2020-01-03,10,11,9,10.5,100\n`);
+    const hex = path.join(work, "decimal-hex.csv");
+    fs.writeFileSync(hex, `${HEADER}\n${GOOD}\n2020-01-03,10,11,9,0xA,100\n`);
+    const cases: { args: string[]; mentions: string[] }[] = [
+      {
+        args: ["strategies/buy-and-hold.ts", "--data", hex],
+        mentions: [`${hex}:3`, "Close", '"0xA" is not a decimal number'],
+      },
+      {
+        args: ["strategies/buy-and-hold.ts", "--data", good, "--cash", "0x2710"],
+        mentions: ['--cash "0x2710" is not valid: expected a decimal number'],
+      },
+      {
+        args: ["strategies/buy-and-hold.ts", "--data", good, "--commission", "0b1"],
+        mentions: ['--commission "0b1" is not valid: expected a decimal number'],
+      },
+      {
+        args: ["strategies/buy-and-hold.ts", "--data", good, "--cash", "Infinity"],
+        mentions: ['--cash "Infinity" is not valid'],
+      },
+      {
+        args: ["strategies/buy-and-hold.ts", "--data", good, "--cash", "1e999"],
+        mentions: ['--cash "1e999" is not valid'],
+      },
+      {
+        args: ["strategies/sma-crossover.ts", "--data", good, "--param", "fast=0x0A"],
+        mentions: ['Parameter fast must be a decimal number (got "0x0A")'],
+      },
+    ];
+    const results = await Promise.all(
+      cases.map(async (c) => {
+        const [strategy, ...rest] = c.args;
+        const child = cliAsync(
+          ["run", path.join(ROOT, strategy as string), ...rest, "--runs-dir", runs],
+          work,
+        );
+        return { c, ...(await exitOf(child)) };
+      }),
+    );
+    for (const { c, code, stderr } of results) {
+      expect(code, `${c.args.join(" ")}: ${stderr}`).toBe(2);
+      for (const m of c.mentions) expect(stderr, c.args.join(" ")).toContain(m);
+    }
+    expect(runDirs(runs)).toEqual([]);
+  }, 120_000);
+
   it("unsorted rows are sorted with a warning, or rejected with --strict (exit 2)", async () => {
     const file = path.join(work, "unsorted.csv");
     fs.writeFileSync(

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { writtenReportSchema } from "../../src/report/html/written-report-schema.js";
 import {
   diffOutputSchema,
   listOutputSchema,
@@ -30,6 +31,9 @@ describe("--help of every command", () => {
     ["diff", /^ {2}\$ agenticbt diff \S+ \S+/m],
     ["recall", /^ {2}\$ agenticbt recall \S+ "[^"]+"/m],
     ["recall", /^ {2}\$ agenticbt recall .* --as-of \d{4}-\d{2}-\d{2}/m],
+    ["report", /^ {2}\$ agenticbt report \S+/m],
+    ["report", /^ {2}\$ agenticbt report \S+ --out \S+\.html/m],
+    ["diff", /^ {2}\$ agenticbt diff \S+ \S+ --html \S+\.html/m],
   ])("%s --help has examples (%s)", (command, example) => {
     const r = cli([command, "--help"], work);
     expect(r.status, r.stderr).toBe(0);
@@ -43,7 +47,7 @@ describe("--help of every command", () => {
   it("agenticbt --help names every command", () => {
     const r = cli(["--help"], work);
     expect(r.status, r.stderr).toBe(0);
-    for (const c of ["run", "list", "show", "diff", "recall"]) {
+    for (const c of ["run", "list", "show", "diff", "recall", "report"]) {
       expect(r.stdout).toMatch(new RegExp(`^ {2}${c} `, "m"));
     }
   });
@@ -133,6 +137,12 @@ describe("--json of every command fits its schema", () => {
   it("diff --json", () => {
     const out = validJson(diffOutputSchema, cli(["diff", a, b, "--json"], work).stdout);
     expect(out.config.changed.map((c) => c.key)).toContain("params.oversold");
+  });
+
+  it("report --json", () => {
+    const out = validJson(writtenReportSchema, cli(["report", a, "--json"], work).stdout);
+    expect(out.file).toBe(path.join(a, "report.html"));
+    expect(out.bytes).toBe(fs.statSync(out.file).size);
   });
 
   it("recall --json, with and without --as-of", () => {

@@ -20,7 +20,13 @@ interface Result {
     first: string;
     last: string;
   }[];
-  period: { start: string; end: string; bars: number; warmupBars: number };
+  period: {
+    start: string;
+    end: string;
+    bars: number;
+    warmupBars: number;
+    requested: { start: string; end: string; bars: number };
+  };
   metrics: Record<string, number | string | null>;
   nullReasons: Record<string, string>;
   benchmark: { metrics: Record<string, number | null> };
@@ -74,6 +80,7 @@ describe("agenticbt run", () => {
       end: "2013-03-01",
       bars: 2148,
       warmupBars: 0,
+      requested: { start: "2004-08-19", end: "2013-03-01", bars: 2148 },
     });
     // The table prints strategy vs buy-and-hold and the run path.
     expect(r.stdout).toContain("Buy & hold");

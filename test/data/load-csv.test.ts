@@ -217,7 +217,7 @@ describe("loadCsv rejects bad files with a DataError", () => {
 
   it("an unparsable number", () => {
     const e = rejects(write(withRow(3, "2020-01-02,abc,12,10,11,200")), 3, "Open");
-    expect(e.message).toContain('"abc" is not a number');
+    expect(e.message).toContain('"abc" is not a decimal number');
   });
 
   it("an empty cell", () => {
@@ -232,7 +232,16 @@ describe("loadCsv rejects bad files with a DataError", () => {
 
   it("an infinite number", () => {
     const e = rejects(write(withRow(3, "2020-01-02,10.5,Infinity,10,11,200")), 3, "High");
-    expect(e.message).toContain('"Infinity" is not a finite number');
+    expect(e.message).toContain('"Infinity" is not a decimal number');
+    const overflow = rejects(write(withRow(3, "2020-01-02,10.5,1e999,10,11,200")), 3, "High");
+    expect(overflow.message).toContain('"1e999" is not a finite number');
+  });
+
+  it("a hexadecimal or binary number (decimal notation only)", () => {
+    const e = rejects(write(withRow(3, "2020-01-02,10.5,0x10,10,11,200")), 3, "High");
+    expect(e.message).toContain('"0x10" is not a decimal number');
+    expect(e.message).toContain("decimal notation only");
+    rejects(write(withRow(3, "2020-01-02,10.5,11,10,11,0b11")), 3, "Volume");
   });
 
   it("an empty volume cell (volume is validated too when present)", () => {

@@ -30,4 +30,36 @@ describe("parseDecimal", () => {
     expect(parseDecimal("1,000")).toBeNaN();
     expect(parseDecimal("1.2.3")).toBeNaN();
   });
+
+  it("reads decimal notation only: hex, binary, octal, Infinity and separators are NaN", () => {
+    for (const text of [
+      "0x64",
+      "0X64",
+      "-0x10",
+      "0b101",
+      "0o17",
+      "Infinity",
+      "-Infinity",
+      "+Infinity",
+      "1_000",
+      "1 000",
+      "1e",
+      "e5",
+      "1e5.5",
+      "0x",
+      "12abc",
+    ]) {
+      expect(parseDecimal(text), text).toBeNaN();
+    }
+    // Decimal, so accepted: a sign, a bare leading or trailing point, an exponent, and spaces
+    // around the number (a CSV written with ", " separators).
+    expect(parseDecimal("+5")).toBe(5);
+    expect(parseDecimal(".5")).toBe(0.5);
+    expect(parseDecimal("5.")).toBe(5);
+    expect(parseDecimal("1E3")).toBe(1000);
+    expect(parseDecimal("  12 ")).toBe(12);
+    expect(parseDecimal("\t-1.5e-1\t")).toBe(-0.15);
+    // Decimal notation that overflows is Infinity: the callers reject it as not finite.
+    expect(parseDecimal("1e999")).toBe(Number.POSITIVE_INFINITY);
+  });
 });

@@ -110,15 +110,10 @@ describe("calendar events", () => {
       [3, "2021-02-01"],
       [4, "2021-02-02"],
     ]);
-    // Jan 25 is the Monday of 2021-W04 (Jan 4 starts W01); Feb 1 starts W05. The last bar closes all.
-    expect(keys(r, "week_end")).toEqual([
-      [2, "2021-W04"],
-      [4, "2021-W05"],
-    ]);
-    expect(keys(r, "month_end")).toEqual([
-      [2, "2021-01"],
-      [4, "2021-02"],
-    ]);
+    // Jan 25 is the Monday of 2021-W04 (Jan 4 starts W01); Feb 1 starts W05. The last bar, Tuesday
+    // Feb 2, ends neither its week nor its month (see test/engine/run-end-calendar.test.ts).
+    expect(keys(r, "week_end")).toEqual([[2, "2021-W04"]]);
+    expect(keys(r, "month_end")).toEqual([[2, "2021-01"]]);
     expect(ofType(r.events, "run_end").map((e) => e.index)).toEqual([4]);
   });
 
@@ -136,14 +131,9 @@ describe("calendar events", () => {
       [2, "2021-01-29"],
       [4, "2021-02-01"],
     ]);
-    expect(keys(r, "week_end")).toEqual([
-      [2, "2021-W04"],
-      [4, "2021-W05"],
-    ]);
-    expect(keys(r, "month_end")).toEqual([
-      [2, "2021-01"],
-      [4, "2021-02"],
-    ]);
+    // The data ends on Monday Feb 1: a day end, not a week or month end.
+    expect(keys(r, "week_end")).toEqual([[2, "2021-W04"]]);
+    expect(keys(r, "month_end")).toEqual([[2, "2021-01"]]);
   });
 
   it("hourly bars within one week: a day end is not a week or month end", () => {
@@ -162,11 +152,11 @@ describe("calendar events", () => {
       weekEnd: false,
       monthEnd: false,
     });
-    // last bar closes every period
+    // The last bar ends its day (the data ends), not Wednesday's week or month.
     expect({ ...calendarFlagsAt(times, 2, out) }).toEqual({
       dayEnd: true,
-      weekEnd: true,
-      monthEnd: true,
+      weekEnd: false,
+      monthEnd: false,
     });
   });
 

@@ -69,7 +69,7 @@ export interface RunResult {
 /** Broker overrides; risk limits may be given one at a time. */
 export type TestConfig = Omit<Partial<BrokerConfig>, "risk"> & { risk?: Partial<RiskLimits> };
 
-/** Runs the two-phase loop: openBar(i) → decision (script[i]) → closeBar(i), then finish. */
+/** Runs the two-phase loop: openBar(i) → decision (script[i]) → closeBar(i). */
 export function run(
   input: SymbolSeries | readonly SymbolSeries[],
   config: TestConfig,
@@ -89,7 +89,6 @@ export function run(
     script[i]?.(sim.broker, i);
     sim.closeBar(i);
   }
-  sim.finish(n - 1);
   const fills: Fill[] = [];
   const trades: ClosedTrade[] = [];
   for (const e of events) {

@@ -262,3 +262,186 @@ describe("target weight and reversals", () => {
     expect(r.equity[2]).toBe(11_440); // 220 × close 52
   });
 });
+
+// A weight order's target is the largest position whose value plus every cost of the order fits
+// the budget equity × |weight|: |T|·p + rate·p·|T − Q| + fixed ≤ budget. On a reversal the order
+// also pays the commission on the |Q| units it closes, so the new side is sized smaller.
+describe("a reversal pays the costs of the units it reduces", () => {
+  // Entry of 50 units at bar 1's open (100); the reversal fills at bar 2's open.
+  const at = (p2: number) =>
+    series(
+      "X",
+      daily("2021-03-01", [
+        [100, 101, 99, 100],
+        [100, 101, 99, 100],
+        [p2, p2 + 1, p2 - 1, p2],
+      ]),
+    );
+  const reverse = (entry: "buy" | "sell", target: number) => ({
+    0: (b: import("../../src/engine/broker.js").Broker, i: number) => b.submit(qty(entry, 50), i),
+    1: (b: import("../../src/engine/broker.js").Broker, i: number) => b.submit(weight(target), i),
+  });
+
+  it("short → long with a rate: the budget leaves room for the commission on the 50 covered units", () => {
+    const r = run(at(99), { allowShort: true, commissionRate: 0.01 }, reverse("sell", 1));
+    // bar 1: short 50 at 100, commission 50 → cash 10000 + 5000 − 50 = 14950
+    // bar 2 at 99: equity = 14950 − 50 × 99 = 10000
+    // target = floor((10000 − 0.01 × 99 × 50) / (99 × 1.01)) = floor(9950.5 / 99.99) = 99
+    // (without the covered units' commission: floor(10000 / 99.99) = 100, buy 150 costs
+    //  14850 + 148.50 = 14998.50 > 14950, rejected for cash)
+    expect(ofType(r.events, "order_rejected")).toHaveLength(0);
+    expect(r.fills.map((f) => [f.side, f.qty, f.price])).toEqual([
+      ["sell", 50, 100],
+      ["buy", 149, 99],
+    ]);
+    expect(r.fills[1]?.commission).toBeCloseTo(147.51, 9); // 149 × 99 × 0.01
+    expect(r.broker.portfolio.qty[0]).toBe(99);
+    expect(r.broker.portfolio.cash).toBeCloseTo(51.49, 9); // 14950 − 14751 − 147.51
+  });
+
+  it("long → short with a rate (margin 100%): the short is sized after the commission on the 50 sold", () => {
+    const r = run(
+      at(99),
+      { allowShort: true, commissionRate: 0.01, shortMargin: 1 },
+      reverse("buy", -1),
+    );
+    // bar 1: long 50 at 100, commission 50 → cash 4950; bar 2 at 99: equity 4950 + 4950 = 9900
+    // target = −floor((9900 − 49.5) / 99.99) = −98 → sell 148
+    // cash = 4950 + 148 × 99 − 146.52 = 19455.48 ≥ 2 × 98 × 99 = 19404
+    // (unpaid: −99, sell 149 → cash 19553.49 < 2 × 99 × 99 = 19602, rejected for margin)
+    expect(ofType(r.events, "order_rejected")).toHaveLength(0);
+    expect(r.fills.map((f) => [f.side, f.qty, f.price])).toEqual([
+      ["buy", 50, 100],
+      ["sell", 148, 99],
+    ]);
+    expect(r.broker.portfolio.qty[0]).toBe(-98);
+    expect(r.broker.portfolio.cash).toBeCloseTo(19_455.48, 9);
+    expect(r.equity[2]).toBeCloseTo(9_753.48, 9); // 19455.48 − 98 × 99
+  });
+
+  it("short → long with a rate and a fixed fee", () => {
+    const r = run(
+      at(100),
+      { allowShort: true, commissionRate: 0.01, commissionFixed: 5 },
+      reverse("sell", 1),
+    );
+    // bar 1: cash 10000 + 5000 − 50 − 5 = 14945; bar 2 at 100: equity 14945 − 5000 = 9945
+    // target = floor((9945 − 5 − 0.01 × 100 × 50) / 101) = floor(9890 / 101) = 97 → buy 147
+    // cost 14700 + 147 + 5 = 14852 ≤ 14945 (unpaid: 98, buy 148 costs 14953 > 14945)
+    expect(ofType(r.events, "order_rejected")).toHaveLength(0);
+    expect(r.fills.map((f) => [f.side, f.qty, f.commission])).toEqual([
+      ["sell", 50, 55],
+      ["buy", 147, 152],
+    ]);
+    expect(r.broker.portfolio.qty[0]).toBe(97);
+    expect(r.broker.portfolio.cash).toBeCloseTo(93, 9);
+  });
+
+  it("long → short with a rate and a fixed fee (margin 100%)", () => {
+    const r = run(
+      at(100),
+      { allowShort: true, commissionRate: 0.01, commissionFixed: 5, shortMargin: 1 },
+      reverse("buy", -1),
+    );
+    // bar 1: cash 10000 − 5000 − 55 = 4945; bar 2 at 100: equity 9945 → target −97, sell 147
+    // cash = 4945 + 14700 − 152 = 19493 ≥ 2 × 9700 (unpaid: −98, cash 19592 < 19600)
+    expect(ofType(r.events, "order_rejected")).toHaveLength(0);
+    expect(r.fills.map((f) => [f.side, f.qty, f.commission])).toEqual([
+      ["buy", 50, 55],
+      ["sell", 147, 152],
+    ]);
+    expect(r.broker.portfolio.qty[0]).toBe(-97);
+    expect(r.broker.portfolio.cash).toBeCloseTo(19_493, 9);
+    expect(r.equity[2]).toBeCloseTo(9_793, 9);
+  });
+});
+
+describe("a weight order on the same side", () => {
+  const X = series(
+    "X",
+    daily("2021-03-01", [
+      [100, 101, 99, 100],
+      [100, 101, 99, 100], // buy 50 at 100, commission 50 → cash 4950
+      [100, 101, 99, 100], // the weight order: equity 4950 + 5000 = 9950
+    ]),
+  );
+  const cfg = { commissionRate: 0.01 };
+
+  it("adding pays commission only on the added units: n·100 + 1·(n − 50) ≤ 9950 × 0.75", () => {
+    const r = run(X, cfg, {
+      0: (b, i) => b.submit(qty("buy", 50), i),
+      1: (b, i) => b.submit(weight(0.75), i),
+    });
+    // n = floor((7462.5 + 0.01 × 100 × 50) / 101) = floor(74.38) = 74 → buy 24
+    // (74 × 100 + 24 = 7424 ≤ 7462.5; 75 would cost 7500 + 25 = 7525)
+    expect(r.fills.map((f) => [f.side, f.qty, f.commission])).toEqual([
+      ["buy", 50, 50],
+      ["buy", 24, 24],
+    ]);
+    expect(r.broker.portfolio.cash).toBe(2_526); // 4950 − 2400 − 24
+  });
+
+  it("trimming pays commission on the units sold: n·100 + 1·(50 − n) ≤ 9950 × 0.25", () => {
+    const r = run(X, cfg, {
+      0: (b, i) => b.submit(qty("buy", 50), i),
+      1: (b, i) => b.submit(weight(0.25), i),
+    });
+    // n = floor((2487.5 − 50) / 99) = floor(24.62) = 24 → sell 26
+    // (24 × 100 + 26 = 2426 ≤ 2487.5; 25 would cost 2500 + 25 = 2525)
+    expect(r.fills.map((f) => [f.side, f.qty, f.commission])).toEqual([
+      ["buy", 50, 50],
+      ["sell", 26, 26],
+    ]);
+    expect(r.broker.portfolio.qty[0]).toBe(24);
+    expect(r.broker.portfolio.cash).toBe(7_524); // 4950 + 2600 − 26
+  });
+});
+
+describe("fractional units", () => {
+  const X = series(
+    "X",
+    daily("2021-03-01", [
+      [1.1, 1.1, 1.1, 1.1],
+      [1.1, 1.1, 1.1, 1.1],
+      [1.2, 1.2, 1.2, 1.2],
+    ]),
+  );
+
+  it("a close sells exactly what is held, leaving no dust below the 1e-8 step", () => {
+    // 9090.90909 × 1e8 is 909090908999.99994 in floating point: rounding the close down to the
+    // step would sell 9090.90908999 and leave 1e-8 units behind.
+    const r = run(
+      X,
+      { fractional: true },
+      {
+        0: (b, i) => b.submit(qty("buy", 9090.90909), i),
+        1: (b, i) => b.submit(weight(0), i),
+      },
+    );
+    expect(r.fills.map((f) => [f.side, f.qty])).toEqual([
+      ["buy", 9090.90909],
+      ["sell", 9090.90909],
+    ]);
+    expect(r.broker.portfolio.qty[0]).toBe(0);
+    expect(r.broker.workingOrders()).toHaveLength(0);
+    // 10000 − 9090.90909 × 1.1 + 9090.90909 × 1.2 = 10000 + 909.090909
+    expect(r.broker.portfolio.cash).toBeCloseTo(10_909.090909, 6);
+  });
+
+  it("a sell that would leave less than one step closes the position exactly", () => {
+    const r = run(
+      X,
+      { fractional: true },
+      {
+        0: (b, i) => b.submit(qty("buy", 2.5), i),
+        1: (b, i) => b.submit(qty("sell", 2.499999995), i), // would leave 5e-9 < 1e-8
+      },
+    );
+    expect(r.fills.map((f) => [f.side, f.qty])).toEqual([
+      ["buy", 2.5],
+      ["sell", 2.5],
+    ]);
+    expect(r.broker.portfolio.qty[0]).toBe(0);
+    expect(orderById(r, 2).status).toBe("filled");
+  });
+});

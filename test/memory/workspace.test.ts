@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MemoryInputError, MemoryPathError } from "../../src/memory/memory-errors.js";
 import { MemoryKeyError } from "../../src/memory/memory-key.js";
 import { MemoryWorkspace } from "../../src/memory/workspace.js";
+import { SymlinkError } from "../../src/util/no-follow.js";
 
 /** Simulated time of a wall-clock "YYYY-MM-DDTHH:MM" as written in the data. */
 const at = (wallClock: string): number => Date.parse(`${wallClock}:00Z`);
@@ -188,7 +189,7 @@ describe("note", () => {
     fs.mkdirSync(outside);
     fs.rmSync(path.join(dir, "notes"), { recursive: true });
     fs.symlinkSync(outside, path.join(dir, "notes"));
-    expect(() => ws.note("x", "escape", at("2024-03-15T10:00"))).toThrow(MemoryPathError);
+    expect(() => ws.note("x", "escape", at("2024-03-15T10:00"))).toThrow(SymlinkError);
     expect(fs.readdirSync(outside)).toEqual([]);
   });
 });

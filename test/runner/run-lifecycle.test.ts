@@ -202,8 +202,16 @@ describe("run lifecycle", () => {
       .split("\n")
       .map((l) => JSON.parse(l))
       .filter((o) => o.event === "fill");
-    expect(fills.map((f) => f.symbol).sort()).toEqual(["NVDA", "ORCL", "SPY", "YHOO"]);
-    const nvda = fills.find((f) => f.symbol === "NVDA");
+    const entries = fills.filter((f) => f.basis !== "data_ended");
+    expect(entries.map((f) => f.symbol).sort()).toEqual(["NVDA", "ORCL", "SPY", "YHOO"]);
+    // ORCL, YHOO and NVDA end on 2014-12-31, before SPY: they are sold at that close.
+    const ended = fills.filter((f) => f.basis === "data_ended");
+    expect(ended.map((f) => [f.symbol, f.time])).toEqual([
+      ["ORCL", "2014-12-31"],
+      ["YHOO", "2014-12-31"],
+      ["NVDA", "2014-12-31"],
+    ]);
+    const nvda = entries.find((f) => f.symbol === "NVDA");
     expect(nvda.time).toBe("1999-01-25"); // NVDA's first bar is 1999-01-22; the order fills at its next open
   });
 

@@ -1,7 +1,7 @@
-import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../../util/atomic-write.js";
+import { readFileNoFollow } from "../../util/no-follow.js";
 import type { ChatRequest, TokenUsage } from "../types.js";
 import {
   type RecordedAnswer,
@@ -57,13 +57,18 @@ export class ResponseCache {
 
   get(hash: string): CachedAnswer | null {
     const file = this.fileFor(hash);
-    let text: string;
+    let bytes: Buffer | null;
     try {
-      text = fs.readFileSync(file, "utf8");
+      // A link planted in the cache is not followed: it counts as a miss.
+      bytes = readFileNoFollow(file);
     } catch {
+      bytes = null;
+    }
+    if (bytes === null) {
       this.counters.misses += 1;
       return null;
     }
+    const text = bytes.toString("utf8");
     const answer = parseCacheFile(text, hash);
     if (!answer) {
       this.counters.corrupt += 1;

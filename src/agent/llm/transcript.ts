@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { isErrnoCode } from "../../util/errno.js";
+import { openWriteNoFollow, readFileNoFollow, SymlinkError } from "../../util/no-follow.js";
 import type { ChatRequest, LlmErrorType, ResponseSource, TokenUsage } from "../types.js";
 import {
   type RecordedAnswer,
@@ -68,6 +68,7 @@ const entrySchema = z.object({
  * Appends calls to a transcript, one whole line per write, so a crash leaves at most a partial
  * last line (which readTranscript skips). Opening an existing transcript (a resumed run) drops
  * such a partial line first, so that the next line is not glued to it, and continues the seq.
+ * A transcript that is a symbolic link is refused, never read, truncated or appended through.
  */
 export class TranscriptWriter {
   private nextSeq: number;
@@ -83,8 +84,14 @@ export class TranscriptWriter {
   append(entry: Omit<TranscriptEntry, "seq">): number {
     const seq = this.nextSeq;
     this.nextSeq += 1;
-    const line = `${JSON.stringify({ seq, ...entry })}\n`;
-    fs.appendFileSync(this.file, line, "utf8");
+    const line = Buffer.from(`${JSON.stringify({ seq, ...entry })}\n`, "utf8");
+    const fd = openWriteNoFollow(this.file, { append: true });
+    try {
+      let done = 0;
+      while (done < line.length) done += fs.writeSync(fd, line, done, line.length - done);
+    } finally {
+      fs.closeSync(fd);
+    }
     return seq;
   }
 }
@@ -97,9 +104,11 @@ export class TranscriptWriter {
 export function readTranscript(file: string): TranscriptEntry[] {
   let text: string;
   try {
-    text = fs.readFileSync(file, "utf8");
+    const bytes = readFileNoFollow(file);
+    if (bytes === null) return [];
+    text = bytes.toString("utf8");
   } catch (err) {
-    if (isErrnoCode(err, "ENOENT")) return [];
+    if (err instanceof SymlinkError) throw err;
     const reason = err instanceof Error ? err.message : String(err);
     throw new TranscriptError(
       `Could not read the transcript ${file}: ${reason}. Check its permissions.`,
@@ -149,13 +158,12 @@ function parseEntry(line: string): TranscriptEntry | null {
 }
 
 function dropPartialLastLine(file: string): void {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (err) {
-    if (isErrnoCode(err, "ENOENT")) return;
-    throw err;
-  }
+  const text = readFileNoFollow(file)?.toString("utf8") ?? "";
   if (text === "" || text.endsWith("\n")) return;
-  fs.truncateSync(file, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1), "utf8"));
+  const fd = openWriteNoFollow(file, { append: false });
+  try {
+    fs.ftruncateSync(fd, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1), "utf8"));
+  } finally {
+    fs.closeSync(fd);
+  }
 }

@@ -1,12 +1,43 @@
 import { z } from "zod";
 import type { TimeInForce } from "../../engine/types.js";
+import { didYouMean } from "../../util/did-you-mean.js";
 import { resolveSymbol, symbolParameter } from "./resolve-symbol.js";
 import { defineTool } from "./tool-definition.js";
 import type { PlaceOrderArgs } from "./tool-host.js";
 
 const priceParameter = (what: string) => z.number().positive().describe(what);
 
-const placeOrderFields = z.strictObject({
+/** Names a model may borrow from elsewhere (the code strategy API, other brokers' APIs). */
+const PARAMETER_ALIASES: Readonly<Record<string, string>> = {
+  qty: "quantity",
+  size: "quantity",
+  units: "quantity",
+  shares: "quantity",
+  amount: "quantity",
+  fraction: "fraction_of_equity",
+  weight: "target_weight",
+  limit: "limit_price",
+  price: "limit_price",
+  stop: "stop_price",
+  tif: "time_in_force",
+  tag: "reason",
+  ticker: "symbol",
+};
+
+/** An unknown key names the parameter it probably meant (a misspelled size must never pass). */
+function unknownKeyMessage(keys: readonly PropertyKey[]): string {
+  const valid = Object.keys(placeOrderShape);
+  return keys
+    .map((key) => {
+      const name = String(key);
+      const guess = didYouMean(name, valid, PARAMETER_ALIASES);
+      return `unknown parameter ${JSON.stringify(name)}${guess ? `: did you mean ${JSON.stringify(guess)}?` : "."}`;
+    })
+    .concat(`Valid parameters: ${valid.join(", ")}.`)
+    .join(" ");
+}
+
+const placeOrderShape = {
   symbol: symbolParameter,
   side: z
     .enum(["buy", "sell"])
@@ -64,6 +95,11 @@ const placeOrderFields = z.strictObject({
     .max(500)
     .optional()
     .describe("Why, in one sentence (<= 500 characters); kept in the order records."),
+};
+
+const placeOrderFields = z.strictObject(placeOrderShape, {
+  error: (issue) =>
+    issue.code === "unrecognized_keys" ? unknownKeyMessage(issue.keys) : undefined,
 });
 
 type PlaceOrderInput = z.output<typeof placeOrderFields>;

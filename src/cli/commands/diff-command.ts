@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
 
@@ -7,12 +8,15 @@ import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
 export interface DiffOptions {
   runsDir?: string;
   json?: boolean;
+  /** `--html [file]`: true when given without a file. */
+  html?: string | boolean;
 }
 
 const EXAMPLES = `
 Examples:
   $ agenticbt diff 20261122-0735 20261122-0741
   $ agenticbt diff .agenticbt/runs/<idA> .agenticbt/runs/<idB> --json | jq .divergence
+  $ agenticbt diff 20261122-0735 20261122-0741 --html compare.html   # both equity curves and metrics, offline page
 
 Shows, from A to B: config differences, metrics side by side with deltas (B - A), the playbook
 as a unified diff, notes and reviews added/changed/removed, journal statistics, trades found in
@@ -28,6 +32,11 @@ export async function diffCommand(runA: string, runB: string, o: DiffOptions): P
   ]);
   const root = runsRootOf(o.runsDir);
   const out = diffRuns(resolveRunDir(runA, root), resolveRunDir(runB, root));
+  if (o.html !== undefined && o.html !== false) {
+    const { writeDiffPage } = await import("../../report/html/write-report.js");
+    const file = typeof o.html === "string" ? o.html : `diff-${out.a.id}-${out.b.id}.html`;
+    process.stderr.write(`Wrote ${writeDiffPage(out.a.dir, out.b.dir, path.resolve(file)).file}\n`);
+  }
   printReport(out, o.json, formatDiff);
   return 0;
 }
@@ -40,6 +49,10 @@ export function registerDiffCommand(program: Command): void {
     .argument("<runB>", "run directory, id, or unique id prefix")
     .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
     .option("--json", "print the diff as JSON on stdout")
+    .option(
+      "--html [file]",
+      "also write an offline page with both equity curves and all metrics (default diff-<A>-<B>.html)",
+    )
     .addHelpText("after", EXAMPLES)
     .action(async (runA: string, runB: string, opts: DiffOptions) => {
       process.exitCode = await diffCommand(runA, runB, opts);

@@ -1,11 +1,15 @@
 import path from "node:path";
+import { escapeStrings, jsonForTerminal } from "../terminal-text.js";
 
 /** The default runs root, as `agenticbt run` uses it. */
 export const DEFAULT_RUNS_DIR = path.join(".agenticbt", "runs");
 
 export const runsRootOf = (dir: string | undefined) => path.resolve(dir ?? DEFAULT_RUNS_DIR);
 
-/** A report on stdout: with `--json` the value alone as JSON, else its plain-text form. */
+/**
+ * A report on stdout: with `--json` the value alone as JSON, else its plain-text form, formatted
+ * from a copy whose strings have their control characters made visible (stored text is hostile).
+ */
 export function printReport<T>(value: T, json: boolean | undefined, format: (v: T) => string) {
-  process.stdout.write(`${json ? JSON.stringify(value, null, 2) : format(value)}\n`);
+  process.stdout.write(`${json ? jsonForTerminal(value) : format(escapeStrings(value))}\n`);
 }

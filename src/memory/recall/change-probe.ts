@@ -37,7 +37,7 @@ export class ChangeProbe {
     const takenAt = Date.now();
     let newestMs = 0;
     const parts = WATCHED.map((rel) => {
-      const st = fs.statSync(path.join(this.runDir, rel), { bigint: true, throwIfNoEntry: false });
+      const st = fs.lstatSync(path.join(this.runDir, rel), { bigint: true, throwIfNoEntry: false });
       if (st === undefined) return "-";
       newestMs = Math.max(newestMs, Number(st.mtimeMs));
       return `${st.ino}:${st.size}:${st.mtimeNs}`;

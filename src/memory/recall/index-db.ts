@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import Database from "better-sqlite3";
+import { refuseSymlink } from "../../util/no-follow.js";
 import { RecallIndexError } from "./recall-errors.js";
 
 /**
@@ -59,8 +60,12 @@ CREATE TABLE IF NOT EXISTS embeddings (
 ) WITHOUT ROWID;
 `;
 
-/** Opens (creating or rebuilding as needed) the index database at `file`. */
+/**
+ * Opens (creating or rebuilding as needed) the index database at `file`. SQLite follows links, so
+ * the file and its companions are refused (SymlinkError) when any of them is one.
+ */
 export function openIndexDb(file: string): Database.Database {
+  for (const suffix of ["", "-wal", "-journal", "-shm"]) refuseSymlink(`${file}${suffix}`);
   let db: Database.Database;
   try {
     db = new Database(file);

@@ -4,6 +4,7 @@ import { monthKey } from "../../engine/calendar.js";
 import type { Millis } from "../../engine/types.js";
 import type { Citation } from "../../strategy/types.js";
 import { isErrnoCode } from "../../util/errno.js";
+import { lstatOrNull } from "../../util/no-follow.js";
 import { parseAttribution } from "../attribution.js";
 import { PLAYBOOK_FILE } from "../memory-layout.js";
 import { DAY_MS, parseCompactStamp, parseDayKey } from "../sim-time.js";
@@ -48,12 +49,19 @@ const SUBDIRS = [
   ["reviews", "review"],
 ] as const;
 
-/** The files recall searches (backups are not memory): playbook, journal, notes, reviews. */
+/**
+ * The files recall searches (backups are not memory): playbook, journal, notes, reviews. A memory
+ * directory that is a symbolic link is listed as itself (not its content), so the sync reports it.
+ */
 export function listMemoryFiles(runDir: string): MemoryFile[] {
   const files: MemoryFile[] = [];
   const playbook = path.join(runDir, PLAYBOOK_FILE);
   files.push({ path: PLAYBOOK_FILE, abs: playbook, source: "playbook" });
   for (const [sub, source] of SUBDIRS) {
+    if (lstatOrNull(path.join(runDir, sub))?.isSymbolicLink()) {
+      files.push({ path: sub, abs: path.join(runDir, sub), source });
+      continue;
+    }
     for (const name of markdownNames(path.join(runDir, sub))) {
       files.push({ path: `${sub}/${name}`, abs: path.join(runDir, sub, name), source });
     }
@@ -86,6 +94,10 @@ export function listVersionBackups(
   const dir = path.join(runDir, "backups", file.path.slice(0, slash));
   const stem = file.path.slice(slash + 1, -".md".length);
   const out: { abs: string; replacedAt: Millis; n: number }[] = [];
+  // Linked backup directories lead outside the run: their content is no history of this one.
+  for (const d of [path.join(runDir, "backups"), dir]) {
+    if (lstatOrNull(d)?.isSymbolicLink()) return [];
+  }
   for (const name of markdownNames(dir)) {
     if (!name.startsWith(`${stem}.`)) continue;
     const m = /^(\d{8}T\d{4})\.(\d+)\.md$/.exec(name.slice(stem.length + 1));
@@ -97,8 +109,8 @@ export function listVersionBackups(
 }
 
 /**
- * Like listMarkdown, without its stat per file: the sync stats each file anyway, and decides
- * there whether a symlink leads to a file.
+ * Like listMarkdown, without its stat per file: the sync lstats each file anyway, and refuses
+ * (reports) a symlink there.
  */
 function markdownNames(dir: string): string[] {
   let entries: fs.Dirent[];

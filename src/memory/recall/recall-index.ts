@@ -3,6 +3,7 @@ import path from "node:path";
 import type Database from "better-sqlite3";
 import type { Millis } from "../../engine/types.js";
 import type { Citation } from "../../strategy/types.js";
+import { refuseSymlink } from "../../util/no-follow.js";
 import { DAY_MS, startOfDay } from "../sim-time.js";
 import { bm25ToScore } from "./bm25-score.js";
 import { ChangeProbe } from "./change-probe.js";
@@ -494,6 +495,7 @@ function idfOf(docs: number, df: number): number {
 }
 
 function seedVectors(db: Database.Database, from: string): void {
+  refuseSymlink(from);
   if (!fs.existsSync(from)) return;
   try {
     db.prepare("ATTACH DATABASE ? AS seed").run(from);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import type Database from "better-sqlite3";
 import type { Millis } from "../../engine/types.js";
-import { isErrnoCode } from "../../util/errno.js";
+import { readFileNoFollow, SymlinkError } from "../../util/no-follow.js";
 import { LESSONS_HEADING } from "../memory-layout.js";
 import { RACY_MS } from "./change-probe.js";
 import { type Chunk, chunkMarkdown } from "./chunk-markdown.js";
@@ -93,7 +93,12 @@ export function syncIndex(
       ? listMemoryFiles(runDir)
       : opts.only.flatMap((rel) => memoryFileAt(runDir, rel) ?? []);
   for (const file of files) {
-    const st = fs.statSync(file.abs, { bigint: true, throwIfNoEntry: false });
+    const st = fs.lstatSync(file.abs, { bigint: true, throwIfNoEntry: false });
+    // A link is never read (it could lead outside the run); it is an error, and not present.
+    if (st?.isSymbolicLink()) {
+      report.errors.push(`${file.path}: ${new SymlinkError(file.abs).message}`);
+      continue;
+    }
     if (st === undefined || !st.isFile()) continue;
     // Size, mtime and inode: atomic writes replace the inode, so any write shows.
     const stat = `${st.ino}:${st.size}:${st.mtimeNs}`;
@@ -104,16 +109,17 @@ export function syncIndex(
       report.skipped++;
       continue;
     }
-    let bytes: Buffer;
+    let bytes: Buffer | null;
     try {
-      bytes = fs.readFileSync(file.abs);
+      bytes = readFileNoFollow(file.abs);
     } catch (err) {
-      if (isErrnoCode(err, "ENOENT")) {
-        present.delete(file.path);
-        continue;
-      }
       report.errors.push(`${file.path}: ${err instanceof Error ? err.message : String(err)}`);
       if (row !== undefined) report.skipped++;
+      continue;
+    }
+    if (bytes === null) {
+      // Deleted between the stat and the read.
+      present.delete(file.path);
       continue;
     }
     const hash = sha256(bytes);
@@ -180,16 +186,20 @@ function buildHistory(db: Database.Database, runDir: string, report: SyncReport)
   const timed: Timed[] = [];
   const current: { file: MemoryFile; hash: string; stat: string; chunks: number }[] = [];
   for (const file of listMemoryFiles(runDir)) {
-    const st = fs.statSync(file.abs, { bigint: true, throwIfNoEntry: false });
+    const st = fs.lstatSync(file.abs, { bigint: true, throwIfNoEntry: false });
+    if (st?.isSymbolicLink()) {
+      report.errors.push(`${file.path}: ${new SymlinkError(file.abs).message}`);
+      continue;
+    }
     if (st === undefined || !st.isFile()) continue;
-    let bytes: Buffer;
+    let bytes: Buffer | null;
     try {
-      bytes = fs.readFileSync(file.abs);
+      bytes = readFileNoFollow(file.abs);
     } catch (err) {
-      if (isErrnoCode(err, "ENOENT")) continue;
       report.errors.push(`${file.path}: ${err instanceof Error ? err.message : String(err)}`);
       continue;
     }
+    if (bytes === null) continue; // deleted between the stat and the read
     const text = bytes.toString("utf8");
     const dating = dateFile(file, text);
     const chunks = chunkMarkdown(text, dating);
@@ -207,7 +217,9 @@ function buildHistory(db: Database.Database, runDir: string, report: SyncReport)
     for (const old of listVersionBackups(runDir, file)) {
       let oldText: string;
       try {
-        oldText = fs.readFileSync(old.abs, "utf8");
+        const bytes = readFileNoFollow(old.abs);
+        if (bytes === null) continue;
+        oldText = bytes.toString("utf8");
       } catch (err) {
         report.errors.push(`${old.abs}: ${err instanceof Error ? err.message : String(err)}`);
         continue;

@@ -188,6 +188,25 @@ describe("place_order", () => {
     expect(none.calls).toEqual([]);
   });
 
+  it("names the parameter a misspelled key meant, and never defaults the size", async () => {
+    const qty = await placed({ symbol: "AAPL", side: "buy", qty: 1 });
+    expect(qty.outcome.error?.type).toBe("invalid_arguments");
+    expect(qty.outcome.error?.message).toContain(
+      'unknown parameter "qty": did you mean "quantity"? Valid parameters: symbol, side, type, ' +
+        "quantity, fraction_of_equity, target_weight, limit_price, stop_price, stop_loss, " +
+        "take_profit, time_in_force, reason.",
+    );
+    // The misspelled size is not there, so there is no size: that is said too, never 100 %.
+    expect(qty.outcome.error?.message).toContain("give exactly one size");
+    const camel = await placed({ symbol: "AAPL", side: "buy", quantity: 1, stopLoss: 90 });
+    expect(camel.outcome.error?.message).toContain('did you mean "stop_loss"?');
+    const fraction = await placed({ symbol: "AAPL", side: "buy", fraction: 0.5 });
+    expect(fraction.outcome.error?.message).toContain('did you mean "fraction_of_equity"?');
+    const far = await placed({ symbol: "AAPL", side: "buy", quantity: 1, zzzzzz: 1 });
+    expect(far.outcome.error?.message).toContain('unknown parameter "zzzzzz". Valid parameters:');
+    expect([...qty.calls, ...camel.calls, ...fraction.calls, ...far.calls]).toEqual([]);
+  });
+
   it("requires a side for quantity and fraction sizes", async () => {
     const { outcome } = await placed({ symbol: "AAPL", quantity: 1 });
     expect(outcome.error?.message).toContain('side: side ("buy" or "sell") is required');

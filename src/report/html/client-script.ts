@@ -1,0 +1,65 @@
+// The page's only code besides the chart library: it reads the JSON block and draws the charts.
+// Tables and the decision timeline are plain HTML rendered (and escaped) by the generator, so the
+// page reads fine even where scripts are off. Plain ES2017, no inline handlers (the CSP).
+
+export const CLIENT_SCRIPT = `(function () {
+  "use strict";
+  var LC = window.LightweightCharts;
+  var data = JSON.parse(document.getElementById("report-data").textContent);
+  var base = {
+    autoSize: true,
+    layout: { attributionLogo: false, background: { color: "#ffffff" }, textColor: "#222222", fontSize: 11 },
+    grid: { vertLines: { color: "#f0f0f0" }, horzLines: { color: "#f0f0f0" } },
+    timeScale: { timeVisible: data.intraday, secondsVisible: false, borderVisible: false },
+    rightPriceScale: { borderVisible: false },
+    localization: { locale: "en-US" }
+  };
+  function points(p) {
+    var out = new Array(p.t.length);
+    for (var i = 0; i < p.t.length; i++) out[i] = { time: p.t[i], value: p.v[i] };
+    return out;
+  }
+  function make(id) {
+    var el = document.getElementById(id);
+    return el ? LC.createChart(el, base) : null;
+  }
+  var drawn = 0;
+  var eq = make("chart-equity");
+  if (eq) {
+    eq.addSeries(LC.LineSeries, { color: "#2962ff", lineWidth: 2, title: "strategy" }).setData(points(data.curve.equity));
+    eq.addSeries(LC.LineSeries, { color: "#9e9e9e", lineWidth: 1, title: "buy & hold" }).setData(points(data.curve.benchmark));
+    eq.addSeries(LC.AreaSeries, { lineColor: "#d73027", topColor: "rgba(215,48,39,0.05)", bottomColor: "rgba(215,48,39,0.45)", lineWidth: 1, title: "drawdown %", invertFilledArea: true }, 1).setData(points(data.curve.drawdown));
+    var panes = eq.panes();
+    if (panes[1]) panes[1].setHeight(120);
+    eq.timeScale().fitContent();
+    drawn++;
+  }
+  data.prices.forEach(function (p, k) {
+    var chart = make("chart-price-" + k);
+    if (!chart) return;
+    var s = chart.addSeries(LC.CandlestickSeries, { upColor: "#26a69a", downColor: "#ef5350", borderVisible: false, wickUpColor: "#26a69a", wickDownColor: "#ef5350" });
+    var bars = new Array(p.candles.t.length);
+    for (var i = 0; i < bars.length; i++) bars[i] = { time: p.candles.t[i], open: p.candles.o[i], high: p.candles.h[i], low: p.candles.l[i], close: p.candles.c[i] };
+    s.setData(bars);
+    LC.createSeriesMarkers(s, p.markers.map(function (m) {
+      return { time: m.t, position: m.position, shape: m.shape, color: m.color, text: m.text };
+    }));
+    chart.timeScale().fitContent();
+    drawn++;
+  });
+  if (data.usage) {
+    var u = make("chart-usage");
+    if (u) {
+      var col = function (key) { return data.usage.map(function (q) { return { time: q.t, value: q[key] }; }); };
+      u.addSeries(LC.LineSeries, { color: "#2962ff", title: "prompt tokens" }).setData(col("prompt"));
+      u.addSeries(LC.LineSeries, { color: "#26a69a", title: "cached tokens" }).setData(col("cached"));
+      u.addSeries(LC.LineSeries, { color: "#f28e2b", title: "completion tokens" }).setData(col("completion"));
+      if (data.usage.length && data.usage[0].usd !== null) {
+        u.addSeries(LC.LineSeries, { color: "#7b1fa2", title: "USD", priceFormat: { type: "price", precision: 4, minMove: 0.0001 } }, 1).setData(col("usd"));
+      }
+      u.timeScale().fitContent();
+      drawn++;
+    }
+  }
+  document.body.setAttribute("data-charts", String(drawn));
+})();`;

@@ -1,0 +1,351 @@
+import path from "node:path";
+import Papa from "papaparse";
+import { parseTimestamp } from "../../data/parse-timestamp.js";
+import type { SymbolSeries } from "../../engine/types.js";
+import { readDecisions } from "../decision-lines.js";
+import { readTextOrNull } from "../run-files.js";
+import { type ResultFile, readConfig, readResult } from "../run-record.js";
+import type { DecisionView } from "../schemas.js";
+import {
+  aggregateCandles,
+  type Candles,
+  floorIndex,
+  type LinePoints,
+  minMaxLine,
+} from "./downsample.js";
+import { llmUsageOverTime, type UsagePoint } from "./llm-usage.js";
+import { readableNumber } from "./page-parts.js";
+import { loadRunPrices, type PriceSource } from "./price-data.js";
+
+/** Page budgets: enough to read every move, small enough for a million-bar run (see docs). */
+export const LIMITS = {
+  linePoints: 5000,
+  candles: 2000,
+  tableRows: 2000,
+  markers: 4000,
+  labelledMarkers: 60,
+};
+
+/** The run's curve: times in ms, one value per bar (equity.csv or the runner's arrays). */
+export interface CurveColumns {
+  times: ArrayLike<number>;
+  equity: ArrayLike<number>;
+  benchmark: ArrayLike<number>;
+}
+
+/** What the runner already holds in memory; anything not given is read from the run directory. */
+export interface ReportInputs {
+  curve?: CurveColumns;
+  prices?: PriceSource;
+  /** orders.jsonl's lines as the runner wrote them. */
+  orderLog?: readonly string[];
+}
+
+export interface Marker {
+  t: number;
+  position: "aboveBar" | "belowBar";
+  shape: "arrowUp" | "arrowDown" | "circle";
+  color: string;
+  text: string;
+}
+
+export interface SymbolChart {
+  symbol: string;
+  candles: Candles;
+  markers: Marker[];
+  /** Markers dropped beyond LIMITS.markers. */
+  markersDropped: number;
+}
+
+export interface TableData {
+  columns: string[];
+  rows: string[][];
+  total: number;
+}
+
+export interface ReportModel {
+  result: ResultFile;
+  config: Record<string, unknown>;
+  metrics: { key: string; strategy: unknown; benchmark: unknown; note: string | null }[];
+  facts: [string, unknown][];
+  curve: { equity: LinePoints; benchmark: LinePoints; drawdown: LinePoints; bars: number };
+  charts: SymbolChart[];
+  pricesNote: string | null;
+  trades: TableData;
+  rejected: TableData;
+  decisions: { shown: DecisionView[]; total: number } | null;
+  usage: { points: UsagePoint[]; costNote: string | null } | null;
+}
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Everything the page shows, from a finished run's directory (and what the runner passes). */
+export function buildReportModel(dir: string, inputs: ReportInputs = {}): ReportModel {
+  const result = readResult(dir);
+  const config = readConfig(dir);
+  const curveCols = inputs.curve ?? readEquityCsv(dir);
+  const trades = readCsvTable(path.join(dir, "trades.csv"));
+  const rejected = readRejected(dir, inputs.orderLog);
+  const prices = inputs.prices ?? loadRunPrices(dir, result, config);
+  const { charts, note } = priceCharts(result, prices, trades, rejected.shown);
+  const llm = result.strategy.kind === "llm";
+  const decisions = llm ? readDecisions(dir) : null;
+  const usage = llm ? llmUsageOverTime(dir, result, config) : null;
+  const curve = curveSeries(curveCols);
+  return {
+    result,
+    config,
+    metrics: metricRows(result),
+    facts: facts(result),
+    curve,
+    charts,
+    pricesNote: note,
+    trades: cap(trades),
+    rejected: cap({
+      columns: ["time", "id", "symbol", "side", "type", "reason"],
+      rows: rejected.shown.map((r) => [r.time, r.id, r.symbol, r.side, r.type, r.reason]),
+      total: rejected.total,
+    }),
+    decisions: decisions && {
+      shown: decisions.slice(0, LIMITS.tableRows),
+      total: decisions.length,
+    },
+    usage,
+  };
+}
+
+const cap = (t: TableData): TableData => ({ ...t, rows: t.rows.slice(0, LIMITS.tableRows) });
+
+/** Every metric result.json holds, strategy beside buy-and-hold, with the reason for a null. */
+export function metricRows(r: ResultFile): ReportModel["metrics"] {
+  const m = r.metrics ?? {};
+  const b = r.benchmark.metrics ?? {};
+  const reasons = isRec(r.nullReasons) ? r.nullReasons : {};
+  const bReasons = isRec(r.benchmark.nullReasons) ? r.benchmark.nullReasons : {};
+  const keys = [...new Set([...Object.keys(m), ...Object.keys(b), ...Object.keys(reasons)])];
+  const why = (key: string) => {
+    const own = typeof reasons[key] === "string" ? (reasons[key] as string) : null;
+    const bench = typeof bReasons[key] === "string" ? `buy & hold: ${bReasons[key]}` : null;
+    return own !== null && bench !== null ? `${own}; ${bench}` : (own ?? bench);
+  };
+  return keys.map((key) => ({
+    key,
+    strategy: key in m ? m[key] : null,
+    benchmark: key in b ? b[key] : null,
+    note: why(key),
+  }));
+}
+
+/** The rest of result.json's numbers: orders, trades, memory, LLM usage, timings (flattened). */
+function facts(r: ResultFile): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  const walk = (prefix: string, v: unknown, depth: number) => {
+    if (isRec(v) && depth < 4) {
+      for (const [k, x] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, x, depth + 1);
+    } else if (v === null || typeof v !== "object") out.push([prefix, v]);
+  };
+  for (const key of ["orders", "trades", "memory", "llm", "timings"]) walk(key, r[key], 0);
+  return out;
+}
+
+export function curveSeries(c: CurveColumns): ReportModel["curve"] {
+  const n = Math.min(c.times.length, c.equity.length);
+  const dd = new Float64Array(n);
+  let peak = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    const e = c.equity[i] as number;
+    if (e > peak) peak = e;
+    // As equity.csv's drawdown_pct: percent below the running peak.
+    dd[i] = peak > 0 && e < peak ? (e / peak - 1) * 100 : 0;
+  }
+  return {
+    equity: minMaxLine(c.times, c.equity, LIMITS.linePoints),
+    benchmark: minMaxLine(c.times, c.benchmark, LIMITS.linePoints),
+    drawdown: minMaxLine(c.times, dd, LIMITS.linePoints),
+    bars: n,
+  };
+}
+
+/** equity.csv's time, equity and benchmark columns (a plain split: the runner wrote it). */
+export function readEquityCsv(dir: string): CurveColumns {
+  const text = readTextOrNull(path.join(dir, "equity.csv")) ?? "";
+  const lines = text.split("\n");
+  const header = (lines[0] ?? "").split(",");
+  const [ti, ei, bi] = ["time", "equity", "benchmark"].map((h) => header.indexOf(h));
+  const times: number[] = [];
+  const equity: number[] = [];
+  const benchmark: number[] = [];
+  if (ti === undefined || ei === undefined || bi === undefined || ti < 0 || ei < 0) {
+    return { times, equity, benchmark };
+  }
+  for (let k = 1; k < lines.length; k++) {
+    const line = lines[k] as string;
+    if (line === "") continue;
+    const f = line.split(",");
+    times.push(parseTimestamp(f[ti] ?? ""));
+    equity.push(Number(f[ei]));
+    benchmark.push(bi !== undefined && bi >= 0 ? Number(f[bi]) : Number.NaN);
+  }
+  return { times, equity, benchmark };
+}
+
+function readCsvTable(file: string): TableData {
+  const text = readTextOrNull(file);
+  if (text === null || text.trim() === "") return { columns: [], rows: [], total: 0 };
+  const parsed = Papa.parse<string[]>(text.trim(), { header: false });
+  const [columns = [], ...rows] = parsed.data;
+  return { columns, rows, total: rows.length };
+}
+
+interface RejectedOrder {
+  time: string;
+  id: string;
+  symbol: string;
+  side: string;
+  type: string;
+  reason: string;
+}
+
+/**
+ * The rejected events of orders.jsonl: all counted, the first LIMITS.markers parsed (a long run
+ * can reject tens of thousands of orders; the page shows no more). Only lines that mention
+ * "rejected" are looked at. A line that is not JSON (a killed run's last line) is skipped; the
+ * other commands report damage.
+ */
+function readRejected(
+  dir: string,
+  orderLog: readonly string[] | undefined,
+): { shown: RejectedOrder[]; total: number } {
+  const s = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+  const out: RejectedOrder[] = [];
+  // The runner's lines start with their event (orderEventRecord): one test per line, not a scan.
+  const lines = orderLog
+    ? orderLog.filter((l) => l.startsWith('{"event":"rejected"'))
+    : rejectedLines(dir);
+  for (const line of lines) {
+    if (out.length === LIMITS.markers) break;
+    let l: unknown;
+    try {
+      l = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!isRec(l) || l.event !== "rejected") continue;
+    out.push({
+      time: s(l.time),
+      id: s(l.id),
+      symbol: s(l.symbol),
+      side: s(l.side),
+      type: s(l.type),
+      reason: s(l.reason),
+    });
+  }
+  return { shown: out, total: lines.length };
+}
+
+/** The lines of orders.jsonl that mention "rejected", found without splitting the whole file. */
+function rejectedLines(dir: string): string[] {
+  const text = readTextOrNull(path.join(dir, "orders.jsonl")) ?? "";
+  const out: string[] = [];
+  for (let at = text.indexOf('"rejected"'); at >= 0; at = text.indexOf('"rejected"', at + 1)) {
+    const end = text.indexOf("\n", at);
+    out.push(text.slice(text.lastIndexOf("\n", at) + 1, end < 0 ? text.length : end));
+    if (end < 0) break;
+    at = end;
+  }
+  return out;
+}
+
+const GREEN = "#1a9850";
+const RED = "#d73027";
+const ORANGE = "#f28e2b";
+
+/** Candles of every symbol over the run's window, with its trades and rejected orders marked. */
+function priceCharts(
+  result: ResultFile,
+  prices: PriceSource,
+  trades: TableData,
+  rejected: RejectedOrder[],
+): { charts: SymbolChart[]; note: string | null } {
+  if ("missing" in prices) {
+    return { charts: [], note: `No price chart: ${prices.missing}` };
+  }
+  const start = parseTimestamp(result.period.start ?? "");
+  const end = parseTimestamp(result.period.end ?? "");
+  const col = (name: string) => trades.columns.indexOf(name);
+  const [cSym, cSide, cQty, cIn, cInP, cOut, cOutP, cOpen] = [
+    "symbol",
+    "side",
+    "qty",
+    "entry_time",
+    "entry_price",
+    "exit_time",
+    "exit_price",
+    "open_at_end",
+  ].map(col) as number[];
+  const charts = prices.series.map((s) => {
+    const from = Number.isNaN(start) ? 0 : lowerBound(s.time, start);
+    const to = Number.isNaN(end) ? s.length : lowerBound(s.time, end + 1);
+    const candles = aggregateCandles(s, from, to, LIMITS.candles);
+    const markers: Marker[] = [];
+    const at = (label: string) => {
+      const t = parseTimestamp(label);
+      return Number.isNaN(t) ? null : (candles.t[floorIndex(candles.t, t / 1000)] ?? null);
+    };
+    const add = (label: string, m: Omit<Marker, "t">) => {
+      const t = at(label);
+      if (t !== null) markers.push({ t, ...m });
+    };
+    for (const row of trades.rows) {
+      if (row[cSym ?? -1] !== s.symbol) continue;
+      const long = row[cSide ?? -1] === "long";
+      const qty = round(row[cQty ?? -1]);
+      add(row[cIn ?? -1] ?? "", {
+        position: long ? "belowBar" : "aboveBar",
+        shape: long ? "arrowUp" : "arrowDown",
+        color: long ? GREEN : RED,
+        text: `${long ? "buy" : "short"} ${qty} @ ${round(row[cInP ?? -1])}`,
+      });
+      if (row[cOpen ?? -1] === "true") continue;
+      add(row[cOut ?? -1] ?? "", {
+        position: long ? "aboveBar" : "belowBar",
+        shape: long ? "arrowDown" : "arrowUp",
+        color: long ? RED : GREEN,
+        text: `${long ? "sell" : "cover"} ${qty} @ ${round(row[cOutP ?? -1])}`,
+      });
+    }
+    for (const r of rejected) {
+      if (r.symbol !== s.symbol) continue;
+      add(r.time, {
+        position: "aboveBar",
+        shape: "circle",
+        color: ORANGE,
+        text: `rejected #${r.id}`,
+      });
+    }
+    markers.sort((a, b) => a.t - b.t);
+    // Past a few dozen, labels only cover each other: the shapes and colours stay.
+    if (markers.length > LIMITS.labelledMarkers) for (const m of markers) m.text = "";
+    return {
+      symbol: s.symbol,
+      candles,
+      markers: markers.slice(0, LIMITS.markers),
+      markersDropped: Math.max(0, markers.length - LIMITS.markers),
+    };
+  });
+  return { charts, note: null };
+}
+
+const round = (v: string | undefined) => readableNumber(v ?? "");
+
+function lowerBound(xs: SymbolSeries["time"], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((xs[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

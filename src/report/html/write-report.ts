@@ -1,0 +1,34 @@
+import path from "node:path";
+import { writeFileAtomic } from "../../util/atomic-write.js";
+import { renderDiffPage } from "./diff-page.js";
+import { buildReportModel, type ReportInputs } from "./report-model.js";
+import { renderRunPage } from "./run-page.js";
+
+export const REPORT_FILE = "report.html";
+
+export interface WrittenReport {
+  file: string;
+  bytes: number;
+  ms: number;
+}
+
+/** Writes a run's report.html (or `out`) atomically from its directory; returns size and time. */
+export function writeRunReport(
+  dir: string,
+  inputs: ReportInputs = {},
+  out: string = path.join(dir, REPORT_FILE),
+): WrittenReport {
+  const t0 = performance.now();
+  const html = renderRunPage(buildReportModel(dir, inputs));
+  const bytes = Buffer.from(html, "utf8");
+  writeFileAtomic(out, bytes);
+  return { file: out, bytes: bytes.length, ms: Math.round((performance.now() - t0) * 10) / 10 };
+}
+
+/** `diff --html`: the side-by-side page of two runs, written atomically to `out`. */
+export function writeDiffPage(dirA: string, dirB: string, out: string): WrittenReport {
+  const t0 = performance.now();
+  const bytes = Buffer.from(renderDiffPage(dirA, dirB), "utf8");
+  writeFileAtomic(out, bytes);
+  return { file: out, bytes: bytes.length, ms: Math.round((performance.now() - t0) * 10) / 10 };
+}
