@@ -228,7 +228,7 @@ export class RecallIndex {
 
   /** Whether the index knows the trading days (setTradingDays). */
   hasTradingDays(): boolean {
-    return this.db.prepare("SELECT 1 FROM trading_days LIMIT 1").get() !== undefined;
+    return this.stmt("SELECT 1 FROM trading_days LIMIT 1").get() !== undefined;
   }
 
   /** The files with at least one chunk a search with these options could return, sorted. */
@@ -335,12 +335,9 @@ export class RecallIndex {
   ): { journalFloor: Millis | null; coveredMonths: Set<string> } {
     const today = startOfDay(asOf);
     const coveredMonths = new Set<string>();
-    const journalDays = new Set<number>();
-    for (const c of this.terms.chunks()) {
-      if (c.tier === "month" && c.monthFirst !== null && (c.at === null || c.at <= asOf)) {
-        if (visibleAt(c, seq)) coveredMonths.add(c.monthFirst);
-      } else if (c.tier === "journal" && c.tierAt !== null && c.tierAt <= today) {
-        if (visibleAt(c, seq)) journalDays.add(c.tierAt);
+    for (const c of this.terms.monthChunks()) {
+      if (c.monthFirst !== null && (c.at === null || c.at <= asOf) && visibleAt(c, seq)) {
+        coveredMonths.add(c.monthFirst);
       }
     }
     if (this.hasTradingDays()) {
@@ -349,8 +346,12 @@ export class RecallIndex {
       ).get(today, JOURNAL_RECALL_DAYS - 1) as { day: number } | undefined;
       return { journalFloor: row?.day ?? null, coveredMonths };
     }
-    const days = [...journalDays].sort((a, b) => b - a);
-    return { journalFloor: days[JOURNAL_RECALL_DAYS - 1] ?? null, coveredMonths };
+    let found = 0;
+    for (const day of this.terms.journalDaysDesc()) {
+      if (day > today || !this.terms.journalChunks(day).some((c) => visibleAt(c, seq))) continue;
+      if (++found === JOURNAL_RECALL_DAYS) return { journalFloor: day, coveredMonths };
+    }
+    return { journalFloor: null, coveredMonths };
   }
 
   /** The keyword hits a search ranks: the best `limit`, or all when the half-life may reorder. */

@@ -50,6 +50,10 @@ interface ChunkRow {
 export class TermIndex {
   private readonly byId = new Map<number, ChunkMeta>();
   private readonly postings = new Map<string, Postings>();
+  /** Monthly review chunks, and journal chunks by day (the tiers' bounds need only these). */
+  private readonly months: ChunkMeta[] = [];
+  private readonly journalDays = new Map<number, ChunkMeta[]>();
+  private sortedDays: number[] | null = null;
   private loadedId = 0;
   private loadedSeq = 0;
 
@@ -73,7 +77,7 @@ export class TermIndex {
       if (meta !== undefined) meta.toSeq = e.to_seq;
     }
     for (const r of rows) {
-      this.byId.set(r.id, {
+      const meta: ChunkMeta = {
         id: r.id,
         path: r.path,
         startLine: r.start_line,
@@ -86,7 +90,16 @@ export class TermIndex {
         tierAt: r.tier_at,
         monthFirst: r.month_first,
         monthLast: r.month_last,
-      });
+      };
+      this.byId.set(r.id, meta);
+      if (meta.tier === "month") this.months.push(meta);
+      if (meta.tier === "journal" && meta.tierAt !== null) {
+        const day = this.journalDays.get(meta.tierAt);
+        if (day === undefined) {
+          this.journalDays.set(meta.tierAt, [meta]);
+          this.sortedDays = null;
+        } else day.push(meta);
+      }
       const tf = new Map<string, number>();
       for (const t of r.tokens === "" ? [] : r.tokens.split(" ")) tf.set(t, (tf.get(t) ?? 0) + 1);
       for (const [term, n] of tf) {
@@ -109,6 +122,22 @@ export class TermIndex {
 
   chunks(): IterableIterator<ChunkMeta> {
     return this.byId.values();
+  }
+
+  /** Chunks of monthly reviews (all versions). */
+  monthChunks(): readonly ChunkMeta[] {
+    return this.months;
+  }
+
+  /** Days (midnights) that have journal chunks in any version, newest first. */
+  journalDaysDesc(): readonly number[] {
+    this.sortedDays ??= [...this.journalDays.keys()].sort((a, b) => b - a);
+    return this.sortedDays;
+  }
+
+  /** The journal chunks of a day (all versions). */
+  journalChunks(day: number): readonly ChunkMeta[] {
+    return this.journalDays.get(day) ?? [];
   }
 
   /** The chunks containing `term` (ids ascending) with its frequency in each. */
