@@ -7,3 +7,6 @@ export const MEMORY_DIRS = ["journal", "notes", "reviews", "backups"] as const;
 
 /** A journal entry starts with the simulated clock time. */
 export const JOURNAL_ENTRY = /^\[\d{2}:\d{2}\]/;
+
+/** The playbook section lessons are appended to (created with the first lesson). */
+export const LESSONS_HEADING = /^##\s+Lessons\s*$/i;

@@ -39,6 +39,12 @@ export function compactStamp(at: Millis): string {
   return minuteStamp(at).replaceAll("-", "").replace(" ", "T").replace(":", "");
 }
 
+/** The time of a "YYYYMMDDTHHMM" stamp (compactStamp), or null. */
+export function parseCompactStamp(stamp: string): Millis | null {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})$/.exec(stamp);
+  return m === null ? null : parseMinuteStamp(`${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}`);
+}
+
 /** Midnight of a "YYYY-MM-DD" key, or null when it is not a real date. */
 export function parseDayKey(key: string): Millis | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(key);

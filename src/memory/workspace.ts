@@ -19,10 +19,15 @@ import {
   validateMemoryKey,
   validatePeriodKey,
 } from "./memory-key.js";
-import { JOURNAL_ENTRY, MEMORY_DIRS, PLAYBOOK_FILE, PLAYBOOK_KEY } from "./memory-layout.js";
+import {
+  JOURNAL_ENTRY,
+  LESSONS_HEADING,
+  MEMORY_DIRS,
+  PLAYBOOK_FILE,
+  PLAYBOOK_KEY,
+} from "./memory-layout.js";
 import { clockKey, compactStamp, dayKey, minuteStamp } from "./sim-time.js";
 
-const LESSONS_HEADING = /^##\s+Lessons\s*$/i;
 const TOP_HEADING = /^#{1,2}\s/;
 
 export interface LogResult {

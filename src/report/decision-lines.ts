@@ -43,6 +43,7 @@ function toView(l: Rec): DecisionView | null {
       .filter(isRec)
       .map((r) => ({
         query: str(r.query) ?? "",
+        seq: num(r.seq),
         citations: arr(r.citations)
           .filter(isRec)
           .map((c) => ({

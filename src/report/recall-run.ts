@@ -1,11 +1,14 @@
 import path from "node:path";
 import { z } from "zod";
-import { openRecallIndex } from "../memory/recall/index.js";
+import { openRecallIndex, type RecallIndex } from "../memory/recall/index.js";
+import { parseDayKey } from "../memory/sim-time.js";
 import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
 import { recallIndexOptions, recallSearchOptions } from "../runner/run-recall.js";
+import { readDecisions } from "./decision-lines.js";
 import { labelTime, parseAt } from "./decisions-at.js";
 import { RunReadError } from "./report-error.js";
+import { readTextOrNull } from "./run-files.js";
 import { readConfig } from "./run-record.js";
 import type { RecallOutput } from "./schemas.js";
 
@@ -13,6 +16,11 @@ export interface RecallRunOptions {
   limit: number;
   /** `--as-of`: answer as the agent's memory_recall would have at that time. */
   asOf?: string;
+  /**
+   * `--seq`: the write sequence a recorded recall saw (`recalls[].seq` in decisions.jsonl), for
+   * a bar with several recalls; needs `asOf`. Default: the bar's first recorded recall.
+   */
+  seq?: number;
   /** Recall by keywords even when the run recalled with embeddings (no network). */
   keywordsOnly?: boolean;
   /** Where OPENAI_API_KEY and OPENAI_BASE_URL are read (default process.env). */
@@ -46,6 +54,12 @@ export async function recallRun(
     throw new UsageError('The query is empty: pass the words to look for, e.g. "stop loss".');
   }
   const asOf = o.asOf === undefined ? null : parseAt(o.asOf, "--as-of");
+  if (o.seq !== undefined && asOf === null) {
+    throw new UsageError(
+      "--seq names the memory state of a recorded recall and needs --as-of with that recall's " +
+        "time (see `recalls` in decisions.jsonl or `agenticbt show <run> --at <date>`).",
+    );
+  }
   const recorded = recallConfig(dir);
   const hybrid = recorded?.embedModel != null && o.keywordsOnly !== true;
   // As the run recalled (weights, minimum score, half-life); keywords alone when asked, or for a
@@ -59,11 +73,18 @@ export async function recallRun(
   const search = recallSearchOptions(settings, o.limit, asOf === null ? null : labelTime(asOf));
   const index = openRecallIndex(dir, indexOptions);
   try {
+    let seq: number | null = null;
+    if (asOf !== null) {
+      if (!index.hasTradingDays()) index.setTradingDays(equityDays(dir));
+      seq = stateAt(index, dir, asOf, o.seq);
+      search.seq = seq;
+    }
     const citations = await index.search(query, search);
     return {
       run: { id: path.basename(dir), dir },
       query,
       asOf,
+      seq,
       mode: hybrid ? "hybrid" : "keywords",
       citations,
       index: index.health(),
@@ -71,6 +92,49 @@ export async function recallRun(
   } finally {
     index.close();
   }
+}
+
+/**
+ * The write sequence `--as-of <label>` answers at. The index the run recorded names its states
+ * by the sequences in decisions.jsonl: `seq` when given, else the first recall recorded at that
+ * time label, which is exact. Otherwise (no recall at that time, or an index rebuilt from the
+ * files, whose states are numbered by simulated time) the memory just before the first write
+ * stamped at or after that time: what a decision at the start of that bar saw.
+ */
+function stateAt(index: RecallIndex, dir: string, asOf: string, seq: number | undefined): number {
+  const live = index.recordedLive();
+  if (seq !== undefined) {
+    if (!Number.isInteger(seq) || seq < 0) {
+      throw new UsageError(`--seq ${seq} is not a write sequence: pass a recorded recall's seq.`);
+    }
+    if (live) {
+      if (seq > index.seq()) {
+        throw new UsageError(
+          `--seq ${seq} is after the newest write sequence of this run's index (${index.seq()}).`,
+        );
+      }
+      return seq;
+    }
+  } else if (live) {
+    for (const line of readDecisions(dir)) {
+      if (line.time !== asOf) continue;
+      const recorded = line.recalls.find((r) => r.seq !== null);
+      if (recorded?.seq != null && recorded.seq <= index.seq()) return recorded.seq;
+    }
+  }
+  return index.seqBefore(labelTime(asOf));
+}
+
+/** The days of the run's simulated bars (equity.csv), for the journal tier; [] if absent. */
+function equityDays(dir: string): number[] {
+  const text = readTextOrNull(path.join(dir, "equity.csv"));
+  if (text === null) return [];
+  const days = new Set<number>();
+  for (const line of text.split("\n").slice(1)) {
+    const day = parseDayKey(line.slice(0, 10));
+    if (day !== null) days.add(day);
+  }
+  return [...days];
 }
 
 /** config.json's recall settings, or null for a run written before they were recorded. */

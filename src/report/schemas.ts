@@ -120,7 +120,14 @@ export const decisionViewSchema = z.object({
   cancels: z.array(z.unknown()),
   memory: z.array(z.unknown()),
   rationale: z.string().nullable(),
-  recalls: z.array(z.object({ query: z.string(), citations: z.array(citationSchema) })),
+  recalls: z.array(
+    z.object({
+      query: z.string(),
+      /** The memory write sequence the recall saw; null in runs recorded before it was. */
+      seq: z.number().nullable(),
+      citations: z.array(citationSchema),
+    }),
+  ),
   tokens: z.record(z.string(), z.number()).nullable(),
   error: z.unknown(),
   requestHashes: z.array(z.string()),
@@ -219,6 +226,8 @@ export const recallOutputSchema = z.object({
   query: z.string(),
   /** The simulated time searched as of (`--as-of`, as a run time label), or null: all memory. */
   asOf: z.string().nullable(),
+  /** The memory write sequence answered at (with asOf), null for the user's view. */
+  seq: z.number().nullable(),
   mode: z.enum(["keywords", "hybrid"]),
   citations: z.array(citationSchema),
   index: recallHealthSchema,

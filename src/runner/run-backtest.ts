@@ -161,7 +161,13 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd || strategy.onRunEnd,
   );
   const sim = new Simulation(data, config.broker, sink, { bars: false, calendar: wantsCalendar });
-  const recall = new RunRecall(dir, config.recall, config.agent?.replay ?? null);
+  const recall = new RunRecall(
+    dir,
+    config.recall,
+    config.agent?.replay ?? null,
+    process.env,
+    data.times,
+  );
   const ctx = new BacktestContext(data, sim.broker, params, memoryPort(workspace, recall));
   const hooks = new HookRunner(strategy, ctx, emit, label);
   const cash = new Float64Array(data.times.length);

@@ -9,7 +9,7 @@ import {
   type RecallIndexOptions,
   type SearchOptions,
 } from "../memory/recall/index.js";
-import type { Citation } from "../strategy/types.js";
+import type { RecallAnswer } from "../strategy/types.js";
 import type { RecallOptions } from "./run-config.js";
 import { UsageError } from "./run-errors.js";
 
@@ -19,9 +19,10 @@ export class SyncRecallError extends Error {
 }
 
 /**
- * A run's recall: the FTS5 index of its memory (index.sqlite in the run directory), opened on the
- * first search so runs that never recall pay nothing until the end, where `finish` syncs it once
- * for `agenticbt recall` and reports its health.
+ * A run's recall: the versioned index of its memory (index.sqlite in the run directory), opened
+ * at the first memory write or search and told of every write, so each recall answers from the
+ * memory exactly as it stood and records that state's write sequence. `finish` syncs it once
+ * more for `agenticbt recall` and reports its health.
  */
 export class RunRecall {
   private index: RecallIndex | null = null;
@@ -35,10 +36,17 @@ export class RunRecall {
     private readonly options: RecallOptions,
     private readonly replayOf: string | null = null,
     private readonly env: Readonly<Record<string, string | undefined>> = process.env,
+    /** Bar times of the run's data: the trading days the journal tier counts. */
+    private readonly barTimes: ArrayLike<Millis> = [],
   ) {}
 
+  /** A memory write was just made to `path` at simulated time `at`: index it as the next state. */
+  written(path: string, at: Millis): void {
+    this.open().syncWrite([path], at);
+  }
+
   /** Keyword (BM25) recall, for code strategies' synchronous ctx.recall. */
-  searchSync(query: string, limit: number, asOf: Millis): Citation[] {
+  searchSync(query: string, limit: number, asOf: Millis): RecallAnswer {
     if (this.options.embedModel !== null) {
       throw new SyncRecallError(
         "ctx.recall() is synchronous and recalls by keywords only, but this run has " +
@@ -46,12 +54,18 @@ export class RunRecall {
           "strategy, or drop --embed-model.",
       );
     }
-    return this.open().searchSync(query, recallSearchOptions(this.options, limit, asOf));
+    const index = this.open();
+    const seq = index.seq();
+    const search = { ...recallSearchOptions(this.options, limit, asOf), seq };
+    return { citations: index.searchSync(query, search), seq };
   }
 
   /** Recall as the agent sees it at `asOf`: hybrid when embeddings are configured. */
-  search(query: string, limit: number, asOf: Millis): Promise<Citation[]> {
-    return this.open().search(query, recallSearchOptions(this.options, limit, asOf));
+  async search(query: string, limit: number, asOf: Millis): Promise<RecallAnswer> {
+    const index = this.open();
+    const seq = index.seq();
+    const search = { ...recallSearchOptions(this.options, limit, asOf), seq };
+    return { citations: await index.search(query, search), seq };
   }
 
   /** Syncs the index with the memory as the run left it; its health goes into result.json. */
@@ -80,11 +94,19 @@ export class RunRecall {
     this.index = null;
   }
 
+  /**
+   * Opened at the first write or recall, building from the memory files (manual, presets,
+   * copies). Every later write is indexed by `written`, so no search needs to stat the files.
+   */
   private open(): RecallIndex {
-    this.index ??= openRecallIndex(
-      this.dir,
-      recallIndexOptions(this.options, this.env, this.replayOf),
-    );
+    if (this.index === null) {
+      const index = openRecallIndex(this.dir, {
+        ...recallIndexOptions(this.options, this.env, this.replayOf),
+        autoSync: false,
+      });
+      index.setTradingDays(Array.from(this.barTimes));
+      this.index = index;
+    }
     return this.index;
   }
 }

@@ -29,7 +29,7 @@ export interface ContextActivity {
   orders: Order[];
   cancels: number[];
   memory: { tool: string; key?: string; chars: number }[];
-  recalls: { query: string; citations: Citation[] }[];
+  recalls: { query: string; citations: Citation[]; seq: number }[];
   /** Extra fields for this decision's decisions.jsonl line (an agent's tool calls, tokens...). */
   details: Record<string, unknown> | null;
 }
@@ -286,16 +286,16 @@ export class BacktestContext implements StrategyContext {
   }
 
   recall(query: string, limit = 5): Citation[] {
-    const citations = this.requireMemory().recall(query, limit, this.time);
-    this.activity.recalls.push({ query, citations });
+    const { citations, seq } = this.requireMemory().recall(query, limit, this.time);
+    this.activity.recalls.push({ query, citations, seq });
     return citations;
   }
 
   async recallAsync(query: string, limit = 5): Promise<Citation[]> {
     // The activity record belongs to the decision that asked, even if the answer arrives later.
     const activity = this.activity;
-    const citations = await this.requireMemory().recallAsync(query, limit, this.time);
-    activity.recalls.push({ query, citations });
+    const { citations, seq } = await this.requireMemory().recallAsync(query, limit, this.time);
+    activity.recalls.push({ query, citations, seq });
     return citations;
   }
 }

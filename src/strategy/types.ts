@@ -25,6 +25,15 @@ export interface Citation {
   source: "journal" | "note" | "review" | "playbook";
 }
 
+/**
+ * A recall's answer and the memory write sequence it searched (writes 1…seq visible), recorded in
+ * decisions.jsonl so `recall --as-of` can answer exactly as this recall did.
+ */
+export interface RecallAnswer {
+  citations: Citation[];
+  seq: number;
+}
+
 /** The memory a strategy may use; the runner binds it to the run directory. */
 export interface MemoryPort {
   log(content: string, at: Millis): void;
@@ -32,9 +41,9 @@ export interface MemoryPort {
   review(period: "week" | "month", periodKey: string, content: string, at: Millis): void;
   readNote(key: string): string | null;
   /** BM25 recall as of `asOf` (synchronous; refused when the run recalls with embeddings). */
-  recall(query: string, limit: number, asOf: Millis): Citation[];
+  recall(query: string, limit: number, asOf: Millis): RecallAnswer;
   /** Recall as of `asOf`, hybrid when the run has embeddings configured. */
-  recallAsync(query: string, limit: number, asOf: Millis): Promise<Citation[]>;
+  recallAsync(query: string, limit: number, asOf: Millis): Promise<RecallAnswer>;
 }
 
 /** A live indicator: reads the value at the current bar each time it is asked. */

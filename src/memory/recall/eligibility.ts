@@ -1,36 +1,51 @@
 import type { Millis } from "../../engine/types.js";
-import { DAY_MS, startOfDay } from "../sim-time.js";
+import { type ChunkMeta, visibleAt } from "./term-index.js";
 
-/** Journals of this many calendar days (the as-of day included) stay recallable in full. */
+/** Journals of this many trading days (the as-of day included) stay recallable in full. */
 export const JOURNAL_RECALL_DAYS = 5;
-/** Weekly reviews cover the last ~month; monthly reviews take over for anything older. */
-export const WEEKLY_REVIEW_DAYS = 31;
 
 export interface Eligibility {
+  /** The write sequence searched (the memory as it stood then). */
+  seq: number;
   /** The simulated now: nothing dated after it is eligible. null = the user's view. */
   asOf: Millis | null;
   /** Apply the decay tiers (only meaningful with asOf). */
   decay: boolean;
+  /** Midnight of the oldest journal day still recallable (the 5th last trading day), or null. */
+  journalFloor: Millis | null;
+  /** Months (`YYYY-MM`) that have a monthly review visible at asOf. */
+  coveredMonths: ReadonlySet<string>;
 }
 
 /**
- * A SQL condition on `chunks c` (with its named parameters) selecting the chunks the agent could
- * recall at `asOf`: nothing written later, and with decay the tiers of SPEC §6 (seed 000):
- * journals of the last JOURNAL_RECALL_DAYS days, weekly reviews written within
- * WEEKLY_REVIEW_DAYS, monthly reviews written before that; the playbook, notes and undated files
- * (presets, copies from an earlier run) always. Kept in SQL so FTS ranking and LIMIT see only
- * eligible chunks.
+ * Which chunks the agent could recall at `asOf` from the memory as it stood at `seq`: nothing
+ * written later, and with decay the calendar tiers of SPEC §6, which leave no day unreachable:
+ * journals of the last JOURNAL_RECALL_DAYS trading days; weekly reviews of weeks not covered by
+ * monthly reviews (a week is covered when every month its days fall in has one); monthly
+ * reviews always; the playbook, notes and undated files always.
  */
-export function eligibilitySql(e: Eligibility): { where: string; params: Record<string, number> } {
-  if (e.asOf === null) return { where: "1", params: {} };
-  const params: Record<string, number> = { asOf: e.asOf };
-  const visible = "(c.at IS NULL OR c.at <= @asOf)";
-  if (!e.decay) return { where: visible, params };
-  params.journalFloor = startOfDay(e.asOf) - JOURNAL_RECALL_DAYS * DAY_MS;
-  params.weekFloor = e.asOf - WEEKLY_REVIEW_DAYS * DAY_MS;
-  const tiers = `(c.tier = 'always'
-    OR (c.tier = 'journal' AND c.tier_at > @journalFloor)
-    OR (c.tier = 'week' AND (c.tier_at IS NULL OR c.tier_at >= @weekFloor))
-    OR (c.tier = 'month' AND (c.tier_at IS NULL OR c.tier_at < @weekFloor)))`;
-  return { where: `${visible} AND ${tiers}`, params };
+export function eligibleTest(e: Eligibility): (c: ChunkMeta) => boolean {
+  const { seq, asOf } = e;
+  if (asOf === null) return (c) => visibleAt(c, seq);
+  const dated = (c: ChunkMeta) => visibleAt(c, seq) && (c.at === null || c.at <= asOf);
+  if (!e.decay) return dated;
+  const floor = e.journalFloor ?? Number.MIN_SAFE_INTEGER;
+  const covered = e.coveredMonths;
+  return (c) => {
+    if (!dated(c)) return false;
+    switch (c.tier) {
+      case "always":
+      case "month":
+        return true;
+      case "journal":
+        return c.tierAt !== null && c.tierAt >= floor;
+      case "week":
+        return (
+          c.monthFirst === null ||
+          c.monthLast === null ||
+          !covered.has(c.monthFirst) ||
+          !covered.has(c.monthLast)
+        );
+    }
+  };
 }

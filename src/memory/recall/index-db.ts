@@ -7,8 +7,13 @@ import { RecallIndexError } from "./recall-errors.js";
  * Bumped whenever the schema, the chunking or the tokenization changes: an index of another
  * version is derived data built by other rules, so it is dropped and rebuilt from the files.
  */
-export const INDEX_VERSION = "1";
+export const INDEX_VERSION = "2";
 
+// Chunks are versioned: a chunk row is visible at write sequence s when from_seq <= s and
+// (to_seq IS NULL OR to_seq > s). Nothing is deleted, so the state any earlier recall saw stays
+// queryable; `seqs` holds each sequence's simulated time and the visible set's BM25 statistics.
+// `tokens` is the chunk's token list (space-separated) that the in-memory term index is built
+// from.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -28,13 +33,24 @@ CREATE TABLE IF NOT EXISTS chunks (
   text_hash TEXT NOT NULL,
   at INTEGER,
   tier TEXT NOT NULL,
-  tier_at INTEGER
+  tier_at INTEGER,
+  month_first TEXT,
+  month_last TEXT,
+  tokens TEXT NOT NULL,
+  len INTEGER NOT NULL,
+  from_seq INTEGER NOT NULL,
+  to_seq INTEGER
 );
-CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-  tokens,
-  tokenize = 'unicode61 remove_diacritics 0'
+CREATE INDEX IF NOT EXISTS chunks_current ON chunks(path, to_seq);
+CREATE INDEX IF NOT EXISTS chunks_ended ON chunks(to_seq);
+CREATE TABLE IF NOT EXISTS seqs (
+  seq INTEGER PRIMARY KEY,
+  at INTEGER,
+  live INTEGER NOT NULL,
+  docs INTEGER NOT NULL,
+  tokens INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS trading_days (day INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS embeddings (
   hash TEXT NOT NULL,
   model TEXT NOT NULL,
@@ -72,6 +88,11 @@ export function openIndexDb(file: string): Database.Database {
     }
   }
   try {
+    db.pragma("busy_timeout = 5000");
+    // A run indexes every memory write in its own transaction: without fsync a commit costs
+    // microseconds. A process crash still cannot tear a transaction; an OS crash can damage the
+    // file, which is then rebuilt from the memory files like any corrupt index (it is derived).
+    db.pragma("synchronous = OFF");
     db.exec(SCHEMA);
     db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('version', ?)").run(INDEX_VERSION);
   } catch (err) {

@@ -2,10 +2,12 @@
 export type { Citation } from "../../strategy/types.js";
 export { bm25ToScore } from "./bm25-score.js";
 export { CHUNK_TOKENS, OVERLAP_TOKENS } from "./chunk-markdown.js";
-export { JOURNAL_RECALL_DAYS, WEEKLY_REVIEW_DAYS } from "./eligibility.js";
+export { JOURNAL_RECALL_DAYS } from "./eligibility.js";
 export type { EmbeddingsConfig } from "./embeddings.js";
 export { RecallEmbeddingError, RecallIndexError, RecallInputError } from "./recall-errors.js";
 export {
+  BM25_B,
+  BM25_K1,
   DEFAULT_HYBRID_MIN_SCORE,
   DEFAULT_LIMIT,
   DEFAULT_WEIGHTS,

@@ -4,16 +4,17 @@ import type Database from "better-sqlite3";
 import type { Millis } from "../../engine/types.js";
 import type { Citation } from "../../strategy/types.js";
 import { refuseSymlink } from "../../util/no-follow.js";
-import { DAY_MS } from "../sim-time.js";
+import { DAY_MS, startOfDay } from "../sim-time.js";
 import { bm25ToScore } from "./bm25-score.js";
 import { ChangeProbe } from "./change-probe.js";
-import { eligibilitySql } from "./eligibility.js";
+import { eligibleTest, JOURNAL_RECALL_DAYS } from "./eligibility.js";
 import { type EmbeddingsConfig, httpEmbedder } from "./embeddings.js";
 import { openIndexDb } from "./index-db.js";
 import { RecallIndexError, RecallInputError } from "./recall-errors.js";
 import { snippet } from "./snippet.js";
-import { type SyncReport, syncIndex } from "./sync-index.js";
-import { matchExpression, queryTokens } from "./tokenize.js";
+import { currentSeq, type SyncReport, syncIndex } from "./sync-index.js";
+import { type ChunkMeta, TermIndex, visibleAt } from "./term-index.js";
+import { queryTokens } from "./tokenize.js";
 import { VectorStore } from "./vector-search.js";
 
 export const INDEX_FILE = "index.sqlite";
@@ -23,6 +24,9 @@ export const DEFAULT_HYBRID_MIN_SCORE = 0.1;
 export const DEFAULT_WEIGHTS: HybridWeights = { fts: 0.5, vec: 0.5 };
 /** How many top hits each side (keywords, vectors) brings into the hybrid merge, at least. */
 const HYBRID_CANDIDATES = 50;
+/** Okapi BM25 parameters (the values FTS5 uses). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
 
 export interface HybridWeights {
   fts: number;
@@ -52,6 +56,11 @@ export interface RecallIndexOptions {
 export interface SearchOptions {
   /** Most citations returned (default 5). */
   limit?: number;
+  /**
+   * The write sequence to answer at: the memory exactly as it stood then (versions, and the
+   * BM25 statistics of what was visible). Default: the newest, the memory as it is.
+   */
+  seq?: number;
   /** The simulated now: nothing dated after it is returned. Absent: the user's view. */
   asOf?: Millis;
   /** The decay tiers of SPEC §6; default true with `asOf`, never applied without it. */
@@ -91,8 +100,9 @@ export function openRecallIndex(runDir: string, opts: RecallIndexOptions = {}): 
 }
 
 /**
- * BM25 (FTS5) recall over a run's memory files, optionally hybrid with embeddings, answering as
- * of a simulated time. The index is derived: deleting it only costs a rebuild.
+ * BM25 recall over a run's memory files, optionally hybrid with embeddings, answering as of a
+ * simulated time and of a write sequence (the memory exactly as it stood then: see sync-index).
+ * The index is derived: deleting it costs a rebuild, with the history the files record.
  */
 export class RecallIndex {
   readonly runDir: string;
@@ -104,6 +114,8 @@ export class RecallIndex {
   private lastSync: string | null = null;
   private lastErrors: string[] = [];
   private readonly probe: ChangeProbe;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly terms: TermIndex;
 
   constructor(runDir: string, opts: RecallIndexOptions) {
     this.runDir = runDir;
@@ -113,6 +125,7 @@ export class RecallIndex {
     this.probe = new ChangeProbe(runDir);
     const embedder = opts.embeddings === undefined ? null : httpEmbedder(opts.embeddings);
     this.db = openIndexDb(this.file);
+    this.terms = new TermIndex(this.db);
     if (opts.seedVectorsFrom !== undefined) seedVectors(this.db, opts.seedVectorsFrom);
     this.vectors = embedder === null ? null : new VectorStore(this.db, embedder);
     this.sync();
@@ -128,27 +141,38 @@ export class RecallIndex {
     return report;
   }
 
+  /**
+   * Indexes a write just made to `paths` at simulated time `at` as the next write sequence, so a
+   * later recall, and `recall --as-of` for it, see exactly the memory as it stood.
+   */
+  syncWrite(paths: readonly string[], at: Millis): SyncReport {
+    if (!Number.isFinite(at)) throw new RecallInputError(`at must be a time in ms, got ${at}.`);
+    const report = syncIndex(this.db, this.runDir, { only: paths, at });
+    this.lastSync = new Date().toISOString();
+    this.lastErrors = report.errors;
+    return report;
+  }
+
   /** Recall; hybrid when embeddings are configured (and then fails loudly if they fail). */
   async search(query: string, opts: SearchOptions = {}): Promise<Citation[]> {
     const plan = this.plan(query, opts);
     if (plan === null) return [];
-    if (this.vectors === null) return this.rank(plan, this.keywordHits(plan, plan.limit), null);
-    const fts = this.keywordHits(plan, Math.max(HYBRID_CANDIDATES, plan.limit * 4));
-    const eligible = this.db
-      .prepare(`SELECT c.id AS id, c.text_hash AS textHash FROM chunks c WHERE ${plan.where}`)
-      .all(plan.params) as { id: number; textHash: string }[];
+    if (this.vectors === null) return this.rank(plan, this.keywordHits(plan), null);
+    const fts = this.keywordScores(plan, Math.max(HYBRID_CANDIDATES, plan.limit * 4));
+    const eligible: { id: number; textHash: string }[] = [];
+    for (const c of this.terms.chunks()) if (plan.eligible(c)) eligible.push(c);
     const similarity = await this.vectors.similarities(query, eligible);
     const top = [...similarity]
       .sort((a, b) => b[1] - a[1] || a[0] - b[0])
       .slice(0, Math.max(HYBRID_CANDIDATES, plan.limit * 4));
     const missing = top.map(([id]) => id).filter((id) => !fts.has(id));
-    for (const [id, bm25] of this.bm25Of(plan, missing)) fts.set(id, bm25);
+    for (const [id, bm25] of this.keywordScores(plan, null, missing)) fts.set(id, bm25);
     // Union of both top lists; each candidate gets both of its scores (0 when it has none).
     const candidates = new Map<number, { fts: number; vec: number }>();
     for (const id of [...fts.keys(), ...top.map(([id]) => id)]) {
       const bm25 = fts.get(id);
       candidates.set(id, {
-        fts: bm25 === undefined ? 0 : bm25ToScore(bm25),
+        fts: bm25 === undefined ? 0 : bm25ToScore(-bm25),
         vec: similarity.get(id) ?? 0,
       });
     }
@@ -164,7 +188,56 @@ export class RecallIndex {
       );
     }
     const plan = this.plan(query, opts);
-    return plan === null ? [] : this.rank(plan, this.keywordHits(plan, plan.limit), null);
+    return plan === null ? [] : this.rank(plan, this.keywordHits(plan), null);
+  }
+
+  /** The newest write sequence: what a recall now would search. */
+  seq(): number {
+    return currentSeq(this.db);
+  }
+
+  /**
+   * The write sequence just before the first write stamped at or after `t`: the memory as a
+   * decision at the start of the bar at `t` saw it.
+   */
+  seqBefore(t: Millis): number {
+    const row = this.db.prepare("SELECT min(seq) AS s FROM seqs WHERE at >= ?").get(t) as {
+      s: number | null;
+    };
+    return row.s === null ? this.seq() : row.s - 1;
+  }
+
+  /**
+   * Whether the index's sequences were recorded write by write during a run (syncWrite), so the
+   * sequence numbers in decisions.jsonl name its states. An index rebuilt from the files numbers
+   * its states by simulated time instead.
+   */
+  recordedLive(): boolean {
+    return this.db.prepare("SELECT 1 FROM seqs WHERE live = 1 LIMIT 1").get() !== undefined;
+  }
+
+  /** The days that had bars (midnights), for the journal tier; replaces any stored before. */
+  setTradingDays(days: readonly Millis[]): void {
+    const unique = [...new Set(days.map(startOfDay))];
+    const insert = this.db.prepare("INSERT INTO trading_days (day) VALUES (?)");
+    this.db.transaction(() => {
+      this.db.exec("DELETE FROM trading_days");
+      for (const d of unique) insert.run(d);
+    })();
+  }
+
+  /** Whether the index knows the trading days (setTradingDays). */
+  hasTradingDays(): boolean {
+    return this.stmt("SELECT 1 FROM trading_days LIMIT 1").get() !== undefined;
+  }
+
+  /** The files with at least one chunk a search with these options could return, sorted. */
+  eligiblePaths(opts: Omit<SearchOptions, "limit" | "minScore" | "halfLifeDays"> = {}): string[] {
+    const plan = this.plan("*", { ...opts, limit: 1 }, true);
+    if (plan === null) return [];
+    const paths = new Set<string>();
+    for (const c of this.terms.chunks()) if (plan.eligible(c)) paths.add(c.path);
+    return [...paths].sort(compareText);
   }
 
   health(): RecallHealth {
@@ -174,7 +247,7 @@ export class RecallIndex {
       | undefined;
     return {
       files: count("SELECT count(*) AS n FROM files"),
-      chunks: count("SELECT count(*) AS n FROM chunks"),
+      chunks: count("SELECT count(*) AS n FROM chunks WHERE to_seq IS NULL"),
       lastSync: this.lastSync ?? changed?.value ?? null,
       errors: [...this.lastErrors],
       embeddings:
@@ -192,7 +265,7 @@ export class RecallIndex {
     this.db.close();
   }
 
-  private plan(query: string, opts: SearchOptions): Plan | null {
+  private plan(query: string, opts: SearchOptions, anyQuery = false): Plan | null {
     const limit = Math.max(0, Math.floor(opts.limit ?? DEFAULT_LIMIT));
     const asOf = opts.asOf ?? null;
     if (asOf !== null && !Number.isFinite(asOf)) {
@@ -218,16 +291,30 @@ export class RecallIndex {
       throw new RecallInputError(`minScore must be a number in [0, 1], got ${String(minScore)}.`);
     }
     if (this.autoSync && !this.probe.unchanged()) this.sync();
-    const tokens = queryTokens(query);
-    if (limit === 0 || query.trim() === "" || (tokens.length === 0 && this.vectors === null)) {
-      return null;
+    const newest = this.seq();
+    this.terms.refresh(newest);
+    const seq = opts.seq ?? newest;
+    if (!Number.isInteger(seq) || seq < 0 || seq > newest) {
+      throw new RecallInputError(
+        `seq must be a write sequence of this index (0 to ${newest}), got ${String(seq)}.`,
+      );
     }
-    const { where, params } = eligibilitySql({ asOf, decay });
+    const tokens = queryTokens(query);
+    const empty = query.trim() === "" || (tokens.length === 0 && this.vectors === null);
+    if (limit === 0 || (empty && !anyQuery)) return null;
+    const tiers = decay && asOf !== null ? this.tierBounds(seq, asOf) : null;
+    const eligible = eligibleTest({
+      seq,
+      asOf,
+      decay,
+      journalFloor: tiers?.journalFloor ?? null,
+      coveredMonths: tiers?.coveredMonths ?? new Set(),
+    });
     return {
+      seq,
       tokens,
       limit,
-      where,
-      params,
+      eligible,
       minScore,
       // Half-life decay is applied after the merge, so it may reorder: every match is a candidate.
       halfLifeMs: halfLife === null ? null : halfLife * DAY_MS,
@@ -235,34 +322,112 @@ export class RecallIndex {
     };
   }
 
-  /** Eligible chunks matching the query, best BM25 first: chunk id → bm25 (lower is better). */
-  private keywordHits(plan: Plan, limit: number): Map<number, number> {
-    if (plan.tokens.length === 0) return new Map();
-    const rows = this.db
-      .prepare(
-        `SELECT c.id AS id, bm25(chunks_fts) AS bm25
-         FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-         WHERE chunks_fts MATCH @match AND ${plan.where}
-         ORDER BY bm25, c.path, c.start_line
-         ${plan.halfLifeMs === null ? "LIMIT @limit" : ""}`,
-      )
-      .all({ ...plan.params, match: matchExpression(plan.tokens), limit }) as {
-      id: number;
-      bm25: number;
-    }[];
-    return new Map(rows.map((r) => [r.id, r.bm25]));
+  /**
+   * What the tiers need at `asOf`: midnight of the oldest journal day still recallable (the
+   * JOURNAL_RECALL_DAYS-th last trading day up to asOf's day; null when there are fewer), and
+   * the months that have a monthly review in the memory at `seq`, written by asOf. Trading days
+   * come from the run's data (setTradingDays); without them, the days that have a journal stand
+   * in.
+   */
+  private tierBounds(
+    seq: number,
+    asOf: Millis,
+  ): { journalFloor: Millis | null; coveredMonths: Set<string> } {
+    const today = startOfDay(asOf);
+    const coveredMonths = new Set<string>();
+    for (const c of this.terms.monthChunks()) {
+      if (c.monthFirst !== null && (c.at === null || c.at <= asOf) && visibleAt(c, seq)) {
+        coveredMonths.add(c.monthFirst);
+      }
+    }
+    if (this.hasTradingDays()) {
+      const row = this.stmt(
+        "SELECT day FROM trading_days WHERE day <= ? ORDER BY day DESC LIMIT 1 OFFSET ?",
+      ).get(today, JOURNAL_RECALL_DAYS - 1) as { day: number } | undefined;
+      return { journalFloor: row?.day ?? null, coveredMonths };
+    }
+    let found = 0;
+    for (const day of this.terms.journalDaysDesc()) {
+      if (day > today || !this.terms.journalChunks(day).some((c) => visibleAt(c, seq))) continue;
+      if (++found === JOURNAL_RECALL_DAYS) return { journalFloor: day, coveredMonths };
+    }
+    return { journalFloor: null, coveredMonths };
   }
 
-  /** BM25 of given chunks (a chunk's BM25 does not depend on which others are asked for). */
-  private bm25Of(plan: Plan, ids: readonly number[]): Map<number, number> {
-    if (plan.tokens.length === 0 || ids.length === 0) return new Map();
-    const rows = this.db
-      .prepare(
-        `SELECT rowid AS id, bm25(chunks_fts) AS bm25 FROM chunks_fts
-         WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-      )
-      .all(matchExpression(plan.tokens), JSON.stringify(ids)) as { id: number; bm25: number }[];
-    return new Map(rows.map((r) => [r.id, r.bm25]));
+  /** The keyword hits a search ranks: the best `limit`, or all when the half-life may reorder. */
+  private keywordHits(plan: Plan): Map<number, number> {
+    return this.keywordScores(plan, plan.halfLifeMs === null ? plan.limit : null);
+  }
+
+  /**
+   * Okapi BM25 of the eligible chunks matching any query term, over the memory as it stood at
+   * the plan's sequence: N, the average length and each term's document frequency count the
+   * chunks visible then (all tiers), so the score of a chunk at a past decision is what it was
+   * then. Returns chunk id → BM25 (higher is better), best first (ties by path, line); `limit`
+   * null returns all, `ids` restricts to those chunks. Summed term by term in query order, so
+   * equal inputs give bit-identical scores.
+   */
+  private keywordScores(
+    plan: Plan,
+    limit: number | null,
+    ids: readonly number[] | null = null,
+  ): Map<number, number> {
+    if (plan.tokens.length === 0 || (ids !== null && ids.length === 0)) return new Map();
+    const stats = this.stmt("SELECT docs, tokens FROM seqs WHERE seq = ?").get(plan.seq) as
+      | { docs: number; tokens: number }
+      | undefined;
+    if (stats === undefined || stats.docs === 0) return new Map();
+    const only = ids === null ? null : new Set(ids);
+    const avgdl = stats.tokens / stats.docs;
+    const eligible = new Map<number, ChunkMeta | null>();
+    const scores = new Map<number, number>();
+    for (const term of plan.tokens) {
+      const postings = this.terms.postingsOf(term);
+      if (postings === undefined) continue;
+      const matched: [ChunkMeta, number][] = [];
+      let df = 0;
+      for (let i = 0; i < postings.ids.length; i++) {
+        const id = postings.ids[i]!;
+        const c = this.terms.chunk(id)!;
+        if (!visibleAt(c, plan.seq)) continue;
+        df++;
+        let ok = eligible.get(id);
+        if (ok === undefined) {
+          ok = (only === null || only.has(id)) && plan.eligible(c) ? c : null;
+          eligible.set(id, ok);
+        }
+        if (ok !== null) matched.push([ok, postings.tfs[i]!]);
+      }
+      const idf = idfOf(stats.docs, df);
+      for (const [c, tf] of matched) {
+        const norm = BM25_K1 * (1 - BM25_B + (BM25_B * c.len) / avgdl);
+        scores.set(c.id, (scores.get(c.id) ?? 0) + (idf * tf * (BM25_K1 + 1)) / (tf + norm));
+      }
+    }
+    let entries = [...scores];
+    if (limit !== null && entries.length > limit) {
+      // Only what can make the top `limit` (ties at the cut included) needs the full ordering.
+      const sorted = Float64Array.from(scores.values()).sort();
+      const cut = limit === 0 ? Number.POSITIVE_INFINITY : sorted[sorted.length - limit]!;
+      entries = entries.filter(([, x]) => x >= cut);
+    }
+    const ranked = entries.sort(([a, x], [b, y]) => {
+      if (x !== y) return y - x;
+      const ca = this.terms.chunk(a)!;
+      const cb = this.terms.chunk(b)!;
+      return compareText(ca.path, cb.path) || ca.startLine - cb.startLine;
+    });
+    return new Map(limit === null ? ranked : ranked.slice(0, limit));
+  }
+
+  /** Prepared statements, compiled once per SQL text. */
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (s === undefined) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
   }
 
   /**
@@ -275,7 +440,7 @@ export class RecallIndex {
     hybrid: Map<number, { fts: number; vec: number }> | null,
   ): Citation[] {
     const scores = new Map<number, number>();
-    if (bm25 !== null) for (const [id, b] of bm25) scores.set(id, bm25ToScore(b));
+    if (bm25 !== null) for (const [id, b] of bm25) scores.set(id, bm25ToScore(-b));
     if (hybrid !== null) {
       const total = this.weights.fts + this.weights.vec;
       for (const [id, s] of hybrid) {
@@ -315,13 +480,19 @@ export class RecallIndex {
 }
 
 interface Plan {
+  seq: number;
   tokens: string[];
   limit: number;
-  where: string;
-  params: Record<string, number>;
+  eligible: (c: ChunkMeta) => boolean;
   minScore: number;
   halfLifeMs: number | null;
   asOf: Millis | null;
+}
+
+/** BM25's inverse document frequency, floored at 1e-6 (as FTS5 does) so a match never scores 0. */
+function idfOf(docs: number, df: number): number {
+  const idf = Math.log((docs - df + 0.5) / (df + 0.5));
+  return idf > 0 ? idf : 1e-6;
 }
 
 function seedVectors(db: Database.Database, from: string): void {

@@ -63,15 +63,6 @@ export function queryTokens(query: string): string[] {
   return [...new Set(tokens(query).filter((t) => !STOPWORDS.has(t)))];
 }
 
-/**
- * An FTS5 MATCH expression: any of the tokens (BM25 then ranks chunks matching more of them
- * higher). Tokens only hold letters, digits and marks, so quoting them is enough to keep FTS5
- * query syntax (AND, NEAR, "*") out of user input.
- */
-export function matchExpression(queryTokenList: readonly string[]): string {
-  return queryTokenList.map((t) => `"${t}"`).join(" OR ");
-}
-
 /** A cheap token count for chunk sizing: words plus CJK characters (no model tokenizer). */
 export function countTokens(text: string): number {
   const cjk = text.match(CJK_GLOBAL)?.length ?? 0;

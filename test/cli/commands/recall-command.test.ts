@@ -143,12 +143,15 @@ describe("agenticbt recall --as-of", () => {
     expect(paths(out)).not.toContain("reviews/week_2024-W11.md");
   });
 
-  it("applies the decay tiers: a journal older than 5 days is not recalled, without --as-of it is", () => {
+  it("applies the decay tiers: a journal older than 5 trading days is not recalled, without --as-of it is", () => {
     const journal = "journal/2024-01-16.md";
     const args = [FIXTURE_ID, "茅台 止损 出局", "--limit", "50"];
     expect(paths(recallJson(args))).toContain(journal);
     expect(paths(recallJson([...args, "--as-of", "2024-01-18"]))).toContain(journal);
-    expect(paths(recallJson([...args, "--as-of", "2024-01-25"]))).not.toContain(journal);
+    // This run has no equity.csv, so the days with a journal stand in for its trading days; at
+    // the start of 01-31 the last five are 01-16 … 01-30; by 02-01, 01-31 has pushed 01-16 out.
+    expect(paths(recallJson([...args, "--as-of", "2024-01-31"]))).toContain(journal);
+    expect(paths(recallJson([...args, "--as-of", "2024-02-01"]))).not.toContain(journal);
     // A time of day is honoured: the entry was written at 14:50.
     expect(paths(recallJson([...args, "--as-of", "2024-01-16 14:00"]))).not.toContain(journal);
     expect(paths(recallJson([...args, "--as-of", "2024-01-16 15:00"]))).toContain(journal);
@@ -277,6 +280,7 @@ describe("recall output format", () => {
     run: { id: "r1", dir: "/tmp/r1" },
     query: "stops 止损",
     asOf: null,
+    seq: null,
     mode: "keywords",
     citations: [
       {

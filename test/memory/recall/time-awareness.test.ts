@@ -50,8 +50,12 @@ const found = (opts: Parameters<RecallIndex["searchSync"]>[1]) =>
   sorted(where(index.searchSync("oversold", { limit: 100, ...opts })));
 
 describe("as-of recall with decay tiers", () => {
-  it("keeps recent journals, weekly reviews <= 31 days, older monthly ones, notes, playbook", () => {
+  it("keeps 5 journal days, weeks no monthly review covers, monthly reviews, notes, playbook", () => {
+    // No trading days given: the days with a journal up to 03-15 (4 of them) stand in. W01 lies
+    // in January, which has its monthly review; W10 in March, whose review is not written yet.
     expect(found({ asOf })).toEqual([
+      "journal/2024-03-08.md:3",
+      "journal/2024-03-10.md:3",
       "journal/2024-03-11.md:3",
       "journal/2024-03-15.md:3",
       "notes/experience.md:1",
@@ -59,22 +63,27 @@ describe("as-of recall with decay tiers", () => {
       "playbook.md:1",
       "playbook.md:7",
       "reviews/month_2024-01.md:2",
+      "reviews/month_2024-02.md:2",
       "reviews/week_2024-W10.md:2",
     ]);
   });
 
-  it("drops a journal exactly five calendar days back, keeps four", () => {
+  it("counts trading days: a journal 5 trading days back is dropped, 4 back kept", () => {
+    const weekdays: number[] = [];
+    for (let d = 1; d <= 18; d++) {
+      const t = Date.UTC(2024, 2, d);
+      if (![0, 6].includes(new Date(t).getUTCDay())) weekdays.push(t);
+    }
+    index.setTradingDays(weekdays);
+    // 03-15 is a Friday: its 5 trading days are 03-11 … 03-15; 03-10 is a Sunday, 03-08 before.
     const days = found({ asOf }).filter((w) => w.startsWith("journal/"));
-    expect(days).not.toContain("journal/2024-03-10.md:3");
-    expect(days).toContain("journal/2024-03-11.md:3");
+    expect(days).toEqual(["journal/2024-03-11.md:3", "journal/2024-03-15.md:3"]);
   });
 
-  it("moves a review between tiers as it ages past 31 days", () => {
-    // On 03-15 the February review (15 days old) is covered by the weekly ones; on 04-10 it is
-    // 41 days old and the week 10 review (03-08) 33 days: the monthly one takes over.
-    expect(found({ asOf })).not.toContain("reviews/month_2024-02.md:2");
+  it("drops a weekly review once a monthly review covers its week", () => {
+    expect(found({ asOf })).toContain("reviews/week_2024-W10.md:2");
     const april = found({ asOf: at("2024-04-10T12:00") });
-    expect(april).toContain("reviews/month_2024-02.md:2");
+    expect(april).toContain("reviews/month_2024-03.md:2");
     expect(april).not.toContain("reviews/week_2024-W10.md:2");
   });
 

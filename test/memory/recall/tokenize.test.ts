@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  countTokens,
-  matchExpression,
-  queryTokens,
-  tokens,
-} from "../../../src/memory/recall/tokenize.js";
+import { countTokens, queryTokens, tokens } from "../../../src/memory/recall/tokenize.js";
 
 describe("tokenize", () => {
   it("cuts CJK runs into single characters and adjacent pairs", () => {
@@ -27,12 +22,6 @@ describe("tokenize", () => {
     expect(tokens("RSI=25买入AAPL")).toEqual(["rsi", "25", "买", "买入", "入", "aapl"]);
     expect(tokens("the stop")).toEqual(["the", "stop"]);
     expect(queryTokens("the stop of the day")).toEqual(["stop", "day"]);
-  });
-
-  it("quotes tokens so FTS5 operators in a query are plain words", () => {
-    expect(matchExpression(queryTokens('NEAR(stop AND "loss")*'))).toBe(
-      '"near" OR "stop" OR "loss"',
-    );
   });
 
   it("counts words plus CJK characters", () => {
