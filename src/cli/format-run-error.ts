@@ -24,7 +24,7 @@ export function formatRunError(r: RunResult, runDir: string, cwd = process.cwd()
 }
 
 /** A path relative to cwd when it lies inside it (shorter to read), else as it is. */
-function relativeIfInside(p: string, cwd: string): string {
+export function relativeIfInside(p: string, cwd = process.cwd()): string {
   const rel = path.relative(cwd, p);
   return rel.startsWith("..") || path.isAbsolute(rel) ? p : rel;
 }

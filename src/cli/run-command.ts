@@ -16,7 +16,7 @@ import {
 import { UsageError } from "../runner/run-errors.js";
 import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
 import { runsRootOf } from "./commands/runs-root.js";
-import { formatRunError } from "./format-run-error.js";
+import { formatRunError, relativeIfInside } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
 import { plainRenderer } from "./plain-renderer.js";
@@ -270,7 +270,7 @@ export async function runCommand(
     } else {
       process.stdout.write(
         escapeControl(
-          `${formatSummary(escapeStrings(result))}\n\nRun ${result.id}\n${path.relative(process.cwd(), runDir) || "."}\n`,
+          `${formatSummary(escapeStrings(result))}\n\nRun ${result.id}\n${relativeIfInside(runDir) || "."}\n`,
         ),
       );
     }
