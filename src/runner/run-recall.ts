@@ -105,6 +105,7 @@ export class RunRecall {
         autoSync: false,
       });
       index.setTradingDays(Array.from(this.barTimes));
+      index.markRecorded();
       this.index = index;
     }
     return this.index;

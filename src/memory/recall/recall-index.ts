@@ -208,12 +208,22 @@ export class RecallIndex {
   }
 
   /**
-   * Whether the index's sequences were recorded write by write during a run (syncWrite), so the
-   * sequence numbers in decisions.jsonl name its states. An index rebuilt from the files numbers
-   * its states by simulated time instead.
+   * Whether this is the index a run recorded (markRecorded, or writes indexed by syncWrite), so
+   * the sequence numbers in decisions.jsonl name its states. An index rebuilt from the files
+   * numbers its states by simulated time instead.
    */
   recordedLive(): boolean {
-    return this.db.prepare("SELECT 1 FROM seqs WHERE live = 1 LIMIT 1").get() !== undefined;
+    return (
+      this.db.prepare("SELECT 1 FROM meta WHERE key = 'recorded_by_run'").get() !== undefined ||
+      this.db.prepare("SELECT 1 FROM seqs WHERE live = 1 LIMIT 1").get() !== undefined
+    );
+  }
+
+  /** Marks this index as the one a run searches and records sequences of (see recordedLive). */
+  markRecorded(): void {
+    this.db
+      .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('recorded_by_run', '1')")
+      .run();
   }
 
   /** The days that had bars (midnights), for the journal tier; replaces any stored before. */
