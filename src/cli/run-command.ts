@@ -46,6 +46,8 @@ export interface RunCommandOptions {
   tz?: string;
   json?: boolean;
   quiet?: boolean;
+  /** `all`: the summary prints every metric in result.json, not only the headline ones. */
+  metrics?: "headline" | "all";
   model?: string;
   baseUrl?: string;
   temperature?: string;
@@ -245,7 +247,7 @@ export async function runCommand(
     } else {
       process.stdout.write(
         escapeControl(
-          `${formatSummary(escapeStrings(result))}\n\nRun ${result.id}\n${path.relative(process.cwd(), runDir) || "."}\n`,
+          `${formatSummary(escapeStrings(result), { allMetrics: o.metrics === "all" })}\n\nRun ${result.id}\n${path.relative(process.cwd(), runDir) || "."}\n`,
         ),
       );
     }
