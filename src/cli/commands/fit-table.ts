@@ -6,10 +6,11 @@ export interface FitColumn {
   /** May be cut (with "…") down to this many characters; absent: never cut. */
   min?: number;
   /**
-   * Cut only once the droppable columns ranked up to this are dropped, and then only when every
-   * other shrinkable column is at its minimum (the run's name: shown whole while it can be).
+   * Instead of `min`: `[rank, min]` steps, cut to `min` only once the droppable columns ranked up
+   * to `rank` are dropped, and then only when no column with a plain `min` can give (the run's
+   * name: whole while it can be, then cut a little, then more).
    */
-  cutAfter?: number;
+  cuts?: [rank: number, min: number][];
   /** Dropped when the table cannot fit otherwise; lower ranks go first. Absent: always shown. */
   drop?: number;
 }
@@ -31,12 +32,12 @@ export function fitTable(columns: FitColumn[], rows: string[][], width: number, 
     .map((d) => d.i);
   let visible = columns.map((_, i) => i);
   let dropped = 0;
-  let widths = fit(columns, natural, visible, dropped, width, gap);
+  let widths = shaveWidths(columns, natural, visible, dropped, width, gap);
   for (const i of dropOrder) {
     if (total(widths, visible, gap) <= width) break;
     visible = visible.filter((v) => v !== i);
     dropped = columns[i]?.drop ?? dropped;
-    widths = fit(columns, natural, visible, dropped, width, gap);
+    widths = shaveWidths(columns, natural, visible, dropped, width, gap);
   }
   const line = (cells: string[]) =>
     visible
@@ -55,9 +56,9 @@ const total = (widths: number[], visible: number[], gap: number) =>
 
 /**
  * Natural widths, then the widest shrinkable visible column shaved one character at a time
- * (`cutAfter` columns only when their rank is dropped and no other column can give).
+ * (columns with `cuts` only when no other column can give).
  */
-function fit(
+function shaveWidths(
   columns: FitColumn[],
   natural: number[],
   visible: number[],
@@ -72,8 +73,8 @@ function fit(
       for (const i of visible) {
         const c = columns[i];
         const w = widths[i] as number;
-        if (c?.min === undefined || (c.cutAfter !== undefined) !== last || w <= c.min) continue;
-        if (c.cutAfter !== undefined && dropped < c.cutAfter) continue;
+        const min = c === undefined ? undefined : minOf(c, dropped);
+        if (min === undefined || (c?.cuts !== undefined) !== last || w <= min) continue;
         if (widest < 0 || w > (widths[widest] as number)) widest = i;
       }
       if (widest >= 0) break;
@@ -82,4 +83,11 @@ function fit(
     widths[widest] = (widths[widest] as number) - 1;
   }
   return widths;
+}
+
+/** How narrow a column may be once the columns ranked up to `dropped` are left out. */
+function minOf(c: FitColumn, dropped: number): number | undefined {
+  if (c.cuts === undefined) return c.min;
+  const allowed = c.cuts.filter(([rank]) => rank <= dropped).map(([, min]) => min);
+  return allowed.length ? Math.min(...allowed) : undefined;
 }

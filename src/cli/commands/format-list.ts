@@ -3,12 +3,21 @@ import type { ListOutput, RunListEntry } from "../../report/schemas.js";
 import { type FitColumn, fitTable } from "./fit-table.js";
 import { fixed, WIDTH, wrap } from "./text-layout.js";
 
-// The id is never cut (users copy it). Symbols, parameters, model and status are cut first; then
-// B&H, the model and the parameters are dropped; only then is the name cut, and after it the
-// symbols, cost, trades, status and return dropped.
+// The id is never cut (users copy it). A name longer than 24 characters and the symbols,
+// parameters, model and status are cut first; then B&H, the model and the parameters are
+// dropped; then names are cut to 16 characters, the symbols dropped, names cut to 8, and last
+// cost, trades, status and return dropped.
 const COLUMNS: FitColumn[] = [
   { header: "ID", align: "left" },
-  { header: "NAME", align: "left", min: 8, cutAfter: 3 },
+  {
+    header: "NAME",
+    align: "left",
+    cuts: [
+      [0, 24],
+      [3, 16],
+      [4, 8],
+    ],
+  },
   { header: "SYMBOLS", align: "left", min: 7, drop: 4 },
   { header: "PARAMS", align: "left", min: 12, drop: 3 },
   { header: "MODEL", align: "left", min: 8, drop: 2 },
