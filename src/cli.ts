@@ -1,8 +1,10 @@
 import { Command, CommanderError, Option } from "commander";
 import { registerDiffCommand } from "./cli/commands/diff-command.js";
 import { registerListCommand } from "./cli/commands/list-command.js";
+import { registerPruneCommand } from "./cli/commands/prune-command.js";
 import { registerRecallCommand } from "./cli/commands/recall-command.js";
 import { registerReportCommand } from "./cli/commands/report-command.js";
+import { registerRmCommand } from "./cli/commands/rm-command.js";
 import { DEFAULT_RUNS_DIR } from "./cli/commands/runs-root.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
 import { escapeControl } from "./cli/terminal-text.js";
@@ -156,6 +158,14 @@ export function buildProgram(): Command {
     .optionsGroup("Output:")
     .addOption(new Option("--json", "print result.json alone on stdout"))
     .option("-q, --quiet", "no progress lines")
+    .addOption(
+      new Option(
+        "--metrics <set>",
+        "metrics in the summary: the headline 12, or all of result.json's",
+      )
+        .choices(["headline", "all"])
+        .default("headline"),
+    )
     .addHelpText("after", RUN_EXAMPLES)
     .action(async (strategy: string | undefined, opts) => {
       const { runCommand } = await import("./cli/run-command.js");
@@ -168,6 +178,8 @@ export function buildProgram(): Command {
   registerDiffCommand(program);
   registerRecallCommand(program);
   registerReportCommand(program);
+  registerRmCommand(program);
+  registerPruneCommand(program);
 
   return program;
 }

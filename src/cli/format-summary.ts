@@ -13,8 +13,11 @@ const fmt = (v: number | null | undefined, digits: number): string =>
     ? "n/a"
     : v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-/** The short strategy-vs-buy-and-hold table printed at the end of a run. */
-export function formatSummary(r: RunResult): string {
+/**
+ * The short strategy-vs-buy-and-hold table printed at the end of a run; with `allMetrics`, every
+ * metric result.json holds (`run --metrics all`).
+ */
+export function formatSummary(r: RunResult, opts: { allMetrics?: boolean } = {}): string {
   const m = r.metrics;
   const b = r.benchmark.metrics;
   const symbols = r.data.map((d) => d.symbol).join(", ");
@@ -34,7 +37,9 @@ export function formatSummary(r: RunResult): string {
     ["Final equity", m?.equityFinal, null, 2],
   ];
   const lines = [head, ""];
-  if (m) {
+  if (m && opts.allMetrics) {
+    lines.push(...allMetricLines(m, b));
+  } else if (m) {
     lines.push(`${"".padEnd(22)}${"Strategy".padStart(14)}${"Buy & hold".padStart(14)}`);
     for (const [label, s, bench, digits] of rows) {
       lines.push(
@@ -129,4 +134,25 @@ function llmLine(llm: NonNullable<RunResult["llm"]>): string {
     `  billed tokens ${u.billedTokens.prompt} in (${u.billedTokens.cached} cached) / ${u.billedTokens.completion} out, ${cost}`,
     `  failed turns: ${errors || "none"}; failed tool calls: ${toolErrors}; retried faults: ${retried || "none"}`,
   ].join("\n");
+}
+
+/**
+ * Every metric of result.json by its key there, the benchmark's beside when it has one: counts
+ * as whole numbers, the rest with 4 decimals (small ratios such as beta or Kelly need them).
+ */
+function allMetricLines(m: object, b: object | null): string[] {
+  const bench = (b ?? {}) as Record<string, unknown>;
+  const cell = (v: unknown): string => {
+    if (v === undefined) return "";
+    if (typeof v === "number") return fmt(v, Number.isInteger(v) ? 0 : 4);
+    return v === null ? "n/a" : String(v);
+  };
+  const entries = Object.entries(m);
+  const width = Math.max(22, ...entries.map(([k]) => k.length + 2));
+  return [
+    `${"".padEnd(width)}${"Strategy".padStart(18)}${"Buy & hold".padStart(18)}`,
+    ...entries.map(
+      ([k, v]) => `${k.padEnd(width)}${cell(v).padStart(18)}${cell(bench[k]).padStart(18)}`,
+    ),
+  ];
 }

@@ -48,6 +48,8 @@ export interface RunCommandOptions {
   tz?: string;
   json?: boolean;
   quiet?: boolean;
+  /** `all`: the summary prints every metric in result.json, not only the headline ones. */
+  metrics?: "headline" | "all";
   model?: string;
   baseUrl?: string;
   temperature?: string;
@@ -270,7 +272,7 @@ export async function runCommand(
     } else {
       process.stdout.write(
         escapeControl(
-          `${formatSummary(escapeStrings(result))}\n\nRun ${result.id}\n${relativeIfInside(runDir) || "."}\n`,
+          `${formatSummary(escapeStrings(result), { allMetrics: o.metrics === "all" })}\n\nRun ${result.id}\n${relativeIfInside(runDir) || "."}\n`,
         ),
       );
     }

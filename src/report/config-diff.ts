@@ -13,15 +13,16 @@ export function flatten(value: unknown, prefix = "", out: Record<string, unknown
   return out;
 }
 
-// The run id always differs and is already in the diff's header.
-const IGNORED = new Set(["id"]);
+// The run id always differs and is already in the diff's header; paramOverrides repeats which
+// of `params` were set by --param (`list` shows those), so its changes are those of params.
+const IGNORED = new Set(["id", "paramOverrides"]);
 
 /** Changed, added (only in B) and removed (only in A) keys of two config.json objects. */
 export function diffConfig(a: unknown, b: unknown): ConfigDiff {
   const fa = flatten(a);
   const fb = flatten(b);
   const keys = [...new Set([...Object.keys(fa), ...Object.keys(fb)])]
-    .filter((k) => !IGNORED.has(k))
+    .filter((k) => !IGNORED.has(k.split(".")[0] ?? k))
     .sort();
   const diff: ConfigDiff = { changed: [], added: [], removed: [] };
   for (const key of keys) {

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { keyParams } from "./key-params.js";
 import { llmCostUsd, llmModel, numberAt, readConfig, readResult } from "./run-record.js";
 import type { ListOutput, RunListEntry } from "./schemas.js";
 
@@ -27,6 +28,9 @@ function listEntry(dir: string, id: string): RunListEntry {
       id,
       dir,
       startedAt: r.startedAt,
+      name: typeof r.name === "string" ? r.name : r.strategy.name,
+      symbols: r.data.map((d) => d.symbol),
+      keyParams: keyParamsOf(dir),
       strategy: r.strategy.name,
       model: llmModel(r),
       status: r.status,
@@ -48,6 +52,9 @@ function fromConfig(dir: string, id: string): RunListEntry {
     id,
     dir,
     startedAt: null,
+    name: null,
+    symbols: [],
+    keyParams: "",
     strategy: null,
     model: null,
     status: "unreadable",
@@ -60,6 +67,8 @@ function fromConfig(dir: string, id: string): RunListEntry {
   };
   try {
     const config = readConfig(dir);
+    entry.keyParams = keyParams(config);
+    if (typeof config.name === "string") entry.name = config.name;
     const strategyPath = config.strategyPath;
     if (typeof strategyPath === "string") {
       entry.strategy = path.basename(strategyPath).replace(/\.[^.]+$/, "");
@@ -72,4 +81,13 @@ function fromConfig(dir: string, id: string): RunListEntry {
     // No usable config either: the row says "unreadable" with result.json's reason.
   }
   return entry;
+}
+
+/** config.json's key parameters; "" when it cannot be read (the row still lists the run). */
+function keyParamsOf(dir: string): string {
+  try {
+    return keyParams(readConfig(dir));
+  } catch {
+    return "";
+  }
 }

@@ -11,6 +11,11 @@ export const runListEntrySchema = z.object({
   id: z.string(),
   dir: z.string(),
   startedAt: z.string().nullable(),
+  /** The run's name (`--name`, default the strategy's name). */
+  name: z.string().nullable(),
+  symbols: z.array(z.string()),
+  /** `--param` overrides and non-default broker options, e.g. `fast=10 slow=30 comm=0.001`. */
+  keyParams: z.string(),
   strategy: z.string().nullable(),
   model: z.string().nullable(),
   status: z.string(),
@@ -29,6 +34,18 @@ export const listOutputSchema = z.object({
   runs: z.array(runListEntrySchema),
 });
 export type ListOutput = z.infer<typeof listOutputSchema>;
+
+/** A run `rm` or `prune` deleted (or, with `--dry-run`, would delete). */
+export const removedRunSchema = z.object({ id: z.string(), dir: z.string(), status: z.string() });
+export type RemovedRun = z.infer<typeof removedRunSchema>;
+
+/** `rm` and `prune`: the runs deleted; none when the user declined. */
+export const removeOutputSchema = z.object({
+  runsRoot: z.string(),
+  dryRun: z.boolean(),
+  runs: z.array(removedRunSchema),
+});
+export type RemoveOutput = z.infer<typeof removeOutputSchema>;
 
 /** Health of a run's recall index (index.sqlite), as `RecallIndex.health()` reports it. */
 export const recallHealthSchema = z.object({

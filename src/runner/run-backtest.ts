@@ -136,7 +136,15 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     agenticbt: { version: VERSION, node: process.version },
     llm: null,
   };
-  writeJsonAtomic(path.join(dir, "config.json"), { id, ...config, params, strategyCopy });
+  // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
+  const paramOverrides = config.paramOverrides ?? config.params;
+  writeJsonAtomic(path.join(dir, "config.json"), {
+    id,
+    ...config,
+    params,
+    paramOverrides,
+    strategyCopy,
+  });
   writeJsonAtomic(path.join(dir, "result.json"), result);
   emit({
     type: "run_started",

@@ -17,6 +17,8 @@ export interface RunConfig {
   broker: BrokerConfig;
   /** `--param` overrides, merged over the strategy's defaults. */
   params: Params;
+  /** Written to config.json: the `--param` overrides alone (a replay keeps the recorded ones). */
+  paramOverrides?: Params;
   /** Inclusive window, as `YYYY-MM-DD` or an ISO date-time; bars before `from` are history only. */
   from: string | null;
   to: string | null;

@@ -7,6 +7,7 @@ import {
   diffOutputSchema,
   listOutputSchema,
   recallOutputSchema,
+  removeOutputSchema,
   runResultSchema,
   showAtOutputSchema,
   showOutputSchema,
@@ -34,6 +35,11 @@ describe("--help of every command", () => {
     ["report", /^ {2}\$ agenticbt report \S+/m],
     ["report", /^ {2}\$ agenticbt report \S+ --out \S+\.html/m],
     ["diff", /^ {2}\$ agenticbt diff \S+ \S+ --html \S+\.html/m],
+    ["list", /^ {2}\$ agenticbt list --strategy \S+ --sort return --limit \d+/m],
+    ["rm", /^ {2}\$ agenticbt rm \S+$/m],
+    ["rm", /^ {2}\$ agenticbt rm \S+ \S+ --yes$/m],
+    ["prune", /^ {2}\$ agenticbt prune --failed --dry-run$/m],
+    ["prune", /^ {2}\$ agenticbt prune --older-than 30d$/m],
   ])("%s --help has examples (%s)", (command, example) => {
     const r = cli([command, "--help"], work);
     expect(r.status, r.stderr).toBe(0);
@@ -47,7 +53,7 @@ describe("--help of every command", () => {
   it("agenticbt --help names every command", () => {
     const r = cli(["--help"], work);
     expect(r.status, r.stderr).toBe(0);
-    for (const c of ["run", "list", "show", "diff", "recall", "report"]) {
+    for (const c of ["run", "list", "show", "diff", "recall", "report", "rm", "prune"]) {
       expect(r.stdout).toMatch(new RegExp(`^ {2}${c} `, "m"));
     }
   });
@@ -143,6 +149,19 @@ describe("--json of every command fits its schema", () => {
     const out = validJson(writtenReportSchema, cli(["report", a, "--json"], work).stdout);
     expect(out.file).toBe(path.join(a, "report.html"));
     expect(out.bytes).toBe(fs.statSync(out.file).size);
+  });
+
+  it("rm --json and prune --json (dry runs: the other tests still need the runs)", () => {
+    const rm = validJson(
+      removeOutputSchema,
+      cli(["rm", a, "--runs-dir", runs, "--dry-run", "--json"], work).stdout,
+    );
+    expect(rm.runs.map((r) => r.dir)).toEqual([a]);
+    const prune = validJson(
+      removeOutputSchema,
+      cli(["prune", "--older-than", "1h", "--runs-dir", runs, "--dry-run", "--json"], work).stdout,
+    );
+    expect(prune).toMatchObject({ dryRun: true, runs: [] });
   });
 
   it("recall --json, with and without --as-of", () => {

@@ -1,50 +1,97 @@
 import path from "node:path";
 import type { ListOutput, RunListEntry } from "../../report/schemas.js";
-import { type Column, fixed, table, WIDTH, wrap } from "./text-layout.js";
+import { type FitColumn, fitTable } from "./fit-table.js";
+import { fixed, WIDTH, wrap } from "./text-layout.js";
 
-const COLUMNS: Column[] = [
-  { header: "DATE", align: "left" },
+// The id is never cut (users copy it). A name longer than 24 characters and the symbols,
+// parameters, model and status are cut first; then B&H, the model and the parameters are
+// dropped; then names are cut to 16 characters, the symbols dropped, names cut to 8, and last
+// cost, trades, status and return dropped.
+const COLUMNS: FitColumn[] = [
   { header: "ID", align: "left" },
-  { header: "STRATEGY", align: "left", shrink: true },
-  { header: "MODEL", align: "left", shrink: true },
-  { header: "STATUS", align: "left", shrink: true },
-  { header: "RETURN %", align: "right" },
-  { header: "B&H %", align: "right" },
-  { header: "TRADES", align: "right" },
-  { header: "COST", align: "right" },
+  {
+    header: "NAME",
+    align: "left",
+    cuts: [
+      [0, 24],
+      [3, 16],
+      [4, 8],
+    ],
+  },
+  { header: "SYMBOLS", align: "left", min: 7, drop: 4 },
+  { header: "PARAMS", align: "left", min: 12, drop: 3 },
+  { header: "MODEL", align: "left", min: 8, drop: 2 },
+  { header: "STATUS", align: "left", min: 9, drop: 7 },
+  { header: "RETURN %", align: "right", drop: 8 },
+  { header: "B&H %", align: "right", drop: 1 },
+  { header: "TRADES", align: "right", drop: 6 },
+  { header: "COST", align: "right", drop: 5 },
 ];
+const MODEL = 4;
+const COST = 9;
 
-/** `list` as a table, one row per run, then the reasons of unreadable runs. */
-export function formatList(out: ListOutput): string {
-  if (out.runs.length === 0) return `No runs in ${out.runsRoot}.`;
-  const ids = shortIds(out.runs.map((r) => r.id));
+export interface ListView extends ListOutput {
+  /** Every run id in the root before filtering: shown prefixes are unique among all of them. */
+  allIds?: string[];
+}
+
+/** `list` as a table fitting `width`, one row per run, then the reasons of unreadable runs. */
+export function formatList(out: ListView, width = WIDTH): string {
+  if (out.runs.length === 0) {
+    return out.allIds?.length
+      ? `No run matches (${out.allIds.length} run(s) in ${out.runsRoot}).`
+      : `No runs in ${out.runsRoot}.`;
+  }
+  const all = out.allIds ?? out.runs.map((r) => r.id);
+  const short = new Map(shortIds(all).map((s, i) => [all[i], s]));
+  const ids = out.runs.map((r) => short.get(r.id));
   const rows = out.runs.map((r, i) => [
-    r.startedAt ? r.startedAt.slice(0, 10) : "-",
     ids[i] ?? r.id,
-    r.strategy ?? "-",
+    r.name ?? r.strategy ?? "-",
+    r.symbols.join(",") || "-",
+    r.keyParams,
     r.model ?? "-",
     r.status,
     r.returnPct === null ? "-" : fixed(r.returnPct),
     r.buyHoldReturnPct === null ? "-" : fixed(r.buyHoldReturnPct),
     r.trades === null ? "-" : String(r.trades),
-    r.costUsd === null ? "-" : `$${r.costUsd.toFixed(4)}`,
+    r.costUsd === null ? "—" : `$${r.costUsd.toFixed(4)}`,
   ]);
-  const lines = [table(COLUMNS, rows)];
+  // Model and cost columns of dashes (code strategies only) say nothing.
+  const columns = COLUMNS.filter(
+    (_, i) =>
+      (i !== MODEL || out.runs.some((r) => r.model !== null)) &&
+      (i !== COST || out.runs.some((r) => r.costUsd !== null)),
+  );
+  const cells = rows.map((row) => row.filter((_, i) => columns.includes(COLUMNS[i] as FitColumn)));
+  const lines = [fitTable(columns, cells, width)];
   const unreadable = out.runs.filter((r) => r.error !== null);
   if (unreadable.length) {
-    lines.push("", ...unreadable.flatMap(reasonLines));
+    lines.push("", ...unreadable.flatMap((r) => reasonLines(r, width)));
   }
-  lines.push("", `${out.runs.length} run(s) in ${out.runsRoot}. IDs are shown as unique prefixes.`);
+  const counted =
+    all.length !== out.runs.length
+      ? `${out.runs.length} of ${all.length} run(s)`
+      : `${out.runs.length} run(s)`;
+  lines.push(
+    "",
+    ...wrap(
+      `${counted} in ${out.runsRoot}. IDs are shown as unique prefixes.`.split(" "),
+      "",
+      width,
+      " ",
+    ),
+  );
   return lines.join("\n");
 }
 
 /** "<id>: unreadable: <reason>", word-wrapped, paths inside the run shown relative to it. */
-function reasonLines(r: RunListEntry): string[] {
+function reasonLines(r: RunListEntry, width: number): string[] {
   const reason = (r.error ?? "").replaceAll(`${r.dir}${path.sep}`, "");
   const [first = "", ...rest] = wrap(
     `${r.id}: unreadable: ${reason}`.split(" "),
     "",
-    WIDTH - 4,
+    width - 4,
     " ",
   );
   return [first, ...rest.map((l) => `    ${l}`)];

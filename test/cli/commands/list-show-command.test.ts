@@ -33,16 +33,17 @@ beforeAll(() => {
 });
 
 describe("agenticbt list", () => {
-  it("lists every run in id order with status, return and buy-and-hold from result.json", () => {
+  it("lists every run newest first with status, return and buy-and-hold from result.json", () => {
     const r = reportCli(["list", "--runs-dir", runs, "--json"], work);
     expect(r.status, r.stderr).toBe(0);
     const out = listOutputSchema.parse(JSON.parse(r.stdout));
+    // The unreadable run has no start time: it comes last.
     expect(out.runs.map((x) => x.id)).toEqual([
-      idOf(sma),
       idOf(rsi),
+      idOf(sma),
       "20990101-000000-000-broken-zzzz",
     ]);
-    for (const [i, dir] of [sma, rsi].entries()) {
+    for (const [i, dir] of [rsi, sma].entries()) {
       const res = readJson<Result>(path.join(dir, "result.json"));
       expect(out.runs[i]).toMatchObject({
         status: "completed",
@@ -54,7 +55,7 @@ describe("agenticbt list", () => {
         error: null,
       });
     }
-    expect(out.runs[0]?.strategy).toBe("sma-crossover");
+    expect(out.runs[1]?.strategy).toBe("sma-crossover");
   });
 
   it("keeps a run with an unreadable result.json, with the reason and the strategy from config.json", () => {
@@ -75,7 +76,7 @@ describe("agenticbt list", () => {
     // The row whose (unique) id prefix is a prefix of the rsi run's id.
     const row =
       lines.slice(1).find((l) => {
-        const shown = l.split(/\s{2,}/)[1];
+        const shown = l.split(/\s{2,}/)[0];
         return shown !== undefined && idOf(rsi).startsWith(shown);
       }) ?? "";
     expect(row).toContain("rsi-reversion");
@@ -83,7 +84,7 @@ describe("agenticbt list", () => {
     expect(row).toContain(res.metrics.returnPct.toFixed(2));
     expect(row).toContain(res.benchmark.metrics.returnPct.toFixed(2));
     expect(row).toContain("completed");
-    const shown = row.split(/\s{2,}/)[1] ?? "";
+    const shown = row.split(/\s{2,}/)[0] ?? "";
     expect(idOf(rsi).startsWith(shown)).toBe(true);
     const show = reportCli(["show", shown, "--runs-dir", runs, "--json"], work);
     expect(show.status, show.stderr).toBe(0);

@@ -1,0 +1,61 @@
+import type { Command } from "commander";
+import { UsageError } from "../../runner/run-errors.js";
+import type { RemoveFlags } from "./remove-flow.js";
+import { DEFAULT_RUNS_DIR, runsRootOf } from "./runs-root.js";
+
+// Only commander's types and path helpers at import time; the action loads the rest.
+
+export interface PruneOptions extends RemoveFlags {
+  runsDir?: string;
+  failed?: boolean;
+  interrupted?: boolean;
+  olderThan?: string;
+}
+
+const EXAMPLES = `
+Examples:
+  $ agenticbt prune --failed --dry-run
+  $ agenticbt prune --failed --interrupted --yes
+  $ agenticbt prune --older-than 30d
+  $ agenticbt prune --failed --older-than 2w --json --yes
+
+--failed and --interrupted select by status (either one); --older-than (12h, 30d, 2w) keeps
+runs that finished more recently. Given together, a run must match both. Running runs are never
+deleted; runs whose result.json cannot be read are left for rm. On a terminal prune asks first;
+otherwise it needs --yes.
+Exit codes: 0 success (or nothing matched, or declined), 2 bad usage (no criterion, bad age, no --yes without a terminal).`;
+
+/** `agenticbt prune`: returns the exit code. */
+export async function pruneCommand(o: PruneOptions): Promise<number> {
+  if (!o.failed && !o.interrupted && o.olderThan === undefined) {
+    throw new UsageError(
+      "prune needs what to delete: --failed, --interrupted and/or --older-than <age> (e.g. 30d).",
+    );
+  }
+  const [{ runsToPrune, parseAge }, { confirmAndDelete }] = await Promise.all([
+    import("../../report/remove-runs.js"),
+    import("./remove-flow.js"),
+  ]);
+  const olderThanMs = o.olderThan === undefined ? null : parseAge(o.olderThan);
+  const statuses = [o.failed ? "failed" : "", o.interrupted ? "interrupted" : ""].filter(Boolean);
+  const root = runsRootOf(o.runsDir);
+  const runs = runsToPrune(root, { statuses, olderThanMs, now: Date.now() });
+  return confirmAndDelete(runs, root, o);
+}
+
+export function registerPruneCommand(program: Command): void {
+  program
+    .command("prune")
+    .description("Delete failed, interrupted or old runs (never a running one)")
+    .option("--failed", "runs whose status is failed")
+    .option("--interrupted", "runs whose status is interrupted")
+    .option("--older-than <age>", "runs finished at least this long ago: 12h, 30d, 2w")
+    .option("-y, --yes", "delete without asking (required when stdin is not a terminal)")
+    .option("--dry-run", "list what would be deleted, delete nothing")
+    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .option("--json", "print the deleted runs as JSON on stdout")
+    .addHelpText("after", EXAMPLES)
+    .action(async (opts: PruneOptions) => {
+      process.exitCode = await pruneCommand(opts);
+    });
+}
