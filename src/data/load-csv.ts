@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { StringDecoder } from "node:string_decoder";
@@ -83,8 +84,9 @@ export function loadCsv(file: string, opts: LoadCsvOptions = {}): LoadedCsv {
   try {
     // Two passes over the file (the second from the page cache): the first bounds line length and
     // counts lines, so the columns are allocated once at their final size.
-    const lines = countLines(file, fd);
-    read = readRows(file, fd, new BarReader(file, timestamps, opts.columns ?? {}, lines));
+    const { lines, hasQuotes } = countLines(file, fd);
+    const reader = new BarReader(file, timestamps, opts.columns ?? {}, lines);
+    read = readRows(file, fd, reader, hasQuotes);
   } finally {
     fs.closeSync(fd);
   }
@@ -161,9 +163,11 @@ function openRegularFile(file: string): number {
 
 /**
  * Counts line breaks (LF, or CR in a CR-only file), failing on the first line longer than
- * MAX_LINE_BYTES. Returns the line count, an upper bound on the rows.
+ * MAX_LINE_BYTES. Returns the line count, an upper bound on the rows, and whether any `"` occurs
+ * (a file without quotes never needs its pieces checked for a line break inside a quoted field).
  */
-function countLines(file: string, fd: number): number {
+function countLines(file: string, fd: number): { lines: number; hasQuotes: boolean } {
+  let hasQuotes = false;
   const buf = Buffer.allocUnsafe(CHUNK_BYTES);
   let breakByte = -1;
   let lines = 0;
@@ -172,6 +176,7 @@ function countLines(file: string, fd: number): number {
   for (;;) {
     const got = fs.readSync(fd, buf, 0, CHUNK_BYTES, offset);
     if (got === 0) break;
+    if (!hasQuotes) hasQuotes = buf.subarray(0, got).includes(34);
     if (breakByte < 0) {
       const lf = buf.indexOf(10);
       breakByte = lf >= 0 && lf < got ? 10 : buf.subarray(0, got).includes(13) ? 13 : -1;
@@ -198,7 +203,7 @@ function countLines(file: string, fd: number): number {
       });
     }
   }
-  return lines + 1;
+  return { lines: lines + 1, hasQuotes };
 }
 
 /** Reads the rows, in pieces that end at a line break outside quotes, into `reader`; returns it
@@ -207,6 +212,7 @@ function readRows(
   file: string,
   fd: number,
   reader: BarReader,
+  hasQuotes: boolean,
 ): { reader: BarReader; sha256: string } {
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
@@ -217,6 +223,9 @@ function readRows(
   let offset = 0;
   let line = 0;
   let first = true;
+  // ASCII bytes are their own latin1 string, which is much cheaper to make than a UTF-8 decode;
+  // once a non-ASCII byte is seen the decoder (which carries split characters) takes over.
+  let ascii = true;
   for (;;) {
     const got = fs.readSync(fd, buf, 0, CHUNK_BYTES, offset);
     offset += got;
@@ -225,8 +234,10 @@ function readRows(
     if (atEnd) {
       text = carry + decoder.end();
     } else {
-      hash.update(buf.subarray(0, got));
-      text = carry + decoder.write(buf.subarray(0, got));
+      const bytes = buf.subarray(0, got);
+      hash.update(bytes);
+      if (ascii) ascii = isAscii(bytes);
+      text = carry + (ascii ? bytes.toString("latin1") : decoder.write(bytes));
     }
     if (first && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -239,12 +250,17 @@ function readRows(
       }
       dialect = sniffDialect(text);
     }
-    const end = atEnd ? text.length : cutPoint(text, dialect.breakChar);
+    const end = atEnd
+      ? text.length
+      : hasQuotes
+        ? cutPoint(text, dialect.breakChar)
+        : text.lastIndexOf(dialect.breakChar) + 1;
     if (end > 0) {
       const piece = end === text.length ? text : text.slice(0, end);
-      line = piece.includes('"')
-        ? parseQuoted(file, piece, dialect, reader, line)
-        : scanner.scan(piece, dialect, line);
+      line =
+        hasQuotes && piece.includes('"')
+          ? parseQuoted(file, piece, dialect, reader, line)
+          : scanner.scan(piece, dialect, line);
     }
     carry = end === text.length ? "" : text.slice(end);
     if (carry.length > MAX_LINE_BYTES) {
