@@ -118,3 +118,22 @@ describe("bars are held as typed columns", () => {
     expect(Array.from(series.volume)).toEqual([100, 200]);
   });
 });
+
+describe("pieces of the file", () => {
+  it("multi-byte characters and quoted line breaks across 256 KiB pieces keep every row and line", () => {
+    const rows = ["Date,Open,High,Low,Close,Volume,Note"];
+    for (let i = 0; i < 20_000; i++) {
+      const d = new Date(Date.UTC(2000, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
+      // "é" is two bytes, "€" three: some fall on a piece boundary.
+      const note = i % 7 === 0 ? `"multi\nline ${i}"` : `é€${i}`;
+      rows.push(`${d},10,13,9,${10 + (i % 3)},${i},${note}`);
+    }
+    const file = path.join(dir, "pieces.csv");
+    fs.writeFileSync(file, `${rows.join("\n")}\n`);
+    expect(fs.statSync(file).size).toBeGreaterThan(2 * 262_144);
+    const { series } = loadCsv(file);
+    expect(series.length).toBe(20_000);
+    expect(series.volume[19_999]).toBe(19_999);
+    expect(series.close[5]).toBe(12);
+  });
+});
