@@ -95,7 +95,19 @@ export function buildProgram(): Command {
     .option("--name <name>", "run name (default: the strategy's name)")
     .option("--runs-dir <dir>", "where run directories go", DEFAULT_RUNS_DIR)
     .option("--strict", "reject unsorted data instead of sorting it with a warning")
-    .option("--tz <zone>", "IANA time zone that timestamps with a UTC offset are converted to")
+    .option(
+      "--tz <zone>",
+      "IANA time zone that timestamps with a UTC offset, and epoch timestamps, are converted to",
+    )
+    .option("--time-unit <s|ms>", "unit of epoch timestamps (default: detected from the digits)")
+    .option(
+      "--date-format <format>",
+      "day-first or month-first dates, e.g. DD/MM/YYYY or MM/DD/YYYY HH:MM",
+    )
+    .option(
+      "--columns <key=header,...>",
+      "map header names: keys date, time, open, high, low, close, volume",
+    )
     .option(
       "--preset <target=path>",
       "seed a memory file before the run, e.g. notes/experience.md=./exp.md (repeatable)",

@@ -1,5 +1,8 @@
 import path from "node:path";
+import { parseColumnMapping } from "../data/columns.js";
+import { DATE_FORMAT_HELP, parseDateFormat } from "../data/date-format.js";
 import { parseSymbolArg } from "../data/symbol-name.js";
+import { TIME_UNITS } from "../data/timestamp-reader.js";
 import { brokerConfig } from "../engine/broker-config.js";
 import { presetTarget } from "../memory/workspace.js";
 import { readJsonFile } from "../report/run-files.js";
@@ -46,6 +49,9 @@ export interface RunCommandOptions {
   runsDir?: string;
   strict?: boolean;
   tz?: string;
+  timeUnit?: string;
+  dateFormat?: string;
+  columns?: string;
   json?: boolean;
   quiet?: boolean;
   /** `all`: the summary prints every metric in result.json, not only the headline ones. */
@@ -190,11 +196,36 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     runsRoot: runsRootOf(o.runsDir),
     strict: o.strict === true,
     tz: o.tz ?? null,
+    ...dataFormatOptions(o),
     agent: agentOptions(strategy, o),
     presets: (o.preset ?? []).map(parsePreset),
     memoryFrom: o.memoryFrom ?? null,
     recall: recallOptions(o),
   };
+}
+
+/** `--time-unit`, `--date-format`, `--columns`, checked before any file is read (exit 2). */
+function dataFormatOptions(
+  o: RunCommandOptions,
+): Pick<RunConfig, "timeUnit" | "dateFormat" | "columns"> {
+  const out: Pick<RunConfig, "timeUnit" | "dateFormat" | "columns"> = {};
+  if (o.timeUnit !== undefined) {
+    const unit = TIME_UNITS.find((u) => u === o.timeUnit);
+    if (unit === undefined) {
+      throw new UsageError(`--time-unit ${JSON.stringify(o.timeUnit)}: use s or ms.`);
+    }
+    out.timeUnit = unit;
+  }
+  if (o.dateFormat !== undefined) {
+    if (parseDateFormat(o.dateFormat) === null) {
+      throw new UsageError(
+        `--date-format ${JSON.stringify(o.dateFormat)} is not a date format. Use ${DATE_FORMAT_HELP}.`,
+      );
+    }
+    out.dateFormat = o.dateFormat;
+  }
+  if (o.columns !== undefined) out.columns = parseColumnMapping(o.columns);
+  return out;
 }
 
 /** `--embed-model`, `--embed-base-url`, `--recall-weights 0.5,0.5`, `--recall-min-score`, `--recall-half-life`. */

@@ -1,15 +1,15 @@
 import type { BarColumns } from "./chronological-order.js";
-import { type ColumnLayout, resolveColumns } from "./columns.js";
+import { type ColumnLayout, type ColumnMapping, resolveColumns } from "./columns.js";
 import { DataError, quoteCell } from "./data-error.js";
-import { DECIMAL_NOTATION, parseDecimal } from "./parse-decimal.js";
-import { parseTimestamp, TIMESTAMP_FORMATS, timestampProblem } from "./parse-timestamp.js";
+import { DECIMAL_NOTATION, parseDecimalIn } from "./parse-decimal.js";
+import { type TimestampOptions, TimestampReader } from "./timestamp-reader.js";
 
 const INITIAL_CAPACITY = 1024;
 
 /**
- * Turns CSV rows, fed one at a time in file order, into validated bar columns. Rows are consumed as
- * they are parsed so that a large file never holds a million row arrays at once (that garbage, not
- * the parsing, dominated load time).
+ * Turns CSV rows, fed one at a time in file order, into validated bar columns. A row is given as
+ * cell ranges into a larger text (a piece of the file), so the common case makes no per-row
+ * arrays and no per-cell strings: numbers are read in place.
  */
 export class BarReader {
   private header: readonly string[] | null = null;
@@ -17,54 +17,86 @@ export class BarReader {
   private layout: ColumnLayout | null = null;
   private n = 0;
   private bars: BarColumns;
+  private readonly time: TimestampReader;
+  // The row being pushed: its text and cell ranges (set by pushRange, read by the helpers).
+  private text = "";
+  private starts: Int32Array = new Int32Array(0);
+  private ends: Int32Array = new Int32Array(0);
 
   /** `expectedRows` sizes the columns up front (the line count is a cheap upper bound). */
   constructor(
     private readonly file: string,
-    private readonly tz: string | undefined,
+    timestamps: TimestampOptions,
+    private readonly mapping: ColumnMapping = {},
     expectedRows = INITIAL_CAPACITY,
   ) {
+    this.time = new TimestampReader(timestamps);
     this.bars = allocate(Math.max(1, expectedRows));
   }
 
-  /** Takes the next row of the file; `line` is its 1-based line number. */
+  /** Takes the next row as an array of cells (the quoted-CSV path); `line` is 1-based. */
   push(row: readonly string[], line: number): void {
-    if (isBlank(row)) return;
+    let text = "";
+    const starts = new Int32Array(row.length);
+    const ends = new Int32Array(row.length);
+    for (let k = 0; k < row.length; k++) {
+      starts[k] = text.length;
+      text += row[k] ?? "";
+      ends[k] = text.length;
+    }
+    this.pushRange(text, starts, ends, row.length, line);
+  }
+
+  /** Takes the next row as `count` cells `text.slice(starts[k], ends[k])`; `line` is 1-based. */
+  pushRange(text: string, starts: Int32Array, ends: Int32Array, count: number, line: number): void {
+    this.text = text;
+    this.starts = starts;
+    this.ends = ends;
+    if (count === 1 && isBlankRange(text, starts[0] ?? 0, ends[0] ?? 0)) return;
     const header = this.header;
     if (header === null) {
-      this.header = row;
+      this.header = this.cells(count);
       this.headerLine = line;
       return;
     }
-    // The first data row is needed to tell a pandas date index from a plain row number.
-    const layout = this.layout ?? resolveColumns(this.file, header, row);
-    this.layout = layout;
-    if (row.length !== header.length) {
+    let layout = this.layout;
+    if (layout === null) {
+      // The first data row is needed to tell a pandas date index from a plain row number.
+      layout = resolveColumns(
+        this.file,
+        header,
+        this.cells(count),
+        (cell) => this.time.accepts(cell),
+        this.mapping,
+      );
+      this.layout = layout;
+    }
+    if (count !== header.length) {
       throw new DataError({
         file: this.file,
         line,
         column: null,
-        problem: `the row has ${row.length} field${row.length === 1 ? "" : "s"} but the header has ${header.length}`,
+        problem: `the row has ${count} field${count === 1 ? "" : "s"} but the header has ${header.length}`,
         fix: "Give every row one value per header column (check for stray or missing commas).",
       });
     }
-    const dateCell = row[layout.time] ?? "";
-    const timeCell = layout.clock === null ? dateCell : `${dateCell} ${row[layout.clock] ?? ""}`;
-    const t = parseTimestamp(timeCell, this.tz);
+    const dateCell = this.cell(layout.time);
+    const timeCell = layout.clock === null ? dateCell : `${dateCell} ${this.cell(layout.clock)}`;
+    const t = this.time.read(timeCell, line);
     if (Number.isNaN(t)) {
       throw new DataError({
         file: this.file,
         line,
         column: header[layout.time] ?? "",
-        problem: `${quoteCell(timeCell)} is not a valid timestamp: ${timestampProblem(timeCell)}`,
-        fix: `Write timestamps as ${TIMESTAMP_FORMATS}.`,
+        problem: this.time.problem(timeCell),
+        fix: this.time.fix(),
       });
     }
-    const o = this.number(row, layout.open, line);
-    const h = this.number(row, layout.high, line);
-    const l = this.number(row, layout.low, line);
-    const c = this.number(row, layout.close, line);
-    const v = layout.volume === null ? 0 : this.number(row, layout.volume, line);
+    const o = this.number(layout.open, line);
+    const h = this.number(layout.high, line);
+    const l = this.number(layout.low, line);
+    const c = this.number(layout.close, line);
+    const v = layout.volume === null ? 0 : this.number(layout.volume, line);
     if (!(o > 0)) this.fail(layout.open, line, `open ${o} is not positive`, POSITIVE_FIX);
     if (!(h > 0)) this.fail(layout.high, line, `high ${h} is not positive`, POSITIVE_FIX);
     if (!(l > 0)) this.fail(layout.low, line, `low ${l} is not positive`, POSITIVE_FIX);
@@ -120,11 +152,23 @@ export class BarReader {
     return { bars, header: this.header, layout: this.layout };
   }
 
-  private number(row: readonly string[], column: number, line: number): number {
-    const cell = row[column] ?? "";
-    const value = parseDecimal(cell);
+  private cell(k: number): string {
+    return this.text.slice(this.starts[k] ?? 0, this.ends[k] ?? 0);
+  }
+
+  private cells(count: number): string[] {
+    return Array.from({ length: count }, (_, k) => this.cell(k));
+  }
+
+  private number(column: number, line: number): number {
+    const start = this.starts[column] ?? 0;
+    const end = this.ends[column] ?? 0;
+    const value = parseDecimalIn(this.text, start, end);
     // Number("  ") is 0, so a zero needs a second look.
-    if (Number.isFinite(value) && (value !== 0 || cell.trim() !== "")) return value;
+    if (Number.isFinite(value) && (value !== 0 || !isBlankRange(this.text, start, end))) {
+      return value;
+    }
+    const cell = this.cell(column);
     const lower = cell.trim().toLowerCase();
     const problem =
       lower === ""
@@ -147,8 +191,9 @@ const POSITIVE_FIX = "Prices must be greater than zero; fix or remove the row.";
 const RANGE_FIX = "The high must be the bar's highest price and the low its lowest; fix the row.";
 const NUMBER_FIX = `Fill in the value in ${DECIMAL_NOTATION}, or remove the row.`;
 
-export function isBlank(row: readonly string[]): boolean {
-  return row.length === 1 && (row[0] ?? "").trim() === "";
+function isBlankRange(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) > 32) return false;
+  return true;
 }
 
 function allocate(capacity: number): BarColumns {

@@ -40,3 +40,9 @@ function formatMessage(d: DataErrorDetails): string {
 export function quoteCell(cell: string): string {
   return JSON.stringify(cell.length > 40 ? `${cell.slice(0, 40)}…` : cell);
 }
+
+/** A bad data-format option (`--columns`, `--date-format`, `--time-unit`): exit code 2. */
+export class DataOptionError extends Error {
+  override readonly name = "DataOptionError";
+  readonly exitCode = 2;
+}

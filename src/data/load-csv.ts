@@ -1,26 +1,41 @@
+import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 import Papa from "papaparse";
 import type { SymbolSeries } from "../engine/types.js";
 import { BarReader } from "./bar-reader.js";
 import { ensureChronological } from "./chronological-order.js";
+import type { ColumnMapping } from "./columns.js";
 import { DataError, quoteCell } from "./data-error.js";
+import { DATE_FORMAT_HELP, parseDateFormat } from "./date-format.js";
 import { isValidTimeZone } from "./parse-timestamp.js";
 import { symbolFromFile } from "./symbol-name.js";
+import type { TimestampOptions, TimeUnit } from "./timestamp-reader.js";
 
 export { parseSymbolArg, symbolFromFile } from "./symbol-name.js";
 
-/** Big enough that papaparse's per-call overhead vanishes, small enough that a piece's rows die young
- * (measured: 256 KiB pieces load a million rows faster and 40 MB leaner than 1 MiB ones). */
-const CHUNK_CHARS = 1 << 18;
+/** Bytes read at a time: big enough that per-call overhead vanishes, small enough that a piece's
+ * strings die young. Memory is the bar columns (52 bytes a row), not the file. */
+const CHUNK_BYTES = 1 << 18;
+
+/** Longest line accepted. A bar never needs more; without a bound, a file with no line breaks
+ * (or the wrong file) would be read into memory whole before anything could be said. */
+export const MAX_LINE_BYTES = 1 << 20;
 
 export interface LoadCsvOptions {
   /** Defaults to `symbolFromFile(file)`. */
   symbol?: string;
   /** Reject unsorted rows instead of sorting them with a warning. */
   strict?: boolean;
-  /** IANA zone that timestamps carrying a UTC offset are converted to (see parseTimestamp). */
+  /** IANA zone that timestamps carrying a UTC offset, and epoch timestamps, are converted to. */
   tz?: string;
+  /** Unit of epoch timestamps; detected from the digit count when not given. */
+  timeUnit?: TimeUnit;
+  /** Layout of day-first or month-first dates, such as `DD/MM/YYYY` (see date-format.ts). */
+  dateFormat?: string;
+  /** Header names for some or all of the bar's fields (`--columns`). */
+  columns?: ColumnMapping;
 }
 
 export interface LoadedCsv {
@@ -47,38 +62,35 @@ export function loadCsv(file: string, opts: LoadCsvOptions = {}): LoadedCsv {
       fix: "Use an IANA zone name such as America/New_York, Europe/London or UTC.",
     });
   }
-  const { text, sha256 } = readText(file);
-
-  const reader = new BarReader(file, opts.tz, countLines(text));
-  // Papaparse reports rows per piece; counting every row it hands over (blank ones included, as
-  // skipEmptyLines is off) gives each row's line number.
-  const dialect = sniffDialect(text);
-  let line = 0;
-  for (const piece of pieces(text, dialect.newline)) {
-    const result = Papa.parse<string[]>(piece, {
-      header: false,
-      skipEmptyLines: false,
-      ...dialect,
-    });
-    const quoteError = result.errors.find((e) => e.type === "Quotes");
-    if (quoteError !== undefined) {
+  const timestamps: TimestampOptions = {};
+  if (opts.tz !== undefined) timestamps.tz = opts.tz;
+  if (opts.timeUnit !== undefined) timestamps.timeUnit = opts.timeUnit;
+  if (opts.dateFormat !== undefined) {
+    const format = parseDateFormat(opts.dateFormat);
+    if (format === null) {
       throw new DataError({
         file,
-        line: line + (quoteError.row ?? 0) + 1,
+        line: null,
         column: null,
-        problem: `broken quoting (${quoteError.message})`,
-        fix: "Close every opening double quote, and double any quote inside a quoted field.",
+        problem: `--date-format ${quoteCell(opts.dateFormat)} is not a date format`,
+        fix: `Use ${DATE_FORMAT_HELP}.`,
       });
     }
-    const rows = result.data;
-    // A piece that ends with a newline yields one empty row after it: that is the next piece's start.
-    const n =
-      piece.endsWith(dialect.newline) && isBlankRow(rows[rows.length - 1])
-        ? rows.length - 1
-        : rows.length;
-    for (let k = 0; k < n; k++) reader.push(rows[k] as string[], ++line);
+    timestamps.dateFormat = format;
   }
-  const { bars, header, layout } = reader.finish();
+
+  const fd = openRegularFile(file);
+  let read: { reader: BarReader; sha256: string };
+  try {
+    // Two passes over the file (the second from the page cache): the first bounds line length and
+    // counts lines, so the columns are allocated once at their final size.
+    const { lines, hasQuotes } = countLines(file, fd);
+    const reader = new BarReader(file, timestamps, opts.columns ?? {}, lines);
+    read = readRows(file, fd, reader, hasQuotes);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const { bars, header, layout } = read.reader.finish();
 
   const { bars: ordered, warning } = ensureChronological(
     file,
@@ -102,21 +114,19 @@ export function loadCsv(file: string, opts: LoadCsvOptions = {}): LoadedCsv {
     close: ordered.close,
     volume: ordered.volume,
   };
-  return { series, warnings, sha256, rows: series.length };
+  return { series, warnings, sha256: read.sha256, rows: series.length };
 }
 
-/** The file's text and the sha256 of its bytes; the bytes themselves are not kept (on a large
- * file they are as big as the text). */
-function readText(file: string): { text: string; sha256: string } {
-  const bytes = readBytes(file);
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
-  const text = bytes.toString("utf8");
-  return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, sha256 };
-}
-
-function readBytes(file: string): Buffer {
+/**
+ * Opens `file` for reading and refuses anything but a regular file. The check is on the opened
+ * descriptor, so a symlink given on the command line is followed (it is the user's own argument)
+ * but one pointing at /dev/zero or a FIFO is refused; O_NONBLOCK keeps the open of a FIFO from
+ * waiting for a writer.
+ */
+function openRegularFile(file: string): number {
+  let fd: number;
   try {
-    return fs.readFileSync(file);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
     const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : code;
@@ -128,34 +138,171 @@ function readBytes(file: string): Buffer {
       fix: "Check the path; it is resolved from the current directory.",
     });
   }
+  const stat = fs.fstatSync(fd);
+  if (!stat.isFile()) {
+    fs.closeSync(fd);
+    const what = stat.isDirectory()
+      ? "a directory"
+      : stat.isFIFO()
+        ? "a FIFO (named pipe)"
+        : stat.isCharacterDevice()
+          ? "a character device"
+          : stat.isSocket()
+            ? "a socket"
+            : "not a regular file";
+    throw new DataError({
+      file,
+      line: null,
+      column: null,
+      problem: `it is ${what}; only regular files are read`,
+      fix: "Save the bars to a file first and pass that file.",
+    });
+  }
+  return fd;
 }
 
 /**
- * Splits the text into pieces of about CHUNK_CHARS that end at a line break outside quotes, and
- * hands them to papaparse one at a time. Papaparse's own chunked mode keeps every chunk's rows
- * alive until the end (its chunks recurse), which costs hundreds of MB on a million rows.
+ * Counts line breaks (LF, or CR in a CR-only file), failing on the first line longer than
+ * MAX_LINE_BYTES. Returns the line count, an upper bound on the rows, and whether any `"` occurs
+ * (a file without quotes never needs its pieces checked for a line break inside a quoted field).
  */
-function* pieces(text: string, newline: string): Generator<string> {
-  const breakChar = newline === "\r" ? "\r" : "\n";
-  const hasQuotes = text.includes('"');
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(text.length, start + CHUNK_CHARS);
-    let quotes = hasQuotes ? countQuotes(text, start, end) : 0;
-    while (end < text.length) {
-      const br = text.indexOf(breakChar, end);
-      if (br < 0) {
-        end = text.length;
-        break;
-      }
-      if (hasQuotes) quotes += countQuotes(text, end, br + 1);
-      end = br + 1;
-      // An odd number of quotes means the break is inside a quoted field: keep going.
-      if (quotes % 2 === 0) break;
+function countLines(file: string, fd: number): { lines: number; hasQuotes: boolean } {
+  let hasQuotes = false;
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  let breakByte = -1;
+  let lines = 0;
+  let lineStart = 0; // file offset of the current line
+  let offset = 0;
+  for (;;) {
+    const got = fs.readSync(fd, buf, 0, CHUNK_BYTES, offset);
+    if (got === 0) break;
+    if (!hasQuotes) hasQuotes = buf.subarray(0, got).includes(34);
+    if (breakByte < 0) {
+      const lf = buf.indexOf(10);
+      breakByte = lf >= 0 && lf < got ? 10 : buf.subarray(0, got).includes(13) ? 13 : -1;
     }
-    yield text.slice(start, end);
-    start = end;
+    if (breakByte > 0) {
+      for (
+        let i = buf.indexOf(breakByte, 0);
+        i >= 0 && i < got;
+        i = buf.indexOf(breakByte, i + 1)
+      ) {
+        if (offset + i - lineStart > MAX_LINE_BYTES) break;
+        lines++;
+        lineStart = offset + i + 1;
+      }
+    }
+    offset += got;
+    if (offset - lineStart > MAX_LINE_BYTES) {
+      throw new DataError({
+        file,
+        line: lines + 1,
+        column: null,
+        problem: `the line is longer than ${MAX_LINE_BYTES.toLocaleString("en-US")} bytes (the limit)`,
+        fix: "Check that this is a CSV of bars with one bar per line; no bar needs a line this long.",
+      });
+    }
   }
+  return { lines: lines + 1, hasQuotes };
+}
+
+/** Reads the rows, in pieces that end at a line break outside quotes, into `reader`; returns it
+ * with the SHA-256 of the bytes read. */
+function readRows(
+  file: string,
+  fd: number,
+  reader: BarReader,
+  hasQuotes: boolean,
+): { reader: BarReader; sha256: string } {
+  const hash = createHash("sha256");
+  const decoder = new StringDecoder("utf8");
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  const scanner = new PlainScanner(reader);
+  let dialect: Dialect | null = null;
+  let carry = "";
+  let offset = 0;
+  let line = 0;
+  let first = true;
+  // ASCII bytes are their own latin1 string, which is much cheaper to make than a UTF-8 decode;
+  // once a non-ASCII byte is seen the decoder (which carries split characters) takes over.
+  let ascii = true;
+  for (;;) {
+    const got = fs.readSync(fd, buf, 0, CHUNK_BYTES, offset);
+    offset += got;
+    const atEnd = got === 0;
+    let text: string;
+    if (atEnd) {
+      text = carry + decoder.end();
+    } else {
+      const bytes = buf.subarray(0, got);
+      hash.update(bytes);
+      if (ascii) ascii = isAscii(bytes);
+      text = carry + (ascii ? bytes.toString("latin1") : decoder.write(bytes));
+    }
+    if (first && text.length > 0) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      first = false;
+    }
+    if (dialect === null) {
+      if (!atEnd && !/[\r\n]/.test(text)) {
+        carry = text;
+        continue;
+      }
+      dialect = sniffDialect(text);
+    }
+    const end = atEnd
+      ? text.length
+      : hasQuotes
+        ? cutPoint(text, dialect.breakChar)
+        : text.lastIndexOf(dialect.breakChar) + 1;
+    if (end > 0) {
+      const piece = end === text.length ? text : text.slice(0, end);
+      line =
+        hasQuotes && piece.includes('"')
+          ? parseQuoted(file, piece, dialect, reader, line)
+          : scanner.scan(piece, dialect, line);
+    }
+    carry = end === text.length ? "" : text.slice(end);
+    if (carry.length > MAX_LINE_BYTES) {
+      // Only a quoted field can carry a line break, so this is a quote that never closes.
+      throw new DataError({
+        file,
+        line: line + 1,
+        column: null,
+        problem: "broken quoting (a quoted field runs on for more than 1 MiB)",
+        fix: "Close every opening double quote, and double any quote inside a quoted field.",
+      });
+    }
+    if (atEnd) break;
+  }
+  return { reader, sha256: hash.digest("hex") };
+}
+
+interface Dialect {
+  newline: "\r\n" | "\n" | "\r";
+  breakChar: "\n" | "\r";
+  delimiter: string;
+}
+
+/**
+ * Where the rows complete in `text` end: after its last line break outside quotes (0 if none).
+ * Quotes are counted only when there are any, the common case being a file without them.
+ */
+function cutPoint(text: string, breakChar: string): number {
+  const last = text.lastIndexOf(breakChar);
+  if (last < 0) return 0;
+  const firstQuote = text.indexOf('"');
+  if (firstQuote < 0 || firstQuote > last) return last + 1;
+  // An odd number of quotes before a break means the break is inside a quoted field.
+  let quotes = 0;
+  let cut = 0;
+  let from = 0;
+  for (let br = text.indexOf(breakChar); br >= 0; br = text.indexOf(breakChar, br + 1)) {
+    quotes += countQuotes(text, from, br);
+    from = br;
+    if (quotes % 2 === 0) cut = br + 1;
+  }
+  return cut;
 }
 
 function countQuotes(text: string, from: number, to: number): number {
@@ -164,21 +311,101 @@ function countQuotes(text: string, from: number, to: number): number {
   return n;
 }
 
-function isBlankRow(row: string[] | undefined): boolean {
-  return row !== undefined && row.length === 1 && row[0] === "";
+/**
+ * The common case, a piece without quotes: split lines and cells with indexOf and hand the reader
+ * cell ranges, so no row arrays or cell strings are made. Papaparse stays the parser of anything
+ * quoted (parseQuoted).
+ */
+class PlainScanner {
+  private starts = new Int32Array(64);
+  private ends = new Int32Array(64);
+
+  constructor(private readonly reader: BarReader) {}
+
+  /** Pushes every line of `piece`; returns the number of the last line pushed. */
+  scan(piece: string, dialect: Dialect, lineBefore: number): number {
+    const br = dialect.breakChar;
+    const crlf = dialect.newline === "\r\n";
+    const delimiter = dialect.delimiter;
+    let line = lineBefore;
+    let pos = 0;
+    while (pos < piece.length) {
+      let next = piece.indexOf(br, pos);
+      if (next < 0) next = piece.length;
+      let end = next;
+      if (crlf && end > pos && piece.charCodeAt(end - 1) === 13) end--;
+      let count = 0;
+      let cellStart = pos;
+      for (;;) {
+        if (count + 1 >= this.starts.length) this.growTo(2 * (count + 1));
+        const d = piece.indexOf(delimiter, cellStart);
+        if (d < 0 || d >= end) break;
+        this.starts[count] = cellStart;
+        this.ends[count] = d;
+        count++;
+        cellStart = d + 1;
+      }
+      this.starts[count] = cellStart;
+      this.ends[count] = end;
+      count++;
+      this.reader.pushRange(piece, this.starts, this.ends, count, ++line);
+      pos = next + 1;
+    }
+    return line;
+  }
+
+  private growTo(size: number): void {
+    const starts = new Int32Array(size);
+    const ends = new Int32Array(size);
+    starts.set(this.starts);
+    ends.set(this.ends);
+    this.starts = starts;
+    this.ends = ends;
+  }
 }
 
-function countLines(text: string): number {
-  let lines = 1;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lines++;
-  return lines;
+/** A piece with quotes, parsed by papaparse; returns the number of the last line pushed. */
+function parseQuoted(
+  file: string,
+  piece: string,
+  dialect: Dialect,
+  reader: BarReader,
+  lineBefore: number,
+): number {
+  const result = Papa.parse<string[]>(piece, {
+    header: false,
+    skipEmptyLines: false,
+    newline: dialect.newline,
+    delimiter: dialect.delimiter,
+  });
+  const quoteError = result.errors.find((e) => e.type === "Quotes");
+  if (quoteError !== undefined) {
+    throw new DataError({
+      file,
+      line: lineBefore + (quoteError.row ?? 0) + 1,
+      column: null,
+      problem: `broken quoting (${quoteError.message})`,
+      fix: "Close every opening double quote, and double any quote inside a quoted field.",
+    });
+  }
+  const rows = result.data;
+  // Papaparse counts rows, blank ones included (skipEmptyLines is off), which gives line numbers.
+  // A piece that ends with a newline yields one empty row after it: that is the next piece's start.
+  const last = rows[rows.length - 1];
+  const n =
+    piece.endsWith(dialect.newline) && last !== undefined && last.length === 1 && last[0] === ""
+      ? rows.length - 1
+      : rows.length;
+  let line = lineBefore;
+  for (let k = 0; k < n; k++) reader.push(rows[k] as string[], ++line);
+  return line;
 }
 
 /**
  * Newline and delimiter from the header line. Papaparse can guess them too, but its delimiter
  * guess re-splits the whole input once per candidate, which triples the time on a large file.
  */
-function sniffDialect(text: string): { newline: "\r\n" | "\n" | "\r"; delimiter: string } {
+function sniffDialect(text: string): Dialect {
   const lf = text.indexOf("\n");
   const newline =
     lf < 0 ? (text.includes("\r") ? "\r" : "\n") : text[lf - 1] === "\r" ? "\r\n" : "\n";
@@ -193,5 +420,5 @@ function sniffDialect(text: string): { newline: "\r\n" | "\n" | "\r"; delimiter:
       delimiter = candidate;
     }
   }
-  return { newline, delimiter };
+  return { newline, breakChar: newline === "\r" ? "\r" : "\n", delimiter };
 }

@@ -20,15 +20,20 @@ export const DECIMAL_NOTATION =
  * mantissas, junk) is handed to Number() itself. An empty string is NaN, not 0.
  */
 export function parseDecimal(text: string): number {
-  const len = text.length;
-  let i = 0;
-  const sign = text.charCodeAt(0);
-  if (sign === 45 || sign === 43) i = 1; // '-' or '+'
+  return parseDecimalIn(text, 0, text.length);
+}
+
+/** `parseDecimal(text.slice(start, end))` without making the slice: the loader reads cells in
+ * place from the text of a whole piece of the file. */
+export function parseDecimalIn(text: string, start: number, end: number): number {
+  let i = start;
+  const sign = text.charCodeAt(start);
+  if (start < end && (sign === 45 || sign === 43)) i = start + 1; // '-' or '+'
   let mantissa = 0;
   let digits = 0;
   let fractionDigits = 0;
   let seenDot = false;
-  for (; i < len; i++) {
+  for (; i < end; i++) {
     const c = text.charCodeAt(i);
     if (c >= 48 && c <= 57) {
       mantissa = mantissa * 10 + (c - 48);
@@ -37,11 +42,11 @@ export function parseDecimal(text: string): number {
     } else if (c === 46 && !seenDot) {
       seenDot = true;
     } else {
-      return slowPath(text);
+      return slowPath(text.slice(start, end));
     }
   }
   if (digits === 0) return Number.NaN;
-  if (digits > 15) return slowPath(text);
+  if (digits > 15) return slowPath(text.slice(start, end));
   const value = mantissa / (POW10[fractionDigits] ?? 1);
   return sign === 45 ? -value : value;
 }

@@ -43,14 +43,14 @@ function isLeapYear(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 }
 
-function daysInMonth(y: number, m: number): number {
+export function daysInMonth(y: number, m: number): number {
   if (m === 2) return isLeapYear(y) ? 29 : 28;
   return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
 }
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil); unlike
  * Date.UTC it does not remap years 0–99 to the 1900s. */
-function daysFromCivil(y: number, m: number, d: number): number {
+export function daysFromCivil(y: number, m: number, d: number): number {
   const yy = m <= 2 ? y - 1 : y;
   const era = Math.floor(yy / 400);
   const yoe = yy - era * 400;
@@ -184,13 +184,25 @@ export function timestampProblem(text: string): string {
     case BAD_OFFSET:
       return "the UTC offset is out of range";
     default:
-      return "it is not in a recognised date format";
+      return looksDayOrMonthFirst(text)
+        ? "day-first and month-first dates (such as 03/04/2020) cannot be told apart"
+        : "it is not in a recognised date format";
   }
 }
 
 /** The accepted formats, for the "how to fix" half of error messages. */
 export const TIMESTAMP_FORMATS =
   "YYYY-MM-DD, YYYY/MM/DD, YYYY-MM-DD HH:MM[:SS] or YYYY-MM-DDTHH:MM:SS[.fff], optionally followed by Z or ±HH:MM";
+
+/** `D/M/YYYY`-like dates (any of / . - between the parts), the layout that needs --date-format. */
+export function looksDayOrMonthFirst(text: string): boolean {
+  return /^\s*\d{1,2}([/.-])\d{1,2}\1\d{4}(?:[ T]|\s*$)/.test(text);
+}
+
+/** The wall clock in `tz` at a UTC instant (how epoch timestamps are shown with --tz). */
+export function wallClockIn(tz: string, instant: Millis): Millis {
+  return instant + zoneClock(tz).offsetAt(instant);
+}
 
 export function isValidTimeZone(tz: string): boolean {
   try {

@@ -1,4 +1,4 @@
-import { loadCsv } from "../data/load-csv.js";
+import { type LoadCsvOptions, loadCsv } from "../data/load-csv.js";
 import { parseTimestamp, TIMESTAMP_FORMATS } from "../data/parse-timestamp.js";
 import { alignSeries } from "../engine/align-series.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
@@ -42,9 +42,12 @@ export function loadData(config: RunConfig): LoadedData {
   const series: SymbolSeries[] = [];
   const info: DataFileInfo[] = [];
   for (const spec of config.data) {
-    const opts: { symbol?: string; strict?: boolean; tz?: string } = { strict: config.strict };
+    const opts: LoadCsvOptions = { strict: config.strict };
     if (spec.symbol) opts.symbol = spec.symbol;
     if (config.tz) opts.tz = config.tz;
+    if (config.timeUnit) opts.timeUnit = config.timeUnit;
+    if (config.dateFormat) opts.dateFormat = config.dateFormat;
+    if (config.columns) opts.columns = config.columns;
     const loaded = loadCsv(spec.file, opts);
     warnings.push(...loaded.warnings);
     const s = cutAfter(loaded.series, toMs);

@@ -1,3 +1,5 @@
+import type { ColumnMapping } from "../data/columns.js";
+import type { TimeUnit } from "../data/timestamp-reader.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
 import type { Params } from "../strategy/types.js";
 import type { AgentOptions } from "./agent-options.js";
@@ -27,6 +29,10 @@ export interface RunConfig {
   runsRoot: string;
   strict: boolean;
   tz: string | null;
+  /** `--time-unit`, `--date-format`, `--columns` (absent: detected / defaults). */
+  timeUnit?: TimeUnit;
+  dateFormat?: string;
+  columns?: ColumnMapping;
   /** Settings of an LLM strategy (`strategies/*.md` or `--prompt`); null for code strategies. */
   agent: AgentOptions | null;
   /** `--preset notes/x.md=path`: files seeded into the run's memory before it starts. */

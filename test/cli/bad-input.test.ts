@@ -203,3 +203,38 @@ describe("bad input through the CLI", () => {
     expect(strict.stderr).toContain(`${file}:3`);
   }, 60_000);
 });
+
+describe("data formats and special files through the CLI", () => {
+  it("bad --time-unit, --date-format, --columns and /dev/zero exit 2 with the fix, simulating nothing", async () => {
+    const runs = path.join(work, "runs-formats");
+    const good = path.join(work, "formats-good.csv");
+    fs.writeFileSync(good, `${HEADER}\n${GOOD}\n`);
+    const slash = path.join(work, "formats-slash.csv");
+    fs.writeFileSync(slash, `${HEADER}\n02/01/2020,10,11,9,10.5,100\n`);
+    const cases: { args: string[]; mentions: string }[] = [
+      { args: ["--data", "/dev/zero"], mentions: "/dev/zero: it is a character device" },
+      { args: ["--data", good, "--time-unit", "us"], mentions: '--time-unit "us": use s or ms' },
+      { args: ["--data", good, "--date-format", "YY/MM/DD"], mentions: "is not a date format" },
+      { args: ["--data", good, "--columns", "price=Close"], mentions: 'unknown key "price"' },
+      {
+        args: ["--data", good, "--columns", "close=Last"],
+        mentions: `${good}:1: --columns maps close`,
+      },
+      { args: ["--data", slash], mentions: `${slash}:2: column Date:` },
+    ];
+    const results = await Promise.all(
+      cases.map(async (c) => {
+        const child = cliAsync(
+          ["run", path.join(ROOT, "strategies/buy-and-hold.ts"), ...c.args, "--runs-dir", runs],
+          work,
+        );
+        return { c, ...(await exitOf(child)) };
+      }),
+    );
+    for (const { c, code, stderr } of results) {
+      expect(code, stderr).toBe(2);
+      expect(stderr).toContain(c.mentions);
+    }
+    expect(runDirs(runs)).toEqual([]);
+  }, 120_000);
+});

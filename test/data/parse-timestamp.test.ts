@@ -119,11 +119,20 @@ describe("invalid timestamps", () => {
     "2020-01-01 12:00:00 PM",
     "2020-01-01T12",
     "2020-01-01T12:00:00.",
-    "01/02/2020",
   ])("%j is not in a recognised format", (text) => {
     expect(parseTimestamp(text)).toBeNaN();
     expect(timestampProblem(text)).toBe("it is not in a recognised date format");
   });
+
+  it.each(["01/02/2020", "1.2.2020", "01-02-2020 09:30"])(
+    "%j is day-first or month-first: the problem says they cannot be told apart",
+    (text) => {
+      expect(parseTimestamp(text)).toBeNaN();
+      expect(timestampProblem(text)).toBe(
+        "day-first and month-first dates (such as 03/04/2020) cannot be told apart",
+      );
+    },
+  );
 
   it("reports no problem for a valid timestamp", () => {
     expect(timestampProblem("2020-02-29")).toBe("");

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { loadCsv } from "../../data/load-csv.js";
+import type { ColumnMapping } from "../../data/columns.js";
+import { type LoadCsvOptions, loadCsv } from "../../data/load-csv.js";
 import type { SymbolSeries } from "../../engine/types.js";
 import type { ResultFile } from "../run-record.js";
 
@@ -34,11 +35,15 @@ export function loadRunPrices(dir: string, result: ResultFile, config: Rec): Pri
     const found = candidates.find((f) => fs.existsSync(f));
     if (found === undefined) return { missing: `the data file ${file} no longer exists.` };
     try {
-      const opts: { symbol: string; strict: boolean; tz?: string } = {
+      const opts: LoadCsvOptions & { symbol: string } = {
         symbol: String(info.symbol),
         strict: config.strict === true,
       };
       if (typeof config.tz === "string") opts.tz = config.tz;
+      if (config.timeUnit === "s" || config.timeUnit === "ms") opts.timeUnit = config.timeUnit;
+      if (typeof config.dateFormat === "string") opts.dateFormat = config.dateFormat;
+      if (config.columns && typeof config.columns === "object")
+        opts.columns = config.columns as ColumnMapping;
       const loaded = loadCsv(found, opts);
       if (loaded.sha256 !== sha) {
         return { missing: `the data file ${file} changed since the run (sha256 differs).` };
