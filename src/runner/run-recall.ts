@@ -104,7 +104,7 @@ export class RunRecall {
         ...recallIndexOptions(this.options, this.env, this.replayOf),
         autoSync: false,
       });
-      index.setTradingDays(Array.from(this.barTimes));
+      index.setTradingDays(this.barTimes);
       index.markRecorded();
       this.index = index;
     }

@@ -113,6 +113,8 @@ export class RecallIndex {
   private readonly autoSync: boolean;
   private lastSync: string | null = null;
   private lastErrors: string[] = [];
+  /** Trading days as sorted day numbers; undefined until loaded, null when none are known. */
+  private tradingDays: Int32Array | null | undefined = undefined;
   private readonly probe: ChangeProbe;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly terms: TermIndex;
@@ -226,19 +228,46 @@ export class RecallIndex {
       .run();
   }
 
-  /** The days that had bars (midnights), for the journal tier; replaces any stored before. */
-  setTradingDays(days: readonly Millis[]): void {
-    const unique = [...new Set(days.map(startOfDay))];
-    const insert = this.db.prepare("INSERT INTO trading_days (day) VALUES (?)");
-    this.db.transaction(() => {
+  /**
+   * The days that had bars, for the journal tier; replaces any stored before. Kept as one sorted
+   * blob of day numbers, so a million-bar run stores it at once rather than as a million rows.
+   */
+  setTradingDays(times: ArrayLike<Millis>): void {
+    const days = dayNumbers(times);
+    if (days.length === 0) {
+      // No days known: the journal days stand in (see tierBounds).
+      this.db.prepare("DELETE FROM meta WHERE key = 'trading_days'").run();
       this.db.exec("DELETE FROM trading_days");
-      for (const d of unique) insert.run(d);
-    })();
+      this.tradingDays = null;
+      return;
+    }
+    this.db
+      .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('trading_days', ?)")
+      .run(Buffer.from(days.buffer, days.byteOffset, days.byteLength));
+    this.tradingDays = days;
   }
 
   /** Whether the index knows the trading days (setTradingDays). */
   hasTradingDays(): boolean {
-    return this.stmt("SELECT 1 FROM trading_days LIMIT 1").get() !== undefined;
+    return this.loadTradingDays() !== null;
+  }
+
+  /** The stored trading days (an index written before they were a blob keeps them as rows). */
+  private loadTradingDays(): Int32Array | null {
+    if (this.tradingDays === undefined) {
+      const row = this.stmt("SELECT value FROM meta WHERE key = 'trading_days'").get() as
+        | { value: Uint8Array }
+        | undefined;
+      if (row !== undefined) {
+        this.tradingDays = new Int32Array(new Uint8Array(row.value).buffer);
+      } else {
+        const rows = this.stmt("SELECT day FROM trading_days ORDER BY day").all() as {
+          day: number;
+        }[];
+        this.tradingDays = rows.length === 0 ? null : dayNumbers(rows.map((r) => r.day));
+      }
+    }
+    return this.tradingDays;
   }
 
   /** The files with at least one chunk a search with these options could return, sorted. */
@@ -350,11 +379,19 @@ export class RecallIndex {
         coveredMonths.add(c.monthFirst);
       }
     }
-    if (this.hasTradingDays()) {
-      const row = this.stmt(
-        "SELECT day FROM trading_days WHERE day <= ? ORDER BY day DESC LIMIT 1 OFFSET ?",
-      ).get(today, JOURNAL_RECALL_DAYS - 1) as { day: number } | undefined;
-      return { journalFloor: row?.day ?? null, coveredMonths };
+    const days = this.loadTradingDays();
+    if (days !== null) {
+      // The JOURNAL_RECALL_DAYS-th last trading day at or before today (binary search).
+      const todayNumber = Math.floor(today / DAY_MS);
+      let lo = 0;
+      let hi = days.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((days[mid] as number) <= todayNumber) lo = mid + 1;
+        else hi = mid;
+      }
+      const k = lo - JOURNAL_RECALL_DAYS;
+      return { journalFloor: k < 0 ? null : (days[k] as number) * DAY_MS, coveredMonths };
     }
     let found = 0;
     for (const day of this.terms.journalDaysDesc()) {
@@ -540,4 +577,20 @@ function checkWeights(weights: Partial<HybridWeights> | undefined): HybridWeight
 /** Code-unit order, so the tie-break does not depend on the machine's locale. */
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Sorted distinct UTC day numbers of timestamps (bar times arrive sorted: one pass). */
+function dayNumbers(times: ArrayLike<Millis>): Int32Array {
+  const out = new Int32Array(times.length);
+  let n = 0;
+  let sorted = true;
+  for (let i = 0; i < times.length; i++) {
+    const day = Math.floor((times[i] as number) / DAY_MS);
+    if (n > 0 && day === out[n - 1]) continue;
+    if (n > 0 && day < (out[n - 1] as number)) sorted = false;
+    out[n++] = day;
+  }
+  if (sorted) return out.slice(0, n);
+  const all = out.slice(0, n).sort();
+  return all.filter((d, i) => i === 0 || d !== all[i - 1]);
 }
