@@ -156,6 +156,7 @@ export function buildProgram(): Command {
     .optionsGroup("Output:")
     .addOption(new Option("--json", "print result.json alone on stdout"))
     .option("-q, --quiet", "no progress lines")
+    .option("--no-ui", "plain progress lines on stderr instead of the live view on a terminal")
     .addHelpText("after", RUN_EXAMPLES)
     .action(async (strategy: string | undefined, opts) => {
       const { runCommand } = await import("./cli/run-command.js");

@@ -48,6 +48,8 @@ export interface RunCommandOptions {
   tz?: string;
   json?: boolean;
   quiet?: boolean;
+  /** `--no-ui` sets it false: plain progress lines even on a terminal. */
+  ui?: boolean;
   model?: string;
   baseUrl?: string;
   temperature?: string;
@@ -242,15 +244,20 @@ export async function runCommand(
 ): Promise<number> {
   const config = o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
   const { runBacktest } = await import("../runner/run-backtest.js");
-  const render = o.json || o.quiet ? () => {} : plainRenderer(process.stderr);
+  const live = wantsLiveView(o, process.stdout, process.env)
+    ? (await import("../ui/ink-renderer.js")).inkRenderer(process.stdout)
+    : null;
+  const render = live ? live.onEvent : o.json || o.quiet ? () => {} : plainRenderer(process.stderr);
   let handle: RunHandle | null = null;
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
     if (interrupts > 1) process.exit(130);
-    process.stderr.write(
-      "\nInterrupted: finishing the current bar and writing the run (Ctrl-C again to abort).\n",
-    );
+    const notice =
+      "Interrupted: finishing the current bar and writing the run (Ctrl-C again to abort).";
+    // On the live view a write to the terminal would tear its frame: the notice goes into it.
+    if (live) live.notice(notice);
+    else process.stderr.write(`\n${notice}\n`);
     handle?.interrupt();
   };
   process.on("SIGINT", onSigint);
@@ -261,6 +268,8 @@ export async function runCommand(
         handle = h;
       },
     });
+    // The final frame stays on screen; the summary follows below it.
+    await live?.close();
     const runDir = path.join(config.runsRoot, result.id);
     // The error first (stderr, even with --json): it is what the user has to act on.
     const error = formatRunError(result, runDir);
@@ -281,8 +290,24 @@ export async function runCommand(
       process.stderr.write(escapeControl(`\nWARNING: ${rejections}\n`));
     return result.status === "completed" ? 0 : 1;
   } finally {
+    await live?.close();
     process.off("SIGINT", onSigint);
   }
+}
+
+/**
+ * The ink live view only on a terminal, and never with `--json`, `-q`, `--no-ui` or in CI: ink
+ * writes cursor movements that flood a log or a pipe.
+ */
+export function wantsLiveView(
+  o: RunCommandOptions,
+  stdout: { isTTY?: boolean },
+  env: NodeJS.ProcessEnv,
+): boolean {
+  if (o.json || o.quiet || o.ui === false) return false;
+  if (stdout.isTTY !== true) return false;
+  const ci = env.CI;
+  return ci === undefined || ci === "" || ci === "0" || ci === "false";
 }
 
 /** `--replay <run>`: the recorded run's own config, answered from its transcript. */
