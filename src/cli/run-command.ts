@@ -245,7 +245,7 @@ export async function runCommand(
   const config = o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
   const { runBacktest } = await import("../runner/run-backtest.js");
   const live = wantsLiveView(o, process.stdout, process.env)
-    ? (await import("../ui/ink-renderer.js")).inkRenderer(process.stdout)
+    ? (await import("../ui/live-renderer.js")).liveRenderer()
     : null;
   const render = live ? live.onEvent : o.json || o.quiet ? () => {} : plainRenderer(process.stderr);
   let handle: RunHandle | null = null;

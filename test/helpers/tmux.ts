@@ -55,6 +55,17 @@ export class TmuxPane {
     return text === "" ? null : Number(text);
   }
 
+  /** Waits for the command to end, reading only its exit file (no capture competing for CPU). */
+  async waitForExit(timeoutMs = 600_000, everyMs = 50): Promise<number | null> {
+    const end = Date.now() + timeoutMs;
+    while (Date.now() < end) {
+      const code = this.exitCode();
+      if (code !== null) return code;
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+    return null;
+  }
+
   sendKeys(...keys: string[]): void {
     this.tmux(["send-keys", ...keys]);
   }
