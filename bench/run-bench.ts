@@ -11,6 +11,7 @@ import type { Strategy } from "../src/strategy/types.js";
 import smaCrossover from "../strategies/sma-crossover.js";
 import { randomWalk, writeCsv } from "./generate-series.js";
 import { describeLlmOverhead, measureLlmOverhead } from "./llm-overhead.js";
+import { describeUiOverhead, measureUiOverhead } from "./ui-overhead.js";
 
 const BARS = Number(process.env.BENCH_BARS ?? 1_000_000);
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -124,6 +125,8 @@ async function main(): Promise<void> {
   );
   const llm = await measureLlmOverhead();
   for (const line of describeLlmOverhead(llm)) console.log(line);
+  const ui = await measureUiOverhead(BARS);
+  console.log(describeUiOverhead(ui));
   const figures = {
     date: new Date().toISOString(),
     node: process.version,
@@ -144,6 +147,7 @@ async function main(): Promise<void> {
       csvMB: mb(fs.statSync(csv).size),
     },
     llmAgent: llm,
+    uiOverhead: ui,
   };
   fs.rmSync(tmp, { recursive: true, force: true });
   const outDir = path.join(ROOT, "bench", "results");
@@ -152,7 +156,7 @@ async function main(): Promise<void> {
   fs.writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`);
   const ok = (b: boolean) => (b ? "met" : "MISSED");
   console.log(
-    `goals: engine >= 2,000,000 bars/s ${ok(smaRun.barsPerSec >= 2e6)}; end to end <= 4 s ${ok(child.ms <= 4000)}; peak <= 400 MB ${ok(peak <= 400)}; LLM overhead per decision p50 <= ${llm.goalP50Ms} ms ${ok(llm.overheadMs.decision.p50 <= llm.goalP50Ms)}`,
+    `goals: engine >= 2,000,000 bars/s ${ok(smaRun.barsPerSec >= 2e6)}; end to end <= 4 s ${ok(child.ms <= 4000)}; peak <= 400 MB ${ok(peak <= 400)}; LLM overhead per decision p50 <= ${llm.goalP50Ms} ms ${ok(llm.overheadMs.decision.p50 <= llm.goalP50Ms)}; live view overhead <= ${ui.goal} ${ok(ui.ratio <= ui.goal)}`,
   );
   console.log(`wrote ${path.relative(ROOT, out)}`);
 }

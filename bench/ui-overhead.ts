@@ -51,7 +51,10 @@ export interface UiOverhead {
   bars: number;
   inkMs: number[];
   noneMs: number[];
+  /** Ratio of the medians: the figure held against the goal. */
   ratio: number;
+  /** Ratio of the fastest runs: less sensitive to other load on a shared machine. */
+  ratioOfBest: number;
   goal: number;
 }
 
@@ -67,7 +70,14 @@ export async function measureUiOverhead(bars = BARS, rounds = 3): Promise<UiOver
       inkMs.push(await timedRun(csv, tmp, k++, true));
       noneMs.push(await timedRun(csv, tmp, k++, false));
     }
-    return { bars, inkMs, noneMs, ratio: median(inkMs) / median(noneMs), goal: GOAL };
+    return {
+      bars,
+      inkMs,
+      noneMs,
+      ratio: median(inkMs) / median(noneMs),
+      ratioOfBest: Math.min(...inkMs) / Math.min(...noneMs),
+      goal: GOAL,
+    };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
@@ -75,7 +85,7 @@ export async function measureUiOverhead(bars = BARS, rounds = 3): Promise<UiOver
 
 export function describeUiOverhead(u: UiOverhead): string {
   const s = (xs: number[]) => xs.map((x) => (x / 1000).toFixed(2)).join(" / ");
-  return `live view overhead, ${u.bars.toLocaleString("en-US")} bars in a pseudo-TTY: ink ${s(u.inkMs)} s, none ${s(u.noneMs)} s; ratio of medians ${u.ratio.toFixed(3)} (goal <= ${u.goal}: ${u.ratio <= u.goal ? "met" : "MISSED"})`;
+  return `live view overhead, ${u.bars.toLocaleString("en-US")} bars in a pseudo-TTY: ink ${s(u.inkMs)} s, none ${s(u.noneMs)} s; ratio of medians ${u.ratio.toFixed(3)}, of the fastest ${u.ratioOfBest.toFixed(3)} (goal <= ${u.goal}: ${u.ratio <= u.goal ? "met" : "MISSED"})`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -90,3 +90,32 @@ describe("the live view in a pseudo-terminal", () => {
     fs.rmSync(work, { recursive: true, force: true });
   });
 });
+
+describe("Ctrl-C on the live view", () => {
+  it("reaches the run's handler: the run ends interrupted, the notice is in the frame", async () => {
+    const work = tempDir();
+    const strategy = path.join(work, "slow.mjs");
+    fs.writeFileSync(strategy, SLOW_STRATEGY);
+    const csv = sliceCsv(path.join(DATA, "GOOG.csv"), 1000, work);
+    const runs = path.join(work, "runs");
+    const pane = new TmuxPane(
+      [process.execPath, BIN, "run", strategy, "--data", csv, "--runs-dir", runs],
+      { cwd: work },
+    );
+    panes.push(pane);
+    const end = Date.now() + 30_000;
+    while (!midRun(pane.capture()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    pane.sendKeys("C-c");
+    const { frames, exitCode } = await captureUntilExit(pane);
+    expect(exitCode).toBe(1);
+    const last = frames.at(-1) as string;
+    expect(last).toContain("Interrupted: finishing the current bar");
+    expect(last).toContain("· interrupted");
+    const [dir] = fs.readdirSync(runs);
+    const result = JSON.parse(
+      fs.readFileSync(path.join(runs, dir as string, "result.json"), "utf8"),
+    );
+    expect(result.status).toBe("interrupted");
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+});
