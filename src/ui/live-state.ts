@@ -1,4 +1,6 @@
+import type { UsageSnapshot } from "../agent/llm/usage-meter.js";
 import type { RunEvent } from "../runner/run-events.js";
+import type { RunResult } from "../runner/run-result.js";
 
 /** An open position as the live view shows it. */
 export interface LivePosition {
@@ -114,10 +116,38 @@ export function liveState(s: LiveState, e: RunEvent): LiveState {
     case "warning":
       return { ...s, warnings: keepLast(s.warnings, e.message, WARNINGS_KEPT) };
     case "run_finished":
-      return { ...s, status: e.result.status };
+      return finished(s, e.result);
     default:
       return s;
   }
+}
+
+/** The last frame: the totals the run wrote to result.json replace the running counts. */
+function finished(s: LiveState, r: RunResult): LiveState {
+  const usage = r.llm?.usage as UsageSnapshot | undefined;
+  const sum = (counts: Partial<Record<string, number>>) =>
+    Object.values(counts).reduce<number>((a, b) => a + (b ?? 0), 0);
+  return {
+    ...s,
+    status: r.status,
+    counts: {
+      ...s.counts,
+      rejected: r.orders.rejected,
+      failedDecisions: r.llm?.agent.failedDecisions ?? s.counts.failedDecisions,
+      retries: usage ? sum(usage.retries) : s.counts.retries,
+    },
+    llm:
+      usage === undefined
+        ? s.llm
+        : {
+            maxCostUsd: null,
+            maxTokens: null,
+            ...s.llm,
+            calls: usage.calls.total,
+            tokens: usage.tokens.prompt + usage.tokens.completion,
+            costUsd: usage.cost.usd ?? s.llm?.costUsd ?? 0,
+          },
+  };
 }
 
 function applyFill(positions: LivePosition[], symbol: string, delta: number): LivePosition[] {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Fill } from "../../src/engine/types.js";
 import type { RunEvent } from "../../src/runner/run-events.js";
+import type { RunResult } from "../../src/runner/run-result.js";
 import { initialLiveState, liveState, WARNINGS_KEPT } from "../../src/ui/live-state.js";
 
 const fill = (symbol: string, side: "buy" | "sell", qty: number): RunEvent => ({
@@ -49,6 +50,26 @@ describe("liveState", () => {
       (m): RunEvent => ({ type: "warning", message: m }),
     );
     expect(fold(warnings).warnings).toEqual(["c", "d", "e"].slice(-WARNINGS_KEPT));
+  });
+
+  it("ends on the totals the run wrote: status, rejected orders, failed decisions, retries, LLM usage", () => {
+    const result = {
+      status: "completed",
+      orders: { rejected: 2 },
+      llm: {
+        agent: { failedDecisions: 1 },
+        usage: {
+          calls: { total: 9 },
+          tokens: { prompt: 9000, completion: 450, cached: 0 },
+          retries: { rate_limit: 2, server_error: 1 },
+          cost: { usd: 0.00162, reason: null },
+        },
+      },
+    } as unknown as RunResult;
+    const s = fold([{ type: "run_finished", result }]);
+    expect(s.status).toBe("completed");
+    expect(s.counts).toMatchObject({ rejected: 2, failedDecisions: 1, retries: 3 });
+    expect(s.llm).toMatchObject({ calls: 9, tokens: 9450, costUsd: 0.00162 });
   });
 
   it("does not change the state it was given", () => {
