@@ -80,13 +80,18 @@ export class HookRunner {
         this.orderLog.push(
           JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }),
         );
-        this.emit({ type: "fill", time: this.label(e.index), fill: e.fill });
+        this.emit({ type: "fill", time: this.label(e.index), bar: e.index, fill: e.fill });
         return s.onFill
           ? this.hook("fill", index, () => s.onFill?.(ctx, e.fill, state))
           : undefined;
       case "trade_closed":
         this.trades.push({ ...e.trade, openAtEnd: false });
-        this.emit({ type: "trade_closed", time: this.label(e.index), trade: e.trade });
+        this.emit({
+          type: "trade_closed",
+          time: this.label(e.index),
+          bar: e.index,
+          trade: e.trade,
+        });
         return s.onTradeClosed
           ? this.hook("trade_closed", index, () => s.onTradeClosed?.(ctx, e.trade, state))
           : undefined;

@@ -143,8 +143,12 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     id,
     dir,
     strategy: strategy.name,
+    kind: llm ? "llm" : "code",
     symbols: [...data.symbols],
     bars: result.period.requested.bars,
+    start: result.period.requested.start,
+    end: result.period.requested.end,
+    initialCash: config.broker.initialCash,
   });
   for (const w of warnings) emit({ type: "warning", message: w });
 
@@ -173,7 +177,20 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const cash = new Float64Array(data.times.length);
   let status: RunStatus = "completed";
   let simulateMs = 0;
-  const loop = new BarLoop(sim, ctx, strategy, hooks, pending, cash, emit, label);
+  const benchmark = buyAndHoldEquity(data, config.broker.initialCash, startIndex);
+  const loop = new BarLoop({
+    sim,
+    ctx,
+    strategy,
+    hooks,
+    pending,
+    cash,
+    emit,
+    label,
+    benchmark,
+    initialCash: config.broker.initialCash,
+    progress: options.onEvent !== undefined,
+  });
   options.onStart?.({ interrupt: () => loop.interrupt() });
   const t1 = performance.now();
   try {
@@ -208,10 +225,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   simulateMs = performance.now() - t1;
 
   const t2 = performance.now();
-  const bench = buyAndHoldEquity(data, config.broker.initialCash, startIndex).subarray(
-    0,
-    lastIndex + 1 - startIndex,
-  );
+  const bench = benchmark.subarray(0, lastIndex + 1 - startIndex);
   finishResult(
     result,
     sim,
