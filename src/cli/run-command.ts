@@ -245,7 +245,9 @@ export async function runCommand(
   const config = o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
   const { runBacktest } = await import("../runner/run-backtest.js");
   const live = wantsLiveView(o, process.stdout, process.env)
-    ? (await import("../ui/live-renderer.js")).liveRenderer()
+    ? (await import("../ui/live-renderer.js")).liveRenderer(
+        config.agent && { maxCostUsd: config.agent.maxCost, maxTokens: config.agent.maxTokens },
+      )
     : null;
   const render = live ? live.onEvent : o.json || o.quiet ? () => {} : plainRenderer(process.stderr);
   let handle: RunHandle | null = null;

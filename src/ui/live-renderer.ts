@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { RunEvent } from "../runner/run-events.js";
 import { CLOSED, type FrameMessage } from "./live-frames.js";
-import { initialLiveState, liveState } from "./live-state.js";
+import { initialLiveState, type LiveBudget, liveState } from "./live-state.js";
 
 /** At most 10 frames a second: events are folded at once, frames sent on this tick. */
 export const FRAME_MS = 100;
@@ -18,11 +18,12 @@ export interface LiveRenderer {
  * The ink live view on the terminal on fd 1 (the caller checks it is one). This thread only folds
  * events into the view state (a shallow copy each) and, at most every FRAME_MS, hands the state
  * to a worker thread that loads ink and draws: the run pays neither ink's start-up nor its
- * layout. The timer is unref'd, so it never keeps the process alive.
+ * layout. The timer is unref'd, so it never keeps the process alive. `budget`: an LLM run's
+ * `--max-cost` / `--max-tokens`, for the budget left.
  */
-export function liveRenderer(): LiveRenderer {
+export function liveRenderer(budget: LiveBudget | null = null): LiveRenderer {
   const t0 = performance.now();
-  let state = initialLiveState();
+  let state = initialLiveState(budget);
   let notice: string | null = null;
   let dirty = false;
   let alive = true;

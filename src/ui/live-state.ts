@@ -1,4 +1,5 @@
 import type { UsageSnapshot } from "../agent/llm/usage-meter.js";
+import type { Order } from "../engine/types.js";
 import type { RunEvent } from "../runner/run-events.js";
 import type { RunResult } from "../runner/run-result.js";
 
@@ -13,6 +14,13 @@ export interface LiveDecision {
   time: string;
   orders: string[];
   rationale: string;
+  failed: boolean;
+}
+
+/** An LLM run's budget, from its options (`--max-cost`, `--max-tokens`). */
+export interface LiveBudget {
+  maxCostUsd: number | null;
+  maxTokens: number | null;
 }
 
 /**
@@ -27,13 +35,16 @@ export interface LiveState {
   total: number;
   /** The simulated date of the last bar closed. */
   time: string | null;
+  /** Wall time of the simulation so far, as the run reported it (for the ETA). */
+  elapsedMs: number | null;
   equity: number | null;
-  initialEquity: number | null;
-  /** Buy-and-hold's equity on the same bar, when the run reports it. */
-  benchmark: number | null;
+  returnPct: number | null;
+  benchmarkReturnPct: number | null;
   drawdownPct: number | null;
   positions: LivePosition[];
   lastDecision: LiveDecision | null;
+  /** Orders accepted since the last decision finished: they are its orders. */
+  pendingOrders: string[];
   /** The latest tool calls, oldest first (at most TICKER_LENGTH). */
   toolCalls: string[];
   llm: {
@@ -58,7 +69,7 @@ export interface LiveState {
 export const TICKER_LENGTH = 6;
 export const WARNINGS_KEPT = 3;
 
-export function initialLiveState(): LiveState {
+export function initialLiveState(budget: LiveBudget | null = null): LiveState {
   return {
     runId: null,
     strategy: "",
@@ -66,21 +77,47 @@ export function initialLiveState(): LiveState {
     done: 0,
     total: 0,
     time: null,
+    elapsedMs: null,
     equity: null,
-    initialEquity: null,
-    benchmark: null,
+    returnPct: null,
+    benchmarkReturnPct: null,
     drawdownPct: null,
     positions: [],
     lastDecision: null,
+    pendingOrders: [],
     toolCalls: [],
-    llm: null,
+    llm: budget === null ? null : emptyLlm(budget),
     counts: { fills: 0, tradesClosed: 0, rejected: 0, failedDecisions: 0, retries: 0 },
     warnings: [],
     status: null,
   };
 }
 
-const keepLast = <T>(list: readonly T[], item: T, n: number): T[] => [...list, item].slice(-n);
+function emptyLlm(budget: LiveBudget | null): NonNullable<LiveState["llm"]> {
+  return { calls: 0, tokens: 0, costUsd: 0, maxCostUsd: null, maxTokens: null, ...budget };
+}
+
+const keepLast = <T>(list: readonly T[], items: readonly T[], n: number): T[] =>
+  list.length + items.length <= n ? [...list, ...items] : [...list, ...items].slice(-n);
+
+/** `BUY 10 GOOG limit 101.5`, `SELL 50% SPY market`; a side-less order (a target weight) reads `ORDER`. */
+export function orderLine(o: Order): string {
+  const size =
+    o.size.kind === "qty"
+      ? `${o.size.qty}`
+      : o.size.kind === "fraction"
+        ? `${round(o.size.fraction * 100)}%`
+        : `weight ${o.size.weight}`;
+  const price =
+    o.limitPrice !== null
+      ? `limit ${o.limitPrice}`
+      : o.stopPrice !== null
+        ? `stop ${o.stopPrice}`
+        : o.type;
+  return `${o.side === null ? "ORDER" : o.side.toUpperCase()} ${size} ${o.symbol} ${price}`;
+}
+
+const round = (v: number) => Math.round(v * 100) / 100;
 
 /** The live view's state after `e`: pure, no clock, no I/O. */
 export function liveState(s: LiveState, e: RunEvent): LiveState {
@@ -92,6 +129,9 @@ export function liveState(s: LiveState, e: RunEvent): LiveState {
         strategy: e.strategy,
         symbols: e.symbols,
         total: e.bars,
+        time: e.start,
+        equity: e.initialCash,
+        llm: e.kind === "llm" ? (s.llm ?? emptyLlm(null)) : s.llm,
       };
     case "progress":
       return {
@@ -99,22 +139,62 @@ export function liveState(s: LiveState, e: RunEvent): LiveState {
         done: e.done,
         total: e.total,
         time: e.time,
+        elapsedMs: e.elapsedMs,
         equity: e.equity,
+        returnPct: e.returnPct,
+        benchmarkReturnPct: e.benchmarkReturnPct,
+        drawdownPct: e.drawdownPct,
+        positions: e.positions,
       };
-    case "fill":
+    case "order_accepted":
+      return { ...s, pendingOrders: [...s.pendingOrders, orderLine(e.order)] };
+    case "order_rejected":
+      return { ...s, counts: { ...s.counts, rejected: s.counts.rejected + 1 } };
+    case "decision_started":
+      return e.kind === "decision" ? { ...s, pendingOrders: [] } : s;
+    case "decision_finished": {
+      const toolCalls = keepLast(
+        s.toolCalls,
+        e.toolCalls.map((c) => (c.error ? `${c.name} ✗` : c.name)),
+        TICKER_LENGTH,
+      );
+      const counts = e.failed
+        ? { ...s.counts, failedDecisions: s.counts.failedDecisions + 1 }
+        : s.counts;
+      if (e.kind !== "decision") return { ...s, toolCalls, counts };
       return {
         ...s,
-        positions: applyFill(
-          s.positions,
-          e.fill.symbol,
-          e.fill.side === "buy" ? e.fill.qty : -e.fill.qty,
-        ),
-        counts: { ...s.counts, fills: s.counts.fills + 1 },
+        toolCalls,
+        counts,
+        pendingOrders: [],
+        lastDecision: {
+          time: e.time,
+          orders: s.pendingOrders,
+          rationale: e.error ? `${e.error.type}: ${e.error.message}` : (e.rationale ?? ""),
+          failed: e.failed,
+        },
       };
+    }
+    case "llm_call": {
+      const llm = s.llm ?? emptyLlm(null);
+      return {
+        ...s,
+        llm: {
+          ...llm,
+          calls: llm.calls + 1,
+          tokens: llm.tokens + e.tokens.prompt + e.tokens.completion,
+          costUsd: llm.costUsd + (e.costUsd ?? 0),
+        },
+      };
+    }
+    case "retry":
+      return { ...s, counts: { ...s.counts, retries: s.counts.retries + 1 } };
+    case "fill":
+      return { ...s, counts: { ...s.counts, fills: s.counts.fills + 1 } };
     case "trade_closed":
       return { ...s, counts: { ...s.counts, tradesClosed: s.counts.tradesClosed + 1 } };
     case "warning":
-      return { ...s, warnings: keepLast(s.warnings, e.message, WARNINGS_KEPT) };
+      return { ...s, warnings: keepLast(s.warnings, [e.message], WARNINGS_KEPT) };
     case "run_finished":
       return finished(s, e.result);
     default:
@@ -149,16 +229,3 @@ function finished(s: LiveState, r: RunResult): LiveState {
           },
   };
 }
-
-function applyFill(positions: LivePosition[], symbol: string, delta: number): LivePosition[] {
-  const current = positions.find((p) => p.symbol === symbol)?.qty ?? 0;
-  const qty = current + delta;
-  const rest = positions.filter((p) => p.symbol !== symbol);
-  // Float residue of fractional fills is not a position.
-  return Math.abs(qty) < 1e-9 ? rest : [...rest, { symbol, qty }].sort(bySymbol);
-}
-
-const bySymbol = (a: LivePosition, b: LivePosition) =>
-  a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0;
-
-export { keepLast };

@@ -35,7 +35,7 @@ const signColor = (v: number) => (v > 0 ? "green" : v < 0 ? "red" : undefined);
 
 export interface LiveViewProps {
   state: LiveState;
-  /** Wall-clock time since the run started, for the ETA. */
+  /** Wall-clock time since the renderer started: the ETA's pace until the run reports its own. */
   elapsedMs: number;
   /** A line about the run itself (Ctrl-C was pressed). */
   notice?: string | null;
@@ -44,9 +44,8 @@ export interface LiveViewProps {
 /** The live view of a run: pure function of the folded events. */
 export function LiveView({ state: s, elapsedMs, notice = null }: LiveViewProps) {
   const percent = s.total > 0 ? Math.floor((s.done / s.total) * 100) : 0;
-  const ret = s.equity !== null && s.initialEquity ? (s.equity / s.initialEquity - 1) * 100 : null;
-  const bench =
-    s.benchmark !== null && s.initialEquity ? (s.benchmark / s.initialEquity - 1) * 100 : null;
+  const ret = s.returnPct;
+  const bench = s.benchmarkReturnPct;
   const c = s.counts;
   return (
     <Box flexDirection="column">
@@ -56,7 +55,7 @@ export function LiveView({ state: s, elapsedMs, notice = null }: LiveViewProps) 
       </Text>
       <Text>
         {progressBar(s.done, s.total)} {String(percent).padStart(3)}% {s.time ?? "—"} · bar{" "}
-        {int(s.done)}/{int(s.total)} · ETA {eta(s.done, s.total, elapsedMs)}
+        {int(s.done)}/{int(s.total)} · ETA {eta(s.done, s.total, s.elapsedMs ?? elapsedMs)}
         {s.status ? <Text bold> · {s.status}</Text> : null}
       </Text>
       <Text>
@@ -80,7 +79,8 @@ export function LiveView({ state: s, elapsedMs, notice = null }: LiveViewProps) 
       {s.lastDecision ? (
         <Box flexDirection="column">
           <Text>
-            Last decision {s.lastDecision.time}:{" "}
+            Last decision {s.lastDecision.time}
+            {s.lastDecision.failed ? <Text color="red"> (failed)</Text> : null}:{" "}
             {s.lastDecision.orders.length === 0
               ? "no order"
               : s.lastDecision.orders.map((o) => oneLine(o, 40)).join(", ")}

@@ -52,7 +52,9 @@ describe("the live view in a pseudo-terminal", () => {
     expect(m).toMatch(/\[█+░+\]/);
     // GOOG.csv's first 300 bars: 2004-08-19 → 2005-10-25.
     expect(m).toMatch(/% 200[45]-\d\d-\d\d · bar \d+\/300 · ETA \d+:\d\d/);
-    expect(m).toMatch(/Equity \d[\d,]*\.\d\d/);
+    expect(m).toMatch(
+      /Equity \d[\d,]*\.\d\d {2}Return [+-]\d+\.\d\d% {2}Buy & hold [+-]\d+\.\d\d% {2}Drawdown -?\d+\.\d\d%/,
+    );
     expect(m).toContain("Positions GOOG 3");
     // Never drawn as escape codes: capture-pane shows what the terminal shows.
     expect(m).not.toContain("␛");

@@ -1,55 +1,204 @@
 import { describe, expect, it } from "vitest";
-import type { Fill } from "../../src/engine/types.js";
+import type { Order } from "../../src/engine/types.js";
 import type { RunEvent } from "../../src/runner/run-events.js";
 import type { RunResult } from "../../src/runner/run-result.js";
-import { initialLiveState, liveState, WARNINGS_KEPT } from "../../src/ui/live-state.js";
+import {
+  initialLiveState,
+  liveState,
+  orderLine,
+  TICKER_LENGTH,
+  WARNINGS_KEPT,
+} from "../../src/ui/live-state.js";
 
-const fill = (symbol: string, side: "buy" | "sell", qty: number): RunEvent => ({
-  type: "fill",
-  time: "2020-01-02",
-  fill: { symbol, side, qty, price: 10 } as Fill,
+const fold = (events: RunEvent[], s = initialLiveState()) => events.reduce(liveState, s);
+
+const order = (o: Partial<Order>): Order =>
+  ({
+    id: 1,
+    symbol: "SPY",
+    side: "buy",
+    type: "market",
+    size: { kind: "qty", qty: 10 },
+    limitPrice: null,
+    stopPrice: null,
+    ...o,
+  }) as Order;
+
+const started: RunEvent = {
+  type: "run_started",
+  id: "r1",
+  dir: "/x",
+  strategy: "rsi",
+  kind: "llm",
+  symbols: ["SPY"],
+  bars: 250,
+  start: "2020-01-02",
+  end: "2020-12-31",
+  initialCash: 10_000,
+};
+
+const progress = (done: number, time: string, equity: number): RunEvent => ({
+  type: "progress",
+  done,
+  total: 250,
+  time,
+  bar: done - 1,
+  equity,
+  cash: 4_000,
+  peakEquity: 10_500,
+  drawdownPct: (equity / 10_500 - 1) * 100,
+  returnPct: (equity / 10_000 - 1) * 100,
+  benchmarkEquity: 10_300,
+  benchmarkReturnPct: 3,
+  positions: [{ symbol: "SPY", qty: 20 }],
+  elapsedMs: 400,
 });
 
-const fold = (events: RunEvent[]) => events.reduce(liveState, initialLiveState());
-
 describe("liveState", () => {
-  it("takes the run's name, symbols and bar count from run_started", () => {
-    const s = fold([
-      { type: "run_started", id: "r1", dir: "/x", strategy: "sma", symbols: ["GOOG"], bars: 250 },
-    ]);
+  it("starts from run_started: name, symbols, bars, first date and initial cash", () => {
+    const s = fold([started]);
     expect(s).toMatchObject({
       runId: "r1",
-      strategy: "sma",
-      symbols: ["GOOG"],
+      strategy: "rsi",
+      symbols: ["SPY"],
       total: 250,
       done: 0,
+      time: "2020-01-02",
+      equity: 10_000,
+    });
+    expect(s.llm).toEqual({ calls: 0, tokens: 0, costUsd: 0, maxCostUsd: null, maxTokens: null });
+  });
+
+  it("keeps the date, equity, returns, drawdown and positions of the last progress event", () => {
+    const s = fold([
+      started,
+      progress(10, "2020-01-15", 10_100),
+      progress(20, "2020-01-29", 9_975),
+    ]);
+    expect(s).toMatchObject({ done: 20, time: "2020-01-29", equity: 9_975, elapsedMs: 400 });
+    expect(s.returnPct).toBeCloseTo(-0.25, 10);
+    expect(s.benchmarkReturnPct).toBe(3);
+    expect(s.drawdownPct).toBeCloseTo(-5, 10);
+    expect(s.positions).toEqual([{ symbol: "SPY", qty: 20 }]);
+  });
+
+  it("makes the orders accepted during a decision its orders, with its rationale and tool calls", () => {
+    const s = fold([
+      started,
+      { type: "decision_started", time: "2020-01-03", bar: 1, kind: "decision" },
+      { type: "order_accepted", time: "2020-01-03", bar: 1, order: order({}) },
+      {
+        type: "order_accepted",
+        time: "2020-01-03",
+        bar: 1,
+        order: order({
+          side: "sell",
+          type: "limit",
+          size: { kind: "fraction", fraction: 0.5 },
+          limitPrice: 101.5,
+        }),
+      },
+      {
+        type: "decision_finished",
+        time: "2020-01-03",
+        bar: 1,
+        kind: "decision",
+        rationale: "Oversold.",
+        toolCalls: [
+          { name: "get_indicator", error: null },
+          { name: "place_order", error: null },
+          { name: "place_order", error: "invalid_arguments" },
+        ],
+        calls: 2,
+        tokens: { prompt: 100, completion: 10, cached: 0 },
+        latencyMs: 300,
+        error: null,
+        failed: false,
+      },
+    ]);
+    expect(s.lastDecision).toEqual({
+      time: "2020-01-03",
+      orders: ["BUY 10 SPY market", "SELL 50% SPY limit 101.5"],
+      rationale: "Oversold.",
+      failed: false,
+    });
+    expect(s.toolCalls).toEqual(["get_indicator", "place_order", "place_order ✗"]);
+  });
+
+  it("counts rejected orders, failed decisions and retries the moment they happen", () => {
+    const s = fold([
+      started,
+      { type: "order_rejected", time: "t", bar: 1, order: order({}), reason: "no cash" },
+      {
+        type: "retry",
+        model: "m",
+        error: "rate_limit",
+        message: "429",
+        attempt: 1,
+        delayMs: 10,
+      },
+      {
+        type: "decision_finished",
+        time: "t",
+        bar: 1,
+        kind: "decision",
+        rationale: null,
+        toolCalls: [],
+        calls: 1,
+        tokens: { prompt: 0, completion: 0, cached: 0 },
+        latencyMs: 5,
+        error: { type: "empty_reply", message: "the model answered nothing" },
+        failed: true,
+      },
+    ]);
+    expect(s.counts).toMatchObject({ rejected: 1, retries: 1, failedDecisions: 1 });
+    expect(s.lastDecision).toMatchObject({
+      failed: true,
+      rationale: "empty_reply: the model answered nothing",
     });
   });
 
-  it("keeps the simulated date, bars done and equity of the last progress event", () => {
-    const s = fold([
-      { type: "progress", done: 10, total: 200, time: "2020-01-15", equity: 10_100 },
-      { type: "progress", done: 20, total: 200, time: "2020-01-29", equity: 9_950 },
-    ]);
-    expect(s).toMatchObject({ done: 20, total: 200, time: "2020-01-29", equity: 9_950 });
+  it("adds up LLM calls, tokens and cost, against the budget it was given", () => {
+    const call = (prompt: number, completion: number, costUsd: number | null): RunEvent => ({
+      type: "llm_call",
+      model: "gpt-4o-mini",
+      source: "network",
+      tokens: { prompt, completion, cached: 0 },
+      costUsd,
+      latencyMs: 200,
+      attempts: 1,
+      error: null,
+    });
+    const s = fold(
+      [started, call(1000, 50, 0.00018), call(2000, 100, 0.00036), call(500, 0, null)],
+      initialLiveState({ maxCostUsd: 0.01, maxTokens: null }),
+    );
+    expect(s.llm?.calls).toBe(3);
+    expect(s.llm?.tokens).toBe(3650);
+    expect(s.llm?.costUsd).toBeCloseTo(0.00054, 12);
+    expect(s.llm?.maxCostUsd).toBe(0.01);
   });
 
-  it("nets fills into open positions and drops a position closed to zero", () => {
-    const s = fold([
-      fill("SPY", "buy", 10),
-      fill("GOOG", "buy", 5),
-      fill("SPY", "sell", 4),
-      fill("GOOG", "sell", 5),
-    ]);
-    expect(s.positions).toEqual([{ symbol: "SPY", qty: 6 }]);
-    expect(s.counts.fills).toBe(4);
-  });
-
-  it("keeps only the latest warnings", () => {
+  it("keeps only the latest warnings and tool calls", () => {
     const warnings = ["a", "b", "c", "d", "e"].map(
       (m): RunEvent => ({ type: "warning", message: m }),
     );
-    expect(fold(warnings).warnings).toEqual(["c", "d", "e"].slice(-WARNINGS_KEPT));
+    expect(fold(warnings).warnings).toEqual(["a", "b", "c", "d", "e"].slice(-WARNINGS_KEPT));
+    const finishedWith = (name: string): RunEvent => ({
+      type: "decision_finished",
+      time: "t",
+      bar: 1,
+      kind: "moment",
+      rationale: null,
+      toolCalls: [{ name, error: null }],
+      calls: 1,
+      tokens: { prompt: 0, completion: 0, cached: 0 },
+      latencyMs: 1,
+      error: null,
+      failed: false,
+    });
+    const names = Array.from({ length: TICKER_LENGTH + 2 }, (_, i) => `tool${i}`);
+    expect(fold(names.map(finishedWith)).toolCalls).toEqual(names.slice(-TICKER_LENGTH));
   });
 
   it("ends on the totals the run wrote: status, rejected orders, failed decisions, retries, LLM usage", () => {
@@ -73,9 +222,25 @@ describe("liveState", () => {
   });
 
   it("does not change the state it was given", () => {
-    const before = initialLiveState();
+    const before = fold([started]);
     const frozen = JSON.stringify(before);
-    liveState(before, fill("SPY", "buy", 1));
+    liveState(before, progress(5, "2020-01-09", 10_050));
     expect(JSON.stringify(before)).toBe(frozen);
+  });
+});
+
+describe("orderLine", () => {
+  it("reads side, size, symbol, type and price", () => {
+    expect(orderLine(order({}))).toBe("BUY 10 SPY market");
+    expect(
+      orderLine(
+        order({
+          side: "sell",
+          type: "stop",
+          size: { kind: "fraction", fraction: 0.25 },
+          stopPrice: 99,
+        }),
+      ),
+    ).toBe("SELL 25% SPY stop 99");
   });
 });

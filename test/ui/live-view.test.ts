@@ -21,8 +21,8 @@ const midRun = (): LiveState => ({
   total: 1000,
   time: "2006-03-14",
   equity: 11_250,
-  initialEquity: 10_000,
-  benchmark: 10_500,
+  returnPct: 12.5,
+  benchmarkReturnPct: 5,
   drawdownPct: -3.5,
   positions: [{ symbol: "GOOG", qty: 12 }],
 });
@@ -57,6 +57,7 @@ describe("LiveView", () => {
       time: "2006-03-13",
       orders: ["BUY 12 GOOG market"],
       rationale: "RSI is 28,\nbelow 30: oversold in an uptrend.",
+      failed: false,
     };
     s.toolCalls = ["get_bars", "get_indicator", "place_order"];
     const out = frame(s);
