@@ -1,10 +1,21 @@
-// The live view's thread: ink and React load (≈0.4 s) and lay out frames here, on another core,
-// while the run goes on in the main thread. It draws straight to the terminal on fd 1.
+// The live view's thread: ink and React load (≈0.4 s of CPU) and lay out frames here, while the
+// run goes on in the main thread. It draws straight to the terminal on fd 1.
+import os from "node:os";
 import tty from "node:tty";
 import { parentPort } from "node:worker_threads";
-import { type Instance, render } from "ink";
+import type { Instance } from "ink";
 import { CLOSED, type FrameMessage } from "./live-frames.js";
-import { LiveView } from "./live-view.js";
+
+// On Linux a thread has its own nice value (setpriority on the calling thread): the view takes
+// only CPU the run and the machine's other work leave over, so it cannot slow the run down. Set
+// before ink loads, which is most of the view's CPU.
+try {
+  os.setPriority(os.constants.priority.PRIORITY_LOW);
+} catch {
+  // Not permitted here: the view still works at normal priority.
+}
+const { render } = await import("ink");
+const { LiveView } = await import("./live-view.js");
 
 const port = parentPort;
 if (port === null) throw new Error("live-view-worker runs only as a worker thread");

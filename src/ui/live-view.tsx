@@ -65,7 +65,7 @@ export function LiveView({ state: s, elapsedMs, notice = null }: LiveViewProps) 
           {ret === null ? "—" : pct(ret)}
         </Text>
         {"  "}Buy & hold {bench === null ? "—" : pct(bench)}
-        {"  "}Drawdown {s.drawdownPct === null ? "—" : pct(s.drawdownPct)}
+        {"  "}Drawdown {s.drawdownPct === null ? "—" : `${s.drawdownPct.toFixed(2)}%`}
       </Text>
       <Text>
         Positions{" "}
