@@ -8,5 +8,8 @@ export interface FrameMessage {
   last: boolean;
 }
 
+/** What the worker says once ink has loaded and it can draw. */
+export const READY = "ready";
+
 /** What the worker answers once the last frame is on the terminal. */
 export const CLOSED = "closed";

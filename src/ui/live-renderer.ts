@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { RunEvent } from "../runner/run-events.js";
-import { CLOSED, type FrameMessage } from "./live-frames.js";
+import { CLOSED, type FrameMessage, READY } from "./live-frames.js";
 import { initialLiveState, type LiveBudget, liveState } from "./live-state.js";
 
 /** At most 10 frames a second: events are folded at once, frames sent on this tick. */
@@ -27,10 +27,12 @@ export function liveRenderer(budget: LiveBudget | null = null): LiveRenderer {
   let notice: string | null = null;
   let dirty = false;
   let alive = true;
+  let ready = false;
   const worker = new Worker(new URL("./live-view-worker.js", import.meta.url));
   worker.unref();
   const gone = new Promise<void>((resolve) => {
     worker.on("message", (m) => {
+      if (m === READY) ready = true;
       if (m === CLOSED) resolve();
     });
     // A view that cannot draw must not take the run down: the summary still prints.
@@ -62,6 +64,12 @@ export function liveRenderer(budget: LiveBudget | null = null): LiveRenderer {
     close() {
       if (closing) return closing;
       clearInterval(timer);
+      // A run that ended before ink loaded shows no view at all (its summary follows at once)
+      // rather than waiting for ink.
+      if (!ready) {
+        closing = worker.terminate().then(() => undefined);
+        return closing;
+      }
       send(true);
       closing = gone.then(() => worker.terminate()).then(() => undefined);
       return closing;

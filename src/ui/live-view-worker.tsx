@@ -4,13 +4,17 @@ import os from "node:os";
 import tty from "node:tty";
 import { parentPort } from "node:worker_threads";
 import type { Instance } from "ink";
-import { CLOSED, type FrameMessage } from "./live-frames.js";
+import { CLOSED, type FrameMessage, READY } from "./live-frames.js";
 
-// On Linux a thread has its own nice value (setpriority on the calling thread): the view takes
-// only CPU the run and the machine's other work leave over, so it cannot slow the run down. Set
-// before ink loads, which is most of the view's CPU.
+/** Nice 10: about a tenth of a core's share when every core is busy (nice 0 weighs ~9× more). */
+const NICE = 10;
+
+// On Linux a thread has its own nice value (setpriority on the calling thread): the view yields
+// the CPU to the run (and to the machine's other work), so it does not slow the run down. Set
+// before ink loads, which is most of the view's CPU. Not the lowest: the run waits for the final
+// frame, which must still come promptly on a busy machine.
 try {
-  os.setPriority(os.constants.priority.PRIORITY_LOW);
+  os.setPriority(NICE);
 } catch {
   // Not permitted here: the view still works at normal priority.
 }
@@ -44,6 +48,8 @@ function draw(): void {
   shown.unmount();
   void exited.then(() => port?.postMessage(CLOSED));
 }
+
+port.postMessage(READY);
 
 port.on("message", (m: FrameMessage) => {
   // Frames queued while ink loaded: only the newest is drawn (a last one always is).
