@@ -77,6 +77,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
         totalBars: data.times.length - startIndex,
         timeLabelOf: (t) => timeLabel(t, intraday),
         broker: config.broker,
+        onEvent: emit,
       })
     : (code as Strategy<unknown>);
   const startedAt = new Date().toISOString();
