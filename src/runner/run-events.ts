@@ -39,8 +39,8 @@ export interface RunStartedEvent {
   type: "run_started";
   /** The run id; "" for an in-memory `backtest()` (no run directory). */
   id: string;
-  /** The run directory; null for an in-memory `backtest()`. */
-  dir: string | null;
+  /** The run directory; "" for an in-memory `backtest()`. */
+  dir: string;
   strategy: string;
   kind: "code" | "llm";
   symbols: string[];
