@@ -56,13 +56,31 @@ export class HookRunner {
     const ctx = this.ctx;
     const state = this.state;
     switch (e.type) {
-      case "order_accepted":
-        this.orderLog.push(JSON.stringify(orderEventRecord(e, this.label(e.index))));
+      case "order_accepted": {
+        const time = this.label(e.index);
+        this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
+        this.emit({ type: "order_accepted", time, bar: e.index, order: e.order });
         return undefined;
+      }
       case "order_rejected":
       case "order_cancelled":
       case "order_expired": {
-        this.orderLog.push(JSON.stringify(orderEventRecord(e, this.label(e.index))));
+        const time = this.label(e.index);
+        this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
+        const reason = ("reason" in e ? e.reason : e.order.reason) ?? "";
+        if (e.type === "order_rejected") {
+          this.emit({ type: "order_rejected", time, bar: e.index, order: e.order, reason });
+        } else {
+          const expired = e.type === "order_expired";
+          this.emit({
+            type: "order_cancelled",
+            time,
+            bar: e.index,
+            order: e.order,
+            reason,
+            expired,
+          });
+        }
         if (!s.onOrderUpdate) return undefined;
         const update = {
           kind:
@@ -72,7 +90,7 @@ export class HookRunner {
                 ? "cancelled"
                 : "expired",
           order: e.order,
-          reason: ("reason" in e ? e.reason : e.order.reason) ?? "",
+          reason,
         } as const;
         return this.hook("order_update", index, () => s.onOrderUpdate?.(ctx, update, state));
       }
@@ -143,9 +161,22 @@ export class HookRunner {
     ) {
       return;
     }
+    const time = this.label(index);
+    for (const m of a.memory) {
+      this.emit({ type: "memory_write", time, bar: index, ...m });
+    }
+    for (const r of a.recalls) {
+      this.emit({
+        type: "recall",
+        time,
+        bar: index,
+        query: r.query,
+        citations: r.citations.length,
+      });
+    }
     this.decisionLog.push(
       JSON.stringify({
-        time: this.label(index),
+        time,
         bar: index,
         kind,
         ...a.details,

@@ -1,6 +1,13 @@
-import type { LlmErrorType, ResponseSource, TokenUsage } from "../agent/types.js";
+import type {
+  DecisionFinishedEvent,
+  DecisionStartedEvent,
+  LlmCallEvent,
+  RetryEvent,
+} from "../agent/agent-events.js";
 import type { ClosedTrade, Fill, Order } from "../engine/types.js";
 import type { RunResult } from "./run-result.js";
+
+export type { DecisionFinishedEvent, DecisionStartedEvent, LlmCallEvent, RetryEvent };
 
 /**
  * What a run reports while it goes. Renderers (plain lines, the ink live view) and library users
@@ -32,8 +39,8 @@ export interface RunStartedEvent {
   type: "run_started";
   /** The run id; "" for an in-memory `backtest()` (no run directory). */
   id: string;
-  /** The run directory; null for an in-memory `backtest()`. */
-  dir: string | null;
+  /** The run directory; "" for an in-memory `backtest()`. */
+  dir: string;
   strategy: string;
   kind: "code" | "llm";
   symbols: string[];
@@ -74,42 +81,12 @@ export interface ProgressEvent {
   elapsedMs: number;
 }
 
-/** An LLM decision (or memory turn) begins: the model is about to be asked. */
-export interface DecisionStartedEvent {
-  type: "decision_started";
-  time: string;
-  bar: number;
-  /** "decision" for a trading decision, "moment" for a memory turn (end of day, fill...). */
-  kind: "decision" | "moment";
-  /** The memory moments of a "moment" turn (eod, week, month, fill, close, run_end). */
-  moments?: string[];
-}
-
-/** An LLM decision ended, well or not. A failed one carries its typed error at once. */
-export interface DecisionFinishedEvent {
-  type: "decision_finished";
-  time: string;
-  bar: number;
-  kind: "decision" | "moment";
-  /** The model's closing text (its reason), or null. */
-  rationale: string | null;
-  toolCalls: { name: string; error: string | null }[];
-  /** Model calls made in this decision, their tokens and wall time. */
-  calls: number;
-  tokens: TokenUsage;
-  latencyMs: number;
-  /** The typed failure (empty_reply, timeout, max_steps, budget_exhausted...), null if none. */
-  error: { type: string; message: string } | null;
-  /** Whether it counts as a failed decision (some errors, like budget_exhausted, do not). */
-  failed: boolean;
-}
-
 /** An order was accepted (it is working from the next bar). */
 export interface OrderAcceptedEvent {
   type: "order_accepted";
   time: string;
   bar: number;
-  order: Order;
+  order: Readonly<Order>;
 }
 
 /** An order was rejected: emitted the moment it happens. */
@@ -117,7 +94,7 @@ export interface OrderRejectedEvent {
   type: "order_rejected";
   time: string;
   bar: number;
-  order: Order;
+  order: Readonly<Order>;
   reason: string;
 }
 
@@ -126,7 +103,7 @@ export interface OrderCancelledEvent {
   type: "order_cancelled";
   time: string;
   bar: number;
-  order: Order;
+  order: Readonly<Order>;
   reason: string;
   expired: boolean;
 }
@@ -162,30 +139,6 @@ export interface RecallEvent {
   bar: number;
   query: string;
   citations: number;
-}
-
-/** One model call, answered or failed for good (after its retries). */
-export interface LlmCallEvent {
-  type: "llm_call";
-  model: string;
-  source: ResponseSource;
-  tokens: TokenUsage;
-  /** USD of this call (0 for cache and replay); null when the model's price is unknown. */
-  costUsd: number | null;
-  latencyMs: number;
-  attempts: number;
-  error: LlmErrorType | null;
-}
-
-/** A model call failed and will be retried after `delayMs`. */
-export interface RetryEvent {
-  type: "retry";
-  model: string;
-  error: LlmErrorType;
-  message: string;
-  /** The attempt that failed (1 = the first). */
-  attempt: number;
-  delayMs: number;
 }
 
 /** Something the user should know now (data warnings, rejections summary, report not written). */
