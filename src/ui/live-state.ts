@@ -12,6 +12,7 @@ export interface LivePosition {
 /** The last decision: when, the orders it placed (one line each) and its rationale. */
 export interface LiveDecision {
   time: string;
+  bar: number;
   orders: string[];
   rationale: string;
   failed: boolean;
@@ -43,8 +44,6 @@ export interface LiveState {
   drawdownPct: number | null;
   positions: LivePosition[];
   lastDecision: LiveDecision | null;
-  /** Orders accepted since the last decision finished: they are its orders. */
-  pendingOrders: string[];
   /** The latest tool calls, oldest first (at most TICKER_LENGTH). */
   toolCalls: string[];
   llm: {
@@ -84,7 +83,6 @@ export function initialLiveState(budget: LiveBudget | null = null): LiveState {
     drawdownPct: null,
     positions: [],
     lastDecision: null,
-    pendingOrders: [],
     toolCalls: [],
     llm: budget === null ? null : emptyLlm(budget),
     counts: { fills: 0, tradesClosed: 0, rejected: 0, failedDecisions: 0, retries: 0 },
@@ -146,12 +144,14 @@ export function liveState(s: LiveState, e: RunEvent): LiveState {
         drawdownPct: e.drawdownPct,
         positions: e.positions,
       };
-    case "order_accepted":
-      return { ...s, pendingOrders: [...s.pendingOrders, orderLine(e.order)] };
+    case "order_accepted": {
+      // The engine reports a decision's orders after the decision has finished, at its bar.
+      const d = s.lastDecision;
+      if (d === null || d.bar !== e.bar) return s;
+      return { ...s, lastDecision: { ...d, orders: [...d.orders, orderLine(e.order)] } };
+    }
     case "order_rejected":
       return { ...s, counts: { ...s.counts, rejected: s.counts.rejected + 1 } };
-    case "decision_started":
-      return e.kind === "decision" ? { ...s, pendingOrders: [] } : s;
     case "decision_finished": {
       const toolCalls = keepLast(
         s.toolCalls,
@@ -166,10 +166,10 @@ export function liveState(s: LiveState, e: RunEvent): LiveState {
         ...s,
         toolCalls,
         counts,
-        pendingOrders: [],
         lastDecision: {
           time: e.time,
-          orders: s.pendingOrders,
+          bar: e.bar,
+          orders: [],
           rationale: e.error ? `${e.error.type}: ${e.error.message}` : (e.rationale ?? ""),
           failed: e.failed,
         },

@@ -82,22 +82,10 @@ describe("liveState", () => {
     expect(s.positions).toEqual([{ symbol: "SPY", qty: 20 }]);
   });
 
-  it("makes the orders accepted during a decision its orders, with its rationale and tool calls", () => {
+  it("gives the last decision the orders accepted at its bar, its rationale and tool calls", () => {
     const s = fold([
       started,
       { type: "decision_started", time: "2020-01-03", bar: 1, kind: "decision" },
-      { type: "order_accepted", time: "2020-01-03", bar: 1, order: order({}) },
-      {
-        type: "order_accepted",
-        time: "2020-01-03",
-        bar: 1,
-        order: order({
-          side: "sell",
-          type: "limit",
-          size: { kind: "fraction", fraction: 0.5 },
-          limitPrice: 101.5,
-        }),
-      },
       {
         type: "decision_finished",
         time: "2020-01-03",
@@ -115,9 +103,24 @@ describe("liveState", () => {
         error: null,
         failed: false,
       },
+      { type: "order_accepted", time: "2020-01-03", bar: 1, order: order({}) },
+      {
+        type: "order_accepted",
+        time: "2020-01-03",
+        bar: 1,
+        order: order({
+          side: "sell",
+          type: "limit",
+          size: { kind: "fraction", fraction: 0.5 },
+          limitPrice: 101.5,
+        }),
+      },
+      // An order of another bar (a code strategy's hook, a later bar) is not this decision's.
+      { type: "order_accepted", time: "2020-01-06", bar: 2, order: order({ symbol: "QQQ" }) },
     ]);
     expect(s.lastDecision).toEqual({
       time: "2020-01-03",
+      bar: 1,
       orders: ["BUY 10 SPY market", "SELL 50% SPY limit 101.5"],
       rationale: "Oversold.",
       failed: false,

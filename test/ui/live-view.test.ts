@@ -55,6 +55,7 @@ describe("LiveView", () => {
     const s = midRun();
     s.lastDecision = {
       time: "2006-03-13",
+      bar: 249,
       orders: ["BUY 12 GOOG market"],
       rationale: "RSI is 28,\nbelow 30: oversold in an uptrend.",
       failed: false,
