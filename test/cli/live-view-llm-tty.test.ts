@@ -23,8 +23,12 @@ afterAll(async () => {
 /** 1,000 prompt and 50 completion tokens a call: $0.00018 at gpt-4o-mini's $0.15 / $0.60 per 1M. */
 const USAGE = { prompt: 1000, completion: 50, cached: 0 };
 
+/** The 8th model request is refused once (429): the client retries it. */
+const FAULT_AT = 7;
+
 /** On bar 3: journal, recall, buy; otherwise hold. Every answer comes 150 ms late. */
-function trader(req: RecordedRequest): Step {
+function trader(req: RecordedRequest, index: number): Step {
+  if (index === FAULT_AT) return { status: 429, headers: { "Retry-After": "0" } };
   const done = turnMessages(req).filter((m) => m.role === "tool").length;
   const calls = [
     { name: "memory_log", arguments: JSON.stringify({ content: "Dip bought on weak RSI." }) },
@@ -52,8 +56,8 @@ function trader(req: RecordedRequest): Step {
 }
 
 describe("the live view of an LLM run in a pseudo-terminal", () => {
-  it("shows calls, tokens and cost mid-run, the last decision and its tool calls", async () => {
-    server = await startScriptedServer((req) => trader(req));
+  it("shows calls, tokens, cost and a retry mid-run, the last decision and its tool calls", async () => {
+    server = await startScriptedServer(trader);
     const spy = sliceCsv(path.join(DATA, "SPY_D.csv"), 12, work, "SPY.csv");
     const runs = path.join(work, "runs");
     const pane = new TmuxPane(
@@ -84,7 +88,10 @@ describe("the live view of an LLM run in a pseudo-terminal", () => {
     expect(mid, frames.join("\n----\n")).toBeDefined();
     expect(mid).toMatch(/\d+% 1999-11-\d\d · bar \d+\/12/);
     expect(mid).toMatch(/cost \$0\.\d{4} · budget left \$0\.99\d\d/);
-    const calls = server.requests.filter((r) => r.path.endsWith("/chat/completions")).length;
+    // The refused request and its retry are one call.
+    const calls = server.requests.filter((r) => r.path.endsWith("/chat/completions")).length - 1;
+    const retried = frames.find((f) => f.includes("retries 1") && !f.includes("· completed"));
+    expect(retried, "a frame shows the retry before the run ends").toBeDefined();
     const last = frames.at(-1) as string;
     // Hand-computed: calls × $0.00018, tokens calls × 1,050.
     expect(last).toContain(
