@@ -1,8 +1,14 @@
 import { alignSeries } from "../engine/align-series.js";
-import { type BrokerConfig, brokerConfig, type RiskLimits } from "../engine/broker-config.js";
+import {
+  type BrokerConfig,
+  brokerConfig,
+  DEFAULT_BROKER_CONFIG,
+  type RiskLimits,
+} from "../engine/broker-config.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import type { MarketData, Order, SymbolSeries } from "../engine/types.js";
 import type { Params, Strategy } from "../strategy/types.js";
+import { didYouMean } from "../util/did-you-mean.js";
 import { VERSION } from "../version.js";
 import { finishResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
@@ -10,6 +16,7 @@ import { loadStrategy } from "./load-strategy.js";
 import { countOrders } from "./order-outcomes.js";
 import { resolveParams } from "./resolve-params.js";
 import { type DataSpec, RESULT_SCHEMA_VERSION } from "./run-config.js";
+import { UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
@@ -60,6 +67,13 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
       : (options.strategy as Strategy<unknown>);
   const { data, startIndex, warnings, files } = inputData(options);
   const params = resolveParams(strategy.params ?? {}, options.params ?? {});
+  checkKeys("backtest() option", options, OPTION_KEYS);
+  checkKeys("broker option", options.broker ?? {}, Object.keys(DEFAULT_BROKER_CONFIG), {
+    commission: "commissionRate",
+    slippage: "slippageRate",
+    cash: "initialCash",
+  });
+  checkKeys("risk limit", options.broker?.risk ?? {}, Object.keys(DEFAULT_BROKER_CONFIG.risk));
   const broker = brokerConfig(options.broker as Partial<BrokerConfig>);
   const loadMs = performance.now() - t0;
   const intraday = isIntraday(data.times);
@@ -155,6 +169,35 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
     tradeList: simulated.trades,
     orderList: simulated.orders,
   };
+}
+
+const OPTION_KEYS = [
+  "strategy",
+  "data",
+  "broker",
+  "params",
+  "from",
+  "to",
+  "strict",
+  "tz",
+  "onEvent",
+  "onStart",
+];
+
+/** An unknown key is an error naming the key it probably meant (`commission` → `commissionRate`). */
+function checkKeys(
+  what: string,
+  value: object,
+  valid: readonly string[],
+  aliases: Record<string, string> = {},
+): void {
+  for (const key of Object.keys(value)) {
+    if (valid.includes(key)) continue;
+    const guess = didYouMean(key, valid, aliases);
+    throw new UsageError(
+      `Unknown ${what} ${JSON.stringify(key)}${guess ? `: did you mean ${JSON.stringify(guess)}?` : "."} Valid: ${valid.join(", ")}.`,
+    );
+  }
 }
 
 function inputData(options: BacktestOptions<unknown>) {
