@@ -7,7 +7,7 @@ import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runne
 import { rejectionWarning } from "../runner/order-outcomes.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
-import type { RunHandle } from "../runner/run-backtest.js";
+import type { RunHandle } from "../runner/simulate.js";
 import {
   DEFAULT_RECALL_OPTIONS,
   type RecallOptions,
@@ -19,7 +19,7 @@ import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
-import { plainRenderer } from "./plain-renderer.js";
+import { chooseRenderer } from "./plain-renderer.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "./terminal-text.js";
 
 export interface RunCommandOptions {
@@ -48,6 +48,8 @@ export interface RunCommandOptions {
   tz?: string;
   json?: boolean;
   quiet?: boolean;
+  /** `--no-ui` sets false: plain progress lines even on a TTY. */
+  ui?: boolean;
   model?: string;
   baseUrl?: string;
   temperature?: string;
@@ -242,7 +244,12 @@ export async function runCommand(
 ): Promise<number> {
   const config = o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
   const { runBacktest } = await import("../runner/run-backtest.js");
-  const render = o.json || o.quiet ? () => {} : plainRenderer(process.stderr);
+  const render = chooseRenderer({
+    quiet: o.quiet === true,
+    json: o.json === true,
+    ui: o.ui !== false,
+    stream: process.stderr,
+  });
   let handle: RunHandle | null = null;
   let interrupts = 0;
   const onSigint = () => {
