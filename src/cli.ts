@@ -155,8 +155,9 @@ export function buildProgram(): Command {
     )
     .optionsGroup("Output:")
     .addOption(new Option("--json", "print result.json alone on stdout"))
-    .option("-q, --quiet", "no progress lines")
-    .option("--no-ui", "plain progress lines on stderr instead of the live view on a terminal")
+    .option("-q, --quiet", "no progress output")
+    .option("--ui", "live view on a terminal (the default; plain lines when not a TTY or in CI)")
+    .option("--no-ui", "plain progress lines (start, every 5 s, warnings, end), even on a terminal")
     .addHelpText("after", RUN_EXAMPLES)
     .action(async (strategy: string | undefined, opts) => {
       const { runCommand } = await import("./cli/run-command.js");

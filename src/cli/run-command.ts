@@ -7,19 +7,19 @@ import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runne
 import { rejectionWarning } from "../runner/order-outcomes.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
-import type { RunHandle } from "../runner/run-backtest.js";
 import {
   DEFAULT_RECALL_OPTIONS,
   type RecallOptions,
   type RunConfig,
 } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
+import type { RunHandle } from "../runner/simulate.js";
 import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
-import { plainRenderer } from "./plain-renderer.js";
+import { chooseRenderer } from "./plain-renderer.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "./terminal-text.js";
 
 export interface RunCommandOptions {
@@ -48,7 +48,7 @@ export interface RunCommandOptions {
   tz?: string;
   json?: boolean;
   quiet?: boolean;
-  /** `--no-ui` sets it false: plain progress lines even on a terminal. */
+  /** `--no-ui` sets false: plain progress lines even on a TTY. */
   ui?: boolean;
   model?: string;
   baseUrl?: string;
@@ -249,7 +249,14 @@ export async function runCommand(
         config.agent && { maxCostUsd: config.agent.maxCost, maxTokens: config.agent.maxTokens },
       )
     : null;
-  const render = live ? live.onEvent : o.json || o.quiet ? () => {} : plainRenderer(process.stderr);
+  const render = live
+    ? live.onEvent
+    : chooseRenderer({
+        quiet: o.quiet === true,
+        json: o.json === true,
+        ui: o.ui !== false,
+        stream: process.stderr,
+      });
   let handle: RunHandle | null = null;
   let interrupts = 0;
   const onSigint = () => {

@@ -87,7 +87,9 @@ describe("the live view in a pseudo-terminal", () => {
     const { frames, exitCode } = await captureUntilExit(pane);
     expect(exitCode).toBe(0);
     const last = frames.at(-1) as string;
-    expect(last).toMatch(/100% {2}2005-01-10 {2}equity/);
+    // The plain renderer's start and end lines (on stderr, which is the pane too).
+    expect(last).toMatch(/run \S+: buy-and-hold on GOOG, 100 bars \(2004-08-19 → 2005-01-10\)/);
+    expect(last).toMatch(/run \S+: completed in \d+\.\d\d s/);
     expect(last).not.toContain("█");
     fs.rmSync(work, { recursive: true, force: true });
   });
