@@ -24,8 +24,23 @@ export class HookRunner {
     private readonly strategy: Strategy<unknown>,
     private readonly ctx: BacktestContext,
     private readonly emit: RunEventListener,
-    private readonly label: (i: number) => string,
-  ) {}
+    label: (i: number) => string,
+  ) {
+    this.labelOf = label;
+  }
+
+  private readonly labelOf: (i: number) => string;
+  private labelIndex = -1;
+  private labelText = "";
+
+  /** A bar's label, formatted once however many records the bar has. */
+  private label(i: number): string {
+    if (i !== this.labelIndex) {
+      this.labelIndex = i;
+      this.labelText = this.labelOf(i);
+    }
+    return this.labelText;
+  }
 
   /** Handles every pending event; hooks may place orders, whose events join the queue. */
   drain(pending: EngineEvent[], index: number): Maybe {
