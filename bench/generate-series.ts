@@ -16,8 +16,9 @@ export function prng(seed: number): () => number {
 const DAY = 86_400_000;
 const START = Date.UTC(1900, 0, 1);
 
-/** A random-walk daily series of `n` bars (valid OHLC: high ≥ max(open, close), low ≤ min). */
-export function randomWalk(n: number, seed = 42): SymbolSeries {
+/** A random-walk series of `n` bars (valid OHLC: high ≥ max(open, close), low ≤ min), daily from
+ * 1900-01-01 by default, or `stepMs` apart from `start` (minute bars: 60_000). */
+export function randomWalk(n: number, seed = 42, stepMs = DAY, start = START): SymbolSeries {
   const rnd = prng(seed);
   const time = new Float64Array(n);
   const open = new Float64Array(n);
@@ -27,7 +28,7 @@ export function randomWalk(n: number, seed = 42): SymbolSeries {
   const volume = new Float64Array(n);
   let price = 100;
   for (let i = 0; i < n; i++) {
-    time[i] = START + i * DAY;
+    time[i] = start + i * stepMs;
     const o = price;
     const c = Math.max(1, o * (1 + (rnd() - 0.5) * 0.04));
     const h = Math.max(o, c) * (1 + rnd() * 0.01);
@@ -44,13 +45,14 @@ export function randomWalk(n: number, seed = 42): SymbolSeries {
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-/** Writes a series as a Yahoo-style CSV. */
+/** Writes a series as a Yahoo-style CSV (dates, or ISO date-times for intraday bars). */
 export function writeCsv(file: string, s: SymbolSeries): void {
+  const intraday = s.time.some((t) => t % DAY !== 0);
   const fd = fs.openSync(file, "w");
   fs.writeSync(fd, "Date,Open,High,Low,Close,Volume\n");
   let chunk = "";
   for (let i = 0; i < s.length; i++) {
-    const d = new Date(s.time[i] as number).toISOString().slice(0, 10);
+    const d = new Date(s.time[i] as number).toISOString().slice(0, intraday ? 19 : 10);
     chunk += `${d},${s.open[i]},${s.high[i]},${s.low[i]},${s.close[i]},${s.volume[i]}\n`;
     if (chunk.length > 1 << 20) {
       fs.writeSync(fd, chunk);

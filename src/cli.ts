@@ -169,7 +169,7 @@ export function buildProgram(): Command {
     )
     .optionsGroup("Output:")
     .addOption(new Option("--json", "print result.json alone on stdout"))
-    .option("-q, --quiet", "no progress lines")
+    .option("-q, --quiet", "no progress output")
     .addOption(
       new Option(
         "--metrics <set>",
@@ -178,6 +178,8 @@ export function buildProgram(): Command {
         .choices(["headline", "all"])
         .default("headline"),
     )
+    .option("--ui", "live view on a terminal (the default; plain lines when not a TTY or in CI)")
+    .option("--no-ui", "plain progress lines (start, every 5 s, warnings, end), even on a terminal")
     .addHelpText("after", RUN_EXAMPLES)
     .action(async (strategy: string | undefined, opts) => {
       const { runCommand } = await import("./cli/run-command.js");

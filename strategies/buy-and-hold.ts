@@ -1,4 +1,4 @@
-import type { Strategy } from "../src/strategy/types.js";
+import type { Strategy } from "agenticbt";
 
 /**
  * Buys every symbol once, with an equal share of equity, at the first bar it trades, and holds.

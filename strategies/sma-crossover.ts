@@ -1,4 +1,4 @@
-import type { IndicatorView, Strategy } from "../src/strategy/types.js";
+import type { IndicatorView, Strategy } from "agenticbt";
 
 interface State {
   fast: IndicatorView;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { isoWeekKey, monthKey } from "../engine/calendar.js";
 import type { ClosedTrade, Fill } from "../engine/types.js";
 import type { OrderUpdate, Strategy, StrategyContext } from "../strategy/types.js";
+import type { AgentEventListener, DecisionStartedEvent } from "./agent-events.js";
 import { BacktestToolHost } from "./backtest-tool-host.js";
 import { money, price } from "./context/format-numbers.js";
 import { buildStablePrefix } from "./context/stable-prefix.js";
@@ -75,6 +76,8 @@ export interface LlmStrategyDeps {
   /** Master index of the first simulated bar and the number of simulated bars. */
   startIndex: number;
   totalBars: number;
+  /** Decisions as they start and end (the run's live events). */
+  onEvent?: AgentEventListener;
 }
 
 interface AgentState {
@@ -141,7 +144,17 @@ export function createLlmStrategy(
     ctx: StrategyContext,
     events: readonly string[],
     moment: string | null,
+    moments?: string[],
   ): Promise<{ outcome: LoopOutcome; messages: ChatCompletionMessageParam[] }> {
+    const kind = moment === null ? "decision" : "moment";
+    const started: DecisionStartedEvent = {
+      type: "decision_started",
+      time: ctx.timeLabel,
+      bar: ctx.index,
+      kind,
+    };
+    if (moments) started.moments = moments;
+    deps.onEvent?.(started);
     const prefix = buildStablePrefix({
       strategyPrompt: s.prompt,
       playbook: ctx.readNote("playbook") ?? "",
@@ -208,6 +221,29 @@ export function createLlmStrategy(
     stats.toolCalls += outcome.toolCalls.length;
     for (const c of outcome.toolCalls) if (c.error) bump(stats.toolErrors, c.error.type);
     if (error) bump(stats.turnErrors, error.type);
+    if (deps.onEvent) {
+      const tokens = { prompt: 0, completion: 0, cached: 0 };
+      let latencyMs = 0;
+      for (const r of outcome.responses) {
+        tokens.prompt += r.usage.prompt;
+        tokens.completion += r.usage.completion;
+        tokens.cached += r.usage.cached;
+        latencyMs += r.latencyMs;
+      }
+      deps.onEvent({
+        type: "decision_finished",
+        time: ctx.timeLabel,
+        bar: ctx.index,
+        kind,
+        rationale: outcome.rationale === "" ? null : outcome.rationale,
+        toolCalls: outcome.toolCalls.map((c) => ({ name: c.name, error: c.error?.type ?? null })),
+        calls: outcome.responses.length,
+        tokens,
+        latencyMs: Math.round(latencyMs),
+        error: error ? { type: error.type, message: error.message } : null,
+        failed,
+      });
+    }
     const what =
       moment === null ? `The decision at ${ctx.timeLabel}` : `The memory turn at ${ctx.timeLabel}`;
     if (error && FATAL_FAILURES.has(error.type)) {
@@ -271,7 +307,7 @@ export function createLlmStrategy(
         )
         .join("\n\n");
       ctx.annotate({ type: "moment", moments: kinds });
-      await turn(ctx, events, prompt);
+      await turn(ctx, events, prompt, kinds);
       if (pendingFailure) throw pendingFailure;
     },
   };

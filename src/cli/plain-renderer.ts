@@ -1,38 +1,84 @@
-import type { RunEvent } from "../runner/run-events.js";
+import type { RunEvent, RunEventListener } from "../runner/run-events.js";
 import { escapeControl } from "./terminal-text.js";
 
+/** A progress line at most this often: enough to see a long run move, few enough for a log. */
+const LINE_EVERY_MS = 5000;
+
+export interface PlainRendererOptions {
+  /** Milliseconds, monotonic; injected by tests. Default performance.now. */
+  now?: () => number;
+}
+
 /**
- * Plain progress lines (no escape codes), for logs, CI and any non-TTY. Names and warnings can
- * quote stored text, so every line goes out through escapeControl.
+ * Plain progress lines (no escape codes), for logs, CI and any non-TTY: a start line, a progress
+ * line every 5 s of wall time, warnings and failed decisions the moment they happen, and an end
+ * line. Names and warnings can quote stored text, so every line goes out through escapeControl.
  */
-export function plainRenderer(stream: NodeJS.WritableStream): (event: RunEvent) => void {
-  const out = { write: (text: string) => stream.write(escapeControl(text)) };
-  let lastDecile = -1;
-  return (e) => {
+export function plainRenderer(
+  stream: NodeJS.WritableStream,
+  options: PlainRendererOptions = {},
+): RunEventListener {
+  const now = options.now ?? (() => performance.now());
+  const out = (text: string) => stream.write(escapeControl(`${text}\n`));
+  let lastLine = now();
+  return (e: RunEvent) => {
     switch (e.type) {
-      case "run_started":
-        out.write(`run ${e.id}: ${e.strategy} on ${e.symbols.join(", ")}, ${e.bars} bars\n`);
-        return;
-      case "warning":
-        out.write(`warning: ${e.message}\n`);
-        return;
-      case "progress": {
-        const decile = Math.floor((e.done / e.total) * 10);
-        if (decile !== lastDecile) {
-          lastDecile = decile;
-          out.write(
-            `${String(Math.round((e.done / e.total) * 100)).padStart(3)}%  ${e.time}  equity ${e.equity.toFixed(2)}\n`,
-          );
-        }
+      case "run_started": {
+        lastLine = now();
+        const window = e.start !== null ? ` (${e.start} → ${e.end})` : "";
+        out(`run ${e.id}: ${e.strategy} on ${e.symbols.join(", ")}, ${e.bars} bars${window}`);
         return;
       }
-      case "run_finished":
-        out.write(
-          `run ${e.result.id}: ${e.result.status} in ${(e.result.timings.totalMs / 1000).toFixed(2)} s\n`,
+      case "warning":
+        out(`warning: ${e.message}`);
+        return;
+      case "decision_finished":
+        if (e.failed && e.error) {
+          out(`failed decision at ${e.time}: ${e.error.type}: ${e.error.message}`);
+        }
+        return;
+      case "progress": {
+        const t = now();
+        if (t - lastLine < LINE_EVERY_MS) return;
+        lastLine = t;
+        const pct = String(Math.floor((e.done / e.total) * 100)).padStart(3);
+        out(
+          `${pct}%  ${e.time}  equity ${e.equity.toFixed(2)}  return ${signed(e.returnPct)}  buy & hold ${signed(e.benchmarkReturnPct)}  drawdown ${e.drawdownPct.toFixed(2)}%`,
         );
         return;
+      }
+      case "run_finished": {
+        const r = e.result;
+        const vs =
+          r.metrics?.returnPct != null
+            ? `, return ${signed(r.metrics.returnPct)} (buy & hold ${r.metrics.buyHoldReturnPct != null ? signed(r.metrics.buyHoldReturnPct) : "n/a"})`
+            : "";
+        out(`run ${r.id}: ${r.status} in ${(r.timings.totalMs / 1000).toFixed(2)} s${vs}`);
+        return;
+      }
       default:
         return;
     }
   };
+}
+
+const signed = (pct: number) => `${pct >= 0 ? "+" : ""}${pct.toFixed(2)}%`;
+
+export interface RendererChoice {
+  /** `-q`: no progress output at all. */
+  quiet: boolean;
+  /** `--json`: stdout is result.json's; progress still goes to `stream` (stderr). */
+  json: boolean;
+  /** `--ui` (default) / `--no-ui`: a live view where the terminal allows one. */
+  ui: boolean;
+  stream: NodeJS.WritableStream;
+}
+
+/**
+ * The one place the run's renderer is chosen. Nothing with `-q`; otherwise plain lines on
+ * `stream`. The live view (ink) belongs where `ui` is on, `stream` is a TTY and CI is unset.
+ */
+export function chooseRenderer(c: RendererChoice): RunEventListener {
+  if (c.quiet) return () => {};
+  return plainRenderer(c.stream);
 }

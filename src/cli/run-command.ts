@@ -10,19 +10,19 @@ import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runne
 import { rejectionWarning } from "../runner/order-outcomes.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
-import type { RunHandle } from "../runner/run-backtest.js";
 import {
   DEFAULT_RECALL_OPTIONS,
   type RecallOptions,
   type RunConfig,
 } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
+import type { RunHandle } from "../runner/simulate.js";
 import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError, relativeIfInside } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
-import { plainRenderer } from "./plain-renderer.js";
+import { chooseRenderer } from "./plain-renderer.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "./terminal-text.js";
 
 export interface RunCommandOptions {
@@ -56,6 +56,8 @@ export interface RunCommandOptions {
   quiet?: boolean;
   /** `all`: the summary prints every metric in result.json, not only the headline ones. */
   metrics?: "headline" | "all";
+  /** `--no-ui` sets false: plain progress lines even on a TTY. */
+  ui?: boolean;
   model?: string;
   baseUrl?: string;
   temperature?: string;
@@ -275,15 +277,29 @@ export async function runCommand(
 ): Promise<number> {
   const config = o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
   const { runBacktest } = await import("../runner/run-backtest.js");
-  const render = o.json || o.quiet ? () => {} : plainRenderer(process.stderr);
+  const live = wantsLiveView(o, process.stdout, process.env)
+    ? (await import("../ui/live-renderer.js")).liveRenderer(
+        config.agent && { maxCostUsd: config.agent.maxCost, maxTokens: config.agent.maxTokens },
+      )
+    : null;
+  const render = live
+    ? live.onEvent
+    : chooseRenderer({
+        quiet: o.quiet === true,
+        json: o.json === true,
+        ui: o.ui !== false,
+        stream: process.stderr,
+      });
   let handle: RunHandle | null = null;
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
     if (interrupts > 1) process.exit(130);
-    process.stderr.write(
-      "\nInterrupted: finishing the current bar and writing the run (Ctrl-C again to abort).\n",
-    );
+    const notice =
+      "Interrupted: finishing the current bar and writing the run (Ctrl-C again to abort).";
+    // On the live view a write to the terminal would tear its frame: the notice goes into it.
+    if (live) live.notice(notice);
+    else process.stderr.write(`\n${notice}\n`);
     handle?.interrupt();
   };
   process.on("SIGINT", onSigint);
@@ -294,6 +310,8 @@ export async function runCommand(
         handle = h;
       },
     });
+    // The final frame stays on screen; the summary follows below it.
+    await live?.close();
     const runDir = path.join(config.runsRoot, result.id);
     // The error first (stderr, even with --json): it is what the user has to act on.
     const error = formatRunError(result, runDir);
@@ -314,8 +332,24 @@ export async function runCommand(
       process.stderr.write(escapeControl(`\nWARNING: ${rejections}\n`));
     return result.status === "completed" ? 0 : 1;
   } finally {
+    await live?.close();
     process.off("SIGINT", onSigint);
   }
+}
+
+/**
+ * The ink live view only on a terminal, and never with `--json`, `-q`, `--no-ui` or in CI: ink
+ * writes cursor movements that flood a log or a pipe.
+ */
+export function wantsLiveView(
+  o: RunCommandOptions,
+  stdout: { isTTY?: boolean },
+  env: NodeJS.ProcessEnv,
+): boolean {
+  if (o.json || o.quiet || o.ui === false) return false;
+  if (stdout.isTTY !== true) return false;
+  const ci = env.CI;
+  return ci === undefined || ci === "" || ci === "0" || ci === "false";
 }
 
 /** `--replay <run>`: the recorded run's own config, answered from its transcript. */

@@ -16,6 +16,27 @@ export type LoopEnd = "completed" | "interrupted" | "budget_exhausted" | "stoppe
 
 /** How many bars run between two turns of the event loop (for Ctrl-C and progress output). */
 const SLICE = 16_384;
+/** Progress events by count: about one per 0.5% of the window (a few hundred per run). */
+const PROGRESS_STEPS = 200;
+/** And by time, at a slice's end, when the last one is older than this (a slow strategy). */
+const PROGRESS_EVERY_MS = 250;
+
+export interface BarLoopParts {
+  sim: Simulation;
+  ctx: BacktestContext;
+  strategy: Strategy<unknown>;
+  hooks: HookRunner;
+  pending: EngineEvent[];
+  /** Cash at each bar's close, filled as the loop goes. */
+  cash: Float64Array;
+  emit: RunEventListener;
+  label: (i: number) => string;
+  /** Buy-and-hold equity from the window's first bar (index 0 = bar `start`). */
+  benchmark: Float64Array;
+  initialCash: number;
+  /** Emit progress events at all (none are built when nobody listens). */
+  progress: boolean;
+}
 
 /**
  * Drives the simulation bar by bar around the strategy. Steps run synchronously and the loop only
@@ -28,17 +49,13 @@ export class BarLoop {
   /** The bar being processed (-1 before the first): where an error was thrown. */
   current = -1;
   private interrupted = false;
+  private peak = -Infinity;
+  private peakScanned = 0;
+  private start = 0;
+  private startedAt = 0;
+  private lastProgressAt = 0;
 
-  constructor(
-    private readonly sim: Simulation,
-    private readonly ctx: BacktestContext,
-    private readonly strategy: Strategy<unknown>,
-    private readonly hooks: HookRunner,
-    private readonly pending: EngineEvent[],
-    private readonly cash: Float64Array,
-    private readonly emit: RunEventListener,
-    private readonly label: (i: number) => string,
-  ) {}
+  constructor(private readonly p: BarLoopParts) {}
 
   interrupt(): void {
     this.interrupted = true;
@@ -46,9 +63,15 @@ export class BarLoop {
 
   /** Runs bars `start`..end; resolves how it ended. */
   async run(start: number, state: unknown): Promise<LoopEnd> {
-    const end = this.sim.length;
+    const { sim, ctx } = this.p;
+    const end = sim.length;
     const total = end - start;
-    const progressEvery = Math.max(1, Math.floor(total / 100));
+    const progressEvery = Math.max(1, Math.floor(total / PROGRESS_STEPS));
+    const progress = this.p.progress;
+    this.start = start;
+    this.peakScanned = start;
+    this.startedAt = performance.now();
+    this.lastProgressAt = this.startedAt;
     let i = start;
     let step = OPEN;
     while (i < end) {
@@ -58,34 +81,74 @@ export class BarLoop {
         // An interrupt or a stop lets the current bar finish and ends before the next one opens.
         if (step === OPEN) {
           if (this.interrupted) return "interrupted";
-          if (this.ctx.stopRequest) return this.ctx.stopRequest.status;
+          if (ctx.stopRequest) return ctx.stopRequest.status;
         }
         const wait = this.step(i, step, state);
         step++;
         if (step > AFTER_CLOSE) {
           const done = i - start + 1;
-          if (done % progressEvery === 0 || done === total) {
-            this.emit({
-              type: "progress",
-              done,
-              total,
-              time: this.label(i),
-              equity: this.sim.equity[i] as number,
-            });
+          if (progress && (done % progressEvery === 0 || done === total)) {
+            this.progress(i, done, total);
           }
           step = OPEN;
           i++;
         }
         if (wait) await wait;
       }
+      if (
+        progress &&
+        step === OPEN &&
+        i < end &&
+        i > start &&
+        performance.now() - this.lastProgressAt >= PROGRESS_EVERY_MS
+      ) {
+        this.progress(i - 1, i - start, total);
+      }
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     if (this.interrupted && i < end) return "interrupted";
-    return this.ctx.stopRequest?.status ?? "completed";
+    return ctx.stopRequest?.status ?? "completed";
+  }
+
+  /** The live view of the account at bar `i`: everything a renderer shows, no file read. */
+  private progress(i: number, done: number, total: number): void {
+    const { sim, benchmark, initialCash } = this.p;
+    const equity = sim.equity[i] as number;
+    // The peak over every bar, not only the reported ones.
+    for (let k = this.peakScanned; k <= i; k++) {
+      const e = sim.equity[k] as number;
+      if (e > this.peak) this.peak = e;
+    }
+    this.peakScanned = i + 1;
+    const q = sim.broker.portfolio.qty;
+    const positions: { symbol: string; qty: number }[] = [];
+    for (let s = 0; s < q.length; s++) {
+      const qty = q[s] as number;
+      if (qty !== 0) positions.push({ symbol: this.p.ctx.symbols[s] as string, qty });
+    }
+    const bench = (benchmark[i - this.start] as number | undefined) ?? initialCash;
+    const now = performance.now();
+    this.lastProgressAt = now;
+    this.p.emit({
+      type: "progress",
+      done,
+      total,
+      time: this.p.label(i),
+      bar: i,
+      equity,
+      cash: sim.broker.portfolio.cash,
+      peakEquity: this.peak,
+      drawdownPct: this.peak > 0 ? (equity / this.peak - 1) * 100 : 0,
+      returnPct: (equity / initialCash - 1) * 100,
+      benchmarkEquity: bench,
+      benchmarkReturnPct: (bench / initialCash - 1) * 100,
+      positions,
+      elapsedMs: now - this.startedAt,
+    });
   }
 
   private step(i: number, step: number, state: unknown): Promise<void> | undefined {
-    const { sim, ctx, hooks, pending } = this;
+    const { sim, ctx, hooks, pending } = this.p;
     this.current = i;
     switch (step) {
       case OPEN:
@@ -94,7 +157,7 @@ export class BarLoop {
         return pending.length ? hooks.drain(pending, i) : undefined;
       case DECIDE: {
         ctx.resetActivity();
-        const r = this.strategy.onBar(ctx, state);
+        const r = this.p.strategy.onBar(ctx, state);
         return r instanceof Promise ? r : undefined;
       }
       case RECORD:
@@ -102,11 +165,11 @@ export class BarLoop {
         return pending.length ? hooks.drain(pending, i) : undefined;
       case CLOSE:
         sim.closeBar(i);
-        this.cash[i] = sim.broker.portfolio.cash;
+        this.p.cash[i] = sim.broker.portfolio.cash;
         this.lastClosed = i;
         return pending.length ? hooks.drain(pending, i) : undefined;
       default:
-        return this.hooks.barEnd(i);
+        return hooks.barEnd(i);
     }
   }
 }

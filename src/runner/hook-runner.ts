@@ -24,8 +24,23 @@ export class HookRunner {
     private readonly strategy: Strategy<unknown>,
     private readonly ctx: BacktestContext,
     private readonly emit: RunEventListener,
-    private readonly label: (i: number) => string,
-  ) {}
+    label: (i: number) => string,
+  ) {
+    this.labelOf = label;
+  }
+
+  private readonly labelOf: (i: number) => string;
+  private labelIndex = -1;
+  private labelText = "";
+
+  /** A bar's label, formatted once however many records the bar has. */
+  private label(i: number): string {
+    if (i !== this.labelIndex) {
+      this.labelIndex = i;
+      this.labelText = this.labelOf(i);
+    }
+    return this.labelText;
+  }
 
   /** Handles every pending event; hooks may place orders, whose events join the queue. */
   drain(pending: EngineEvent[], index: number): Maybe {
@@ -56,13 +71,31 @@ export class HookRunner {
     const ctx = this.ctx;
     const state = this.state;
     switch (e.type) {
-      case "order_accepted":
-        this.orderLog.push(JSON.stringify(orderEventRecord(e, this.label(e.index))));
+      case "order_accepted": {
+        const time = this.label(e.index);
+        this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
+        this.emit({ type: "order_accepted", time, bar: e.index, order: e.order });
         return undefined;
+      }
       case "order_rejected":
       case "order_cancelled":
       case "order_expired": {
-        this.orderLog.push(JSON.stringify(orderEventRecord(e, this.label(e.index))));
+        const time = this.label(e.index);
+        this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
+        const reason = ("reason" in e ? e.reason : e.order.reason) ?? "";
+        if (e.type === "order_rejected") {
+          this.emit({ type: "order_rejected", time, bar: e.index, order: e.order, reason });
+        } else {
+          const expired = e.type === "order_expired";
+          this.emit({
+            type: "order_cancelled",
+            time,
+            bar: e.index,
+            order: e.order,
+            reason,
+            expired,
+          });
+        }
         if (!s.onOrderUpdate) return undefined;
         const update = {
           kind:
@@ -72,7 +105,7 @@ export class HookRunner {
                 ? "cancelled"
                 : "expired",
           order: e.order,
-          reason: ("reason" in e ? e.reason : e.order.reason) ?? "",
+          reason,
         } as const;
         return this.hook("order_update", index, () => s.onOrderUpdate?.(ctx, update, state));
       }
@@ -80,13 +113,18 @@ export class HookRunner {
         this.orderLog.push(
           JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }),
         );
-        this.emit({ type: "fill", time: this.label(e.index), fill: e.fill });
+        this.emit({ type: "fill", time: this.label(e.index), bar: e.index, fill: e.fill });
         return s.onFill
           ? this.hook("fill", index, () => s.onFill?.(ctx, e.fill, state))
           : undefined;
       case "trade_closed":
         this.trades.push({ ...e.trade, openAtEnd: false });
-        this.emit({ type: "trade_closed", time: this.label(e.index), trade: e.trade });
+        this.emit({
+          type: "trade_closed",
+          time: this.label(e.index),
+          bar: e.index,
+          trade: e.trade,
+        });
         return s.onTradeClosed
           ? this.hook("trade_closed", index, () => s.onTradeClosed?.(ctx, e.trade, state))
           : undefined;
@@ -138,9 +176,22 @@ export class HookRunner {
     ) {
       return;
     }
+    const time = this.label(index);
+    for (const m of a.memory) {
+      this.emit({ type: "memory_write", time, bar: index, ...m });
+    }
+    for (const r of a.recalls) {
+      this.emit({
+        type: "recall",
+        time,
+        bar: index,
+        query: r.query,
+        citations: r.citations.length,
+      });
+    }
     this.decisionLog.push(
       JSON.stringify({
-        time: this.label(index),
+        time,
         bar: index,
         kind,
         ...a.details,

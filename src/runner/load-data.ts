@@ -31,7 +31,12 @@ function parseBound(value: string, flag: string): { t: number; dateOnly: boolean
  * Loads and validates every data file (throwing a DataError, exit code 2, before anything is
  * simulated), cuts the data at `--to` so no later bar is even in memory, and aligns the symbols.
  */
-export function loadData(config: RunConfig): LoadedData {
+export function loadData(
+  config: Pick<
+    RunConfig,
+    "data" | "from" | "to" | "strict" | "tz" | "timeUnit" | "dateFormat" | "columns"
+  >,
+): LoadedData {
   if (config.data.length === 0) throw new UsageError("No data: pass at least one --data <csv>.");
   const warnings: string[] = [];
   const from = config.from ? parseBound(config.from, "--from") : null;

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import type { AgentEventListener } from "../agent/agent-events.js";
 import {
   type AgentStats,
   BudgetExhaustedError,
@@ -38,6 +39,8 @@ export interface PreparedLlm {
     totalBars: number;
     timeLabelOf: (t: number) => string;
     broker: BrokerConfig;
+    /** The agent's live events (decisions, model calls, retries). */
+    onEvent?: AgentEventListener;
   }): Promise<Strategy<unknown>>;
   /** Usage and settings for result.json (after the run). */
   info(): LlmRunInfo | null;
@@ -117,6 +120,7 @@ export async function prepareLlmStrategy(
         replay,
         transcript: new TranscriptWriter(path.join(args.runDir, "transcript.jsonl")),
         meter,
+        onEvent: args.onEvent ?? null,
       });
       info = () => ({
         model: o.model,
@@ -166,6 +170,7 @@ export async function prepareLlmStrategy(
         timeLabelOf: args.timeLabelOf,
         startIndex: args.startIndex,
         totalBars: args.totalBars,
+        ...(args.onEvent ? { onEvent: args.onEvent } : {}),
       }) as Strategy<unknown>;
     },
   };

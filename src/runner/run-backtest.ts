@@ -1,8 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
-import { Simulation } from "../engine/simulation.js";
-import type { EngineEvent, MarketData } from "../engine/types.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
 import {
   type MemorySeed,
@@ -10,20 +8,16 @@ import {
   readMemoryCopy,
   readPreset,
 } from "../memory/workspace.js";
-import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
-import { computeBenchmarkMetrics, computeMetrics } from "../metrics/compute-metrics.js";
 import type { ReportInputs } from "../report/html/report-model.js";
-import { BacktestContext } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import { VERSION } from "../version.js";
-import { BarLoop } from "./bar-loop.js";
-import { HookRunner } from "./hook-runner.js";
+import { finishResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
-import { countOrders, rejectionWarning } from "./order-outcomes.js";
+import { countOrders } from "./order-outcomes.js";
 import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
@@ -32,15 +26,12 @@ import { UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
 import { checkRecallOptions, RunRecall } from "./run-recall.js";
-import type { RunResult, RunStatus } from "./run-result.js";
+import type { RunResult } from "./run-result.js";
+import { type RunHandle, simulate } from "./simulate.js";
 import { storeStrategy } from "./strategy-copy.js";
-import { strategyLocation } from "./strategy-error.js";
-import { type ReportedTrade, tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
+import { tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
 
-export interface RunHandle {
-  /** Asks the loop to stop after the current bar; the run is written with status `interrupted`. */
-  interrupt(): void;
-}
+export type { RunHandle };
 
 export interface RunOptions {
   onEvent?: RunEventListener;
@@ -86,6 +77,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
         totalBars: data.times.length - startIndex,
         timeLabelOf: (t) => timeLabel(t, intraday),
         broker: config.broker,
+        onEvent: emit,
       })
     : (code as Strategy<unknown>);
   const startedAt = new Date().toISOString();
@@ -151,8 +143,12 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     id,
     dir,
     strategy: strategy.name,
+    kind: llm ? "llm" : "code",
     symbols: [...data.symbols],
     bars: result.period.requested.bars,
+    start: result.period.requested.start,
+    end: result.period.requested.end,
+    initialCash: config.broker.initialCash,
   });
   for (const w of warnings) emit({ type: "warning", message: w });
 
@@ -160,15 +156,6 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   workspace.seed(copied, "copied");
   workspace.seed(presets, "preset");
   workspace.init(llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params));
-
-  const pending: EngineEvent[] = [];
-  const sink = (e: EngineEvent) => {
-    pending.push(e);
-  };
-  const wantsCalendar = Boolean(
-    strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd || strategy.onRunEnd,
-  );
-  const sim = new Simulation(data, config.broker, sink, { bars: false, calendar: wantsCalendar });
   const recall = new RunRecall(
     dir,
     config.recall,
@@ -176,95 +163,41 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     process.env,
     data.times,
   );
-  const ctx = new BacktestContext(data, sim.broker, params, memoryPort(workspace, recall));
-  const hooks = new HookRunner(strategy, ctx, emit, label);
-  const cash = new Float64Array(data.times.length);
-  let status: RunStatus = "completed";
-  let simulateMs = 0;
-  const loop = new BarLoop(sim, ctx, strategy, hooks, pending, cash, emit, label);
-  options.onStart?.({ interrupt: () => loop.interrupt() });
-  const t1 = performance.now();
-  try {
-    for (let i = 0; i <= startIndex && i < data.times.length; i++) ctx.advance(i);
-    const state = strategy.init ? strategy.init(ctx) : undefined;
-    hooks.state = state;
-    status = await loop.run(startIndex, state);
-    if (ctx.stopRequest) result.stopReason = ctx.stopRequest.reason;
-    const agentFailure = status === "completed" ? (llm?.endFailure() ?? null) : null;
-    if (agentFailure) {
-      status = "failed";
-      result.error = agentFailure;
-    }
-  } catch (err) {
-    status = "failed";
-    const typed = (err as { type?: unknown }).type;
-    result.error = {
-      // A typed failure (auth, max_failed_decisions, replay_divergence…) keeps its type.
-      type: typeof typed === "string" ? typed : (err as Error).name || "Error",
-      message: (err as Error).message ?? String(err),
-      at: loop.current < 0 ? null : label(loop.current),
-      location: strategyLocation(err, config.strategyPath),
-    };
+  const simulated = await simulate({
+    data,
+    broker: config.broker,
+    strategy,
+    startIndex,
+    params,
+    memory: memoryPort(workspace, recall),
+    onEvent: options.onEvent,
+    onStart: options.onStart,
+    strategyPath: config.strategyPath,
+  });
+  const agentFailure = simulated.status === "completed" ? (llm?.endFailure() ?? null) : null;
+  if (agentFailure) {
+    simulated.status = "failed";
+    simulated.error = agentFailure;
   }
-  const lastIndex = loop.lastClosed < startIndex ? startIndex - 1 : loop.lastClosed;
-  // The first simulated bar → the last bar whose close was processed (an interrupted, stopped or
-  // failed run ends before the requested window does).
-  const simulated = lastIndex >= startIndex;
-  result.period.start = simulated ? label(startIndex) : null;
-  result.period.end = simulated ? label(lastIndex) : null;
-  result.period.bars = simulated ? lastIndex - startIndex + 1 : 0;
-  simulateMs = performance.now() - t1;
 
   const t2 = performance.now();
-  const bench = buyAndHoldEquity(data, config.broker.initialCash, startIndex).subarray(
-    0,
-    lastIndex + 1 - startIndex,
-  );
-  finishResult(
-    result,
-    sim,
-    data,
-    startIndex,
-    lastIndex,
-    hooks.trades,
-    config.broker.initialCash,
-    bench,
-  );
+  finishResult(result, simulated, config.broker.initialCash);
   result.memory = { ...workspace.stats() };
   result.index = recall.finish();
   result.llm = llm?.info() ?? null;
-  const times = data.times.subarray(startIndex, lastIndex + 1);
-  const equity = sim.equity.subarray(startIndex, lastIndex + 1);
+  const { times, equity, benchmark: bench } = simulated;
   writeEquityCsv(
     path.join(dir, "equity.csv"),
     times,
     equity,
-    cash.subarray(startIndex, lastIndex + 1),
+    simulated.cash,
     bench,
-    intraday,
+    simulated.intraday,
   );
-  writeText(path.join(dir, "trades.csv"), tradesCsv(hooks.trades, intraday));
-  writeText(
-    path.join(dir, "orders.jsonl"),
-    hooks.orderLog.length ? `${hooks.orderLog.join("\n")}\n` : "",
-  );
-  writeText(
-    path.join(dir, "decisions.jsonl"),
-    hooks.decisionLog.length ? `${hooks.decisionLog.join("\n")}\n` : "",
-  );
-  const rejections = rejectionWarning(result.orders);
-  if (rejections !== null) {
-    result.warnings.push(rejections);
-    // A run whose every order was rejected did not test the strategy: never `completed`.
-    if (status === "completed" && result.orders.rejected === result.orders.submitted) {
-      status = "failed";
-      result.error = {
-        type: "AllOrdersRejected",
-        message: `${rejections}\nThe backtest did not test the strategy: fix the orders or the broker options (e.g. --allow-short, --cash, --fractional) and run again.`,
-      };
-    }
-  }
-  result.status = status;
+  writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
+  writeText(path.join(dir, "orders.jsonl"), lines(simulated.orderLog));
+  writeText(path.join(dir, "decisions.jsonl"), lines(simulated.decisionLog));
+  const simulateMs = simulated.simulateMs;
   result.timings = {
     loadMs: round(loadMs),
     simulateMs: round(simulateMs),
@@ -276,7 +209,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const reportWarning = await writeReport(dir, {
     curve: { times, equity, benchmark: bench },
     prices: { series: data.series },
-    orderLog: hooks.orderLog,
+    orderLog: simulated.orderLog,
   });
   if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
   emit({ type: "run_finished", result });
@@ -284,6 +217,8 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+const lines = (records: string[]) => (records.length ? `${records.join("\n")}\n` : "");
 
 /** report.html from the arrays in memory; a page that cannot be written never fails the run. */
 async function writeReport(dir: string, inputs: ReportInputs): Promise<string | null> {
@@ -294,56 +229,6 @@ async function writeReport(dir: string, inputs: ReportInputs): Promise<string | 
   } catch (err) {
     return `report.html was not written (${(err as Error).message}); agenticbt report ${path.basename(dir)} retries.`;
   }
-}
-
-function finishResult(
-  result: RunResult,
-  sim: Simulation,
-  data: MarketData,
-  startIndex: number,
-  lastIndex: number,
-  trades: ReportedTrade[],
-  initialCash: number,
-  benchmark: Float64Array,
-): void {
-  const broker = sim.broker;
-  // Positions still open are valued at the last close as trades for the statistics (like
-  // backtesting.py's finalize_trades); they are flagged and no exit fill or commission is invented.
-  const openTrades = broker.portfolio.openLotsAsTrades(lastIndex, data.times[lastIndex] ?? 0);
-  const reported: ReportedTrade[] = [
-    ...trades,
-    ...openTrades.map((t) => ({ ...t, openAtEnd: true })),
-  ];
-  trades.splice(0, trades.length, ...reported);
-  result.orders = countOrders(broker.orders);
-  result.trades = {
-    closed: reported.length - openTrades.length,
-    openAtEnd: openTrades.length,
-    dataEnded: trades.filter((t) => t.exitReason === "data_ended").length,
-  };
-  if (lastIndex < startIndex) {
-    result.nullReasons = { metrics: "no bar was simulated" };
-    return;
-  }
-  const times = data.times.subarray(startIndex, lastIndex + 1);
-  const equity = sim.equity.subarray(startIndex, lastIndex + 1);
-  let exposedBars = 0;
-  for (let i = startIndex; i <= lastIndex; i++) exposedBars += sim.exposed[i] as number;
-  const m = computeMetrics({
-    times,
-    equity,
-    initialCash,
-    trades: reported,
-    benchmark,
-    exposedBars,
-    commissions: broker.portfolio.totalCommission,
-    slippage: broker.portfolio.totalSlippage,
-  });
-  result.metrics = m.metrics;
-  result.nullReasons = m.nullReasons;
-  const b = computeBenchmarkMetrics(times, benchmark);
-  result.benchmark.metrics = b.metrics;
-  result.benchmark.nullReasons = b.nullReasons;
 }
 
 /** An LLM trader's playbook starts empty of lessons: its manual is the strategy prompt, which is

@@ -8,6 +8,7 @@ import {
   type RecallOptions,
   type RunConfig,
 } from "../../src/runner/run-config.js";
+import type { RunEventListener } from "../../src/runner/run-events.js";
 import type { RunResult } from "../../src/runner/run-result.js";
 import type { RecordedRequest } from "./scripted-openai-server.js";
 
@@ -34,6 +35,8 @@ export interface LlmRunArgs {
   presets?: { target: string; file: string }[];
   memoryFrom?: string;
   recall?: Partial<RecallOptions>;
+  /** The run's live events. */
+  onEvent?: RunEventListener;
 }
 
 /** Runs an LLM strategy in process against a scripted server (real client, real HTTP). */
@@ -64,7 +67,7 @@ export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: s
     memoryFrom: a.memoryFrom ?? null,
     recall: { ...DEFAULT_RECALL_OPTIONS, ...a.recall },
   };
-  const result = await runBacktest(config);
+  const result = await runBacktest(config, a.onEvent ? { onEvent: a.onEvent } : {});
   return { result, dir: path.join(a.runsRoot, result.id) };
 }
 

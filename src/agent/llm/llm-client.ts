@@ -6,6 +6,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
 } from "openai/resources/chat/completions";
 import { backoffDelayMs } from "../../util/backoff.js";
+import type { AgentEventListener } from "../agent-events.js";
 import {
   type ChatCompletionMessage,
   type ChatModel,
@@ -62,6 +63,8 @@ export interface LlmClientOptions {
   replay?: ReplaySource | null;
   transcript?: TranscriptWriter | null;
   meter?: UsageMeter | null;
+  /** Each model call and retry, the moment it happens (the run's live events). */
+  onEvent?: AgentEventListener | null;
   /** Jitter source in [0, 1). Default Math.random. */
   random?: () => number;
   /**
@@ -99,6 +102,7 @@ export class LlmClient implements ChatModel {
   private readonly replay: ReplaySource | null;
   private readonly transcript: TranscriptWriter | null;
   private readonly meter: UsageMeter | null;
+  private readonly onEvent: AgentEventListener | null;
   private readonly random: () => number;
   private readonly maxTokensParam: "max_tokens" | "max_completion_tokens";
 
@@ -115,6 +119,7 @@ export class LlmClient implements ChatModel {
     this.replay = options.replay ?? null;
     this.transcript = options.transcript ?? null;
     this.meter = options.meter ?? null;
+    this.onEvent = options.onEvent ?? null;
     this.random = options.random ?? Math.random;
     this.maxTokensParam =
       options.maxTokensParam ??
@@ -159,6 +164,16 @@ export class LlmClient implements ChatModel {
         latencyMs: 0,
         error: outcome.type,
       });
+      this.onEvent?.({
+        type: "llm_call",
+        model: effective.model,
+        source,
+        tokens: ZERO_USAGE,
+        costUsd: 0,
+        latencyMs: Math.round(performance.now() - started),
+        attempts: outcome.attempts,
+        error: outcome.type,
+      });
       throw outcome;
     }
     const response: ChatResponse = {
@@ -181,6 +196,18 @@ export class LlmClient implements ChatModel {
       source: outcome.source,
     });
     this.meter?.recordResponse(effective.model, response);
+    this.onEvent?.({
+      type: "llm_call",
+      model: effective.model,
+      source: response.source,
+      tokens: response.usage,
+      costUsd: this.meter
+        ? this.meter.callCost(effective.model, response.source, response.usage)
+        : null,
+      latencyMs: response.latencyMs,
+      attempts: response.attempts,
+      error: null,
+    });
     return response;
   }
 
@@ -254,6 +281,22 @@ export class LlmClient implements ChatModel {
             unreachable ? UNREACHABLE_RETRY : { baseMs: this.retryBaseMs, maxMs: this.retryMaxMs },
             this.random,
           );
+        this.onEvent?.({
+          type: "retry",
+          model: request.model,
+          error: failure.type,
+          message: redactSecret(
+            failureMessage(failure, {
+              baseURL: this.baseURL,
+              model: request.model,
+              attempts: attempt,
+              timeoutMs: this.timeoutMs,
+            }),
+            this.apiKey,
+          ),
+          attempt,
+          delayMs: wait,
+        });
         await sleep(wait);
       } finally {
         clearTimeout(deadline);

@@ -85,6 +85,13 @@ export class UsageMeter {
     });
   }
 
+  /** USD of one answered call: 0 from the cache or a replay, null when the model has no price. */
+  callCost(model: string, source: ResponseSource, usage: TokenUsage): number | null {
+    if (source !== "network") return 0;
+    const price = priceFor(this.prices, model);
+    return price ? costUsd(price, usage) : null;
+  }
+
   /** USD billed so far, or null when a model that was called over the network has no price. */
   costUsd(): number | null {
     return this.cost().usd;

@@ -1,0 +1,231 @@
+import { alignSeries } from "../engine/align-series.js";
+import {
+  type BrokerConfig,
+  brokerConfig,
+  DEFAULT_BROKER_CONFIG,
+  type RiskLimits,
+} from "../engine/broker-config.js";
+import { isIntraday, timeLabel } from "../engine/calendar.js";
+import type { MarketData, Order, SymbolSeries } from "../engine/types.js";
+import type { Params, Strategy } from "../strategy/types.js";
+import { didYouMean } from "../util/did-you-mean.js";
+import { VERSION } from "../version.js";
+import { finishResult } from "./finish-result.js";
+import { loadData } from "./load-data.js";
+import { loadStrategy } from "./load-strategy.js";
+import { countOrders } from "./order-outcomes.js";
+import { resolveParams } from "./resolve-params.js";
+import { type DataSpec, RESULT_SCHEMA_VERSION } from "./run-config.js";
+import { UsageError } from "./run-errors.js";
+import type { RunEventListener } from "./run-events.js";
+import type { RunResult } from "./run-result.js";
+import { type RunHandle, simulate } from "./simulate.js";
+import type { ReportedTrade } from "./write-outputs.js";
+
+export interface BacktestOptions<S = unknown> {
+  /** A strategy object, or the path of a strategy file (`.ts` / `.js`, default export). */
+  // biome-ignore lint/suspicious/noExplicitAny: any state type is accepted; it stays the strategy's own.
+  strategy: Strategy<S> | Strategy<any> | string;
+  /** CSV files (`{ file, symbol? }` or paths), or series already in memory. */
+  data: readonly (DataSpec | string)[] | readonly SymbolSeries[] | MarketData;
+  /** Broker settings (cash, commission, slippage, shorting, risk limits...); defaults as the CLI. */
+  broker?: Omit<Partial<BrokerConfig>, "risk"> & { risk?: Partial<RiskLimits> };
+  /** Overrides of the strategy's `params` (values converted to the type of each default). */
+  params?: Params;
+  /** The window, as `YYYY-MM-DD` or ISO date-times (files only): earlier bars are warm-up. */
+  from?: string;
+  to?: string;
+  /** Reject unsorted CSV rows instead of sorting them with a warning (files only). */
+  strict?: boolean;
+  tz?: string;
+  /** Run events as they happen (the same the CLI's renderers read). */
+  onEvent?: RunEventListener;
+  onStart?: (handle: RunHandle) => void;
+}
+
+/** What `backtest()` returns: the fields of result.json, and the arrays a run directory holds. */
+export interface BacktestResult extends RunResult {
+  /** equity.csv's columns: bar times (ms, UTC as written), equity and cash at each close, and
+   * buy-and-hold equity, from the window's first bar to the last simulated one. */
+  curve: { times: Float64Array; equity: Float64Array; cash: Float64Array; benchmark: Float64Array };
+  /** trades.csv: closed trades, then positions open at the end (`openAtEnd`). */
+  tradeList: ReportedTrade[];
+  /** Every order placed, with its final status and reason. */
+  orderList: Readonly<Order>[];
+}
+
+/**
+ * A backtest in memory: no run directory, no files written. Runs the same core as
+ * `agenticbt run` (`runBacktest` writes the run directory) and computes the same metrics. Memory
+ * functions (`ctx.log`, `ctx.note`, `ctx.recall`...) need a run directory: use `runBacktest`.
+ */
+export async function backtest<S>(options: BacktestOptions<S>): Promise<BacktestResult> {
+  const t0 = performance.now();
+  const strategy =
+    typeof options.strategy === "string"
+      ? await loadStrategy(options.strategy)
+      : (options.strategy as Strategy<unknown>);
+  const { data, startIndex, warnings, files } = inputData(options);
+  const params = resolveParams(strategy.params ?? {}, options.params ?? {});
+  checkKeys("backtest() option", options, OPTION_KEYS);
+  checkKeys("broker option", options.broker ?? {}, Object.keys(DEFAULT_BROKER_CONFIG), {
+    commission: "commissionRate",
+    slippage: "slippageRate",
+    cash: "initialCash",
+  });
+  checkKeys("risk limit", options.broker?.risk ?? {}, Object.keys(DEFAULT_BROKER_CONFIG.risk));
+  const broker = brokerConfig(options.broker as Partial<BrokerConfig>);
+  const loadMs = performance.now() - t0;
+  const intraday = isIntraday(data.times);
+  const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
+  const result: RunResult = {
+    schemaVersion: RESULT_SCHEMA_VERSION,
+    id: "",
+    name: strategy.name,
+    status: "running",
+    error: null,
+    strategy: {
+      kind: "code",
+      path: typeof options.strategy === "string" ? options.strategy : "",
+      name: strategy.name,
+      params,
+    },
+    data: files,
+    period: {
+      start: null,
+      end: null,
+      bars: 0,
+      warmupBars: startIndex,
+      requested: {
+        start: data.times.length > startIndex ? label(startIndex) : null,
+        end: data.times.length > 0 ? label(data.times.length - 1) : null,
+        bars: data.times.length - startIndex,
+      },
+    },
+    metrics: null,
+    nullReasons: {},
+    benchmark: {
+      kind: "buy_and_hold",
+      description:
+        "equal weight across symbols, each bought at its first close in the window, no costs",
+      symbols: [...data.symbols],
+      metrics: null,
+      nullReasons: {},
+    },
+    trades: { closed: 0, openAtEnd: 0, dataEnded: 0 },
+    orders: countOrders([]),
+    memory: null,
+    index: null,
+    warnings,
+    timings: { loadMs, simulateMs: 0, writeMs: 0, totalMs: 0 },
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    agenticbt: { version: VERSION, node: process.version },
+    llm: null,
+  };
+  const emit = options.onEvent;
+  emit?.({
+    type: "run_started",
+    id: "",
+    dir: "",
+    strategy: strategy.name,
+    kind: "code",
+    symbols: [...data.symbols],
+    bars: result.period.requested.bars,
+    start: result.period.requested.start,
+    end: result.period.requested.end,
+    initialCash: broker.initialCash,
+  });
+  for (const w of warnings) emit?.({ type: "warning", message: w });
+  const simulated = await simulate({
+    data,
+    broker,
+    strategy,
+    startIndex,
+    params,
+    memory: null,
+    ...(emit ? { onEvent: emit } : {}),
+    ...(options.onStart ? { onStart: options.onStart } : {}),
+    ...(typeof options.strategy === "string" ? { strategyPath: options.strategy } : {}),
+  });
+  finishResult(result, simulated, broker.initialCash);
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  result.timings = {
+    loadMs: round(loadMs),
+    simulateMs: round(simulated.simulateMs),
+    writeMs: 0,
+    totalMs: round(performance.now() - t0),
+  };
+  result.finishedAt = new Date().toISOString();
+  emit?.({ type: "run_finished", result });
+  return {
+    ...result,
+    curve: {
+      times: simulated.times,
+      equity: simulated.equity,
+      cash: simulated.cash,
+      benchmark: simulated.benchmark,
+    },
+    tradeList: simulated.trades,
+    orderList: simulated.orders,
+  };
+}
+
+const OPTION_KEYS = [
+  "strategy",
+  "data",
+  "broker",
+  "params",
+  "from",
+  "to",
+  "strict",
+  "tz",
+  "onEvent",
+  "onStart",
+];
+
+/** An unknown key is an error naming the key it probably meant (`commission` → `commissionRate`). */
+function checkKeys(
+  what: string,
+  value: object,
+  valid: readonly string[],
+  aliases: Record<string, string> = {},
+): void {
+  for (const key of Object.keys(value)) {
+    if (valid.includes(key)) continue;
+    const guess = didYouMean(key, valid, aliases);
+    throw new UsageError(
+      `Unknown ${what} ${JSON.stringify(key)}${guess ? `: did you mean ${JSON.stringify(guess)}?` : "."} Valid: ${valid.join(", ")}.`,
+    );
+  }
+}
+
+function inputData(options: BacktestOptions<unknown>) {
+  const d = options.data;
+  if (!Array.isArray(d)) {
+    const data = d as MarketData;
+    return { data, startIndex: 0, warnings: [] as string[], files: [] };
+  }
+  const list = d as readonly (DataSpec | string | SymbolSeries)[];
+  if (list.length > 0 && list.every((x) => typeof x === "object" && "time" in x)) {
+    return {
+      data: alignSeries(list as SymbolSeries[]),
+      startIndex: 0,
+      warnings: [] as string[],
+      files: [],
+    };
+  }
+  const loaded = loadData({
+    data: list.map((x) => (typeof x === "string" ? { file: x } : (x as DataSpec))),
+    from: options.from ?? null,
+    to: options.to ?? null,
+    strict: options.strict ?? false,
+    tz: options.tz ?? null,
+  });
+  return {
+    data: loaded.data,
+    startIndex: loaded.startIndex,
+    warnings: loaded.warnings,
+    files: loaded.dataInfo,
+  };
+}

@@ -1,0 +1,60 @@
+import { computeBenchmarkMetrics, computeMetrics } from "../metrics/compute-metrics.js";
+import { countOrders, rejectionWarning } from "./order-outcomes.js";
+import type { RunResult } from "./run-result.js";
+import type { Simulated } from "./simulate.js";
+
+/**
+ * Fills a result from what the core simulated: status and error, the period actually simulated,
+ * order and trade counts, metrics beside buy-and-hold, and the rejections warning. One place for
+ * the runner (result.json) and the in-memory `backtest()`.
+ */
+export function finishResult(result: RunResult, s: Simulated, initialCash: number): void {
+  result.status = s.status;
+  result.error = s.error;
+  if (s.stopReason !== undefined && s.status !== "failed") result.stopReason = s.stopReason;
+  // The first simulated bar → the last bar whose close was processed (an interrupted, stopped or
+  // failed run ends before the requested window does).
+  const simulated = s.lastIndex >= s.startIndex;
+  result.period.start = simulated ? s.label(s.startIndex) : null;
+  result.period.end = simulated ? s.label(s.lastIndex) : null;
+  result.period.bars = simulated ? s.lastIndex - s.startIndex + 1 : 0;
+  result.orders = countOrders(s.orders);
+  let openAtEnd = 0;
+  let dataEnded = 0;
+  for (const t of s.trades) {
+    if (t.openAtEnd) openAtEnd++;
+    if (t.exitReason === "data_ended") dataEnded++;
+  }
+  result.trades = { closed: s.trades.length - openAtEnd, openAtEnd, dataEnded };
+  if (!simulated) {
+    result.nullReasons = { metrics: "no bar was simulated" };
+  } else {
+    const m = computeMetrics({
+      times: s.times,
+      equity: s.equity,
+      initialCash,
+      trades: s.trades,
+      benchmark: s.benchmark,
+      exposedBars: s.exposedBars,
+      commissions: s.commissions,
+      slippage: s.slippage,
+    });
+    result.metrics = m.metrics;
+    result.nullReasons = m.nullReasons;
+    const b = computeBenchmarkMetrics(s.times, s.benchmark);
+    result.benchmark.metrics = b.metrics;
+    result.benchmark.nullReasons = b.nullReasons;
+  }
+  const rejections = rejectionWarning(result.orders);
+  if (rejections !== null) {
+    result.warnings.push(rejections);
+    // A run whose every order was rejected did not test the strategy: never `completed`.
+    if (result.status === "completed" && result.orders.rejected === result.orders.submitted) {
+      result.status = "failed";
+      result.error = {
+        type: "AllOrdersRejected",
+        message: `${rejections}\nThe backtest did not test the strategy: fix the orders or the broker options (e.g. --allow-short, --cash, --fractional) and run again.`,
+      };
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { wantsLiveView } from "../../src/cli/run-command.js";
+
+const tty = { isTTY: true };
+
+describe("wantsLiveView", () => {
+  it("is on for a run on a terminal", () => {
+    expect(wantsLiveView({}, tty, {})).toBe(true);
+    expect(wantsLiveView({}, tty, { CI: "false" })).toBe(true);
+  });
+
+  it("is off when stdout is not a terminal (ink would flood a log with escape codes)", () => {
+    expect(wantsLiveView({}, { isTTY: false }, {})).toBe(false);
+    expect(wantsLiveView({}, {}, {})).toBe(false);
+  });
+
+  it("is off with --no-ui, --json, -q and in CI", () => {
+    expect(wantsLiveView({ ui: false }, tty, {})).toBe(false);
+    expect(wantsLiveView({ json: true }, tty, {})).toBe(false);
+    expect(wantsLiveView({ quiet: true }, tty, {})).toBe(false);
+    expect(wantsLiveView({}, tty, { CI: "true" })).toBe(false);
+    expect(wantsLiveView({}, tty, { CI: "1" })).toBe(false);
+  });
+});

@@ -1,0 +1,70 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { brokerConfig } from "../../src/engine/broker-config.js";
+import { backtest } from "../../src/runner/backtest.js";
+import { runBacktest } from "../../src/runner/run-backtest.js";
+import { DEFAULT_RECALL_OPTIONS } from "../../src/runner/run-config.js";
+import { DATA, tempDir } from "../helpers/cli.js";
+
+const work = tempDir();
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const goog = path.join(DATA, "GOOG.csv");
+const sma = path.resolve("strategies/sma-crossover.ts");
+
+describe("the library API", () => {
+  it("backtest() runs in memory, writes nothing, and gives the numbers `agenticbt run` writes", async () => {
+    const before = fs.readdirSync(work);
+    const mem = await backtest({
+      strategy: sma,
+      data: [goog],
+      broker: { commissionRate: 0.001 },
+      params: { fast: 10, slow: 30 },
+    });
+    expect(fs.readdirSync(work)).toEqual(before);
+    const runsRoot = path.join(work, "runs");
+    const disk = await runBacktest({
+      strategyPath: sma,
+      data: [{ file: goog }],
+      broker: brokerConfig({ commissionRate: 0.001 }),
+      params: { fast: "10", slow: "30" },
+      from: null,
+      to: null,
+      name: null,
+      runsRoot,
+      strict: false,
+      tz: null,
+      agent: null,
+      presets: [],
+      memoryFrom: null,
+      recall: DEFAULT_RECALL_OPTIONS,
+    });
+    expect(mem.status).toBe("completed");
+    expect(mem.metrics).toEqual(disk.metrics);
+    expect(mem.benchmark.metrics).toEqual(disk.benchmark.metrics);
+    expect(mem.orders).toEqual(disk.orders);
+    expect(mem.period).toEqual(disk.period);
+    // The curve is equity.csv's equity column, the trade list trades.csv's rows.
+    const rows = fs
+      .readFileSync(path.join(runsRoot, disk.id, "equity.csv"), "utf8")
+      .trim()
+      .split("\n")
+      .slice(1);
+    expect(mem.curve.equity.length).toBe(rows.length);
+    expect(Number(rows[rows.length - 1]?.split(",")[1])).toBe(mem.curve.equity[rows.length - 1]);
+    expect(mem.tradeList.length).toBe(disk.trades.closed + disk.trades.openAtEnd);
+  });
+
+  it("an unknown option is an error naming the one meant", async () => {
+    await expect(
+      backtest({ strategy: sma, data: [goog], broker: { commission: 0.001 } as never }),
+    ).rejects.toThrow('Unknown broker option "commission": did you mean "commissionRate"?');
+  });
+
+  it('"agenticbt" resolves to the package entry (self-reference through package.json exports)', async () => {
+    const lib = await import("agenticbt");
+    expect(typeof lib.backtest).toBe("function");
+    expect(typeof lib.runBacktest).toBe("function");
+    expect(typeof lib.loadCsv).toBe("function");
+  });
+});

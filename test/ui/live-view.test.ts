@@ -1,0 +1,102 @@
+import { stripVTControlCharacters } from "node:util";
+import { render } from "ink-testing-library";
+import { createElement } from "react";
+import { describe, expect, it } from "vitest";
+import { initialLiveState, type LiveState } from "../../src/ui/live-state.js";
+import { eta, LiveView, progressBar } from "../../src/ui/live-view.js";
+
+function frame(state: LiveState, elapsedMs = 0, notice: string | null = null): string {
+  const view = render(createElement(LiveView, { state, elapsedMs, notice }));
+  const out = stripVTControlCharacters(view.lastFrame() ?? "");
+  view.unmount();
+  return out;
+}
+
+const midRun = (): LiveState => ({
+  ...initialLiveState(),
+  runId: "20260101-000000-000-sma-ab12",
+  strategy: "sma-crossover",
+  symbols: ["GOOG"],
+  done: 250,
+  total: 1000,
+  time: "2006-03-14",
+  equity: 11_250,
+  returnPct: 12.5,
+  benchmarkReturnPct: 5,
+  drawdownPct: -3.5,
+  positions: [{ symbol: "GOOG", qty: 12 }],
+});
+
+describe("LiveView", () => {
+  it("shows the progress bar, the simulated date, the bar count and the ETA", () => {
+    // 250 of 1000 bars in 2 s: 750 left at 125 bars/s = 6 s.
+    const out = frame(midRun(), 2000);
+    expect(out).toContain(`${progressBar(250, 1000)}  25% 2006-03-14 · bar 250/1,000 · ETA 0:06`);
+  });
+
+  it("shows equity, the return against buy-and-hold and the drawdown", () => {
+    const out = frame(midRun());
+    expect(out).toContain("Equity 11,250.00");
+    expect(out).toContain("Return +12.50%");
+    expect(out).toContain("Buy & hold +5.00%");
+    expect(out).toContain("Drawdown -3.50%");
+    expect(out).toContain("Positions GOOG 12");
+  });
+
+  it("shows the counts of rejected orders, failed decisions and retries", () => {
+    const s = midRun();
+    s.counts = { fills: 3, tradesClosed: 1, rejected: 2, failedDecisions: 1, retries: 4 };
+    expect(frame(s)).toContain(
+      "Fills 3 · trades closed 1 · rejected 2 · failed decisions 1 · retries 4",
+    );
+  });
+
+  it("shows the last decision's orders and one line of rationale, and the tool ticker", () => {
+    const s = midRun();
+    s.lastDecision = {
+      time: "2006-03-13",
+      bar: 249,
+      orders: ["BUY 12 GOOG market"],
+      rationale: "RSI is 28,\nbelow 30: oversold in an uptrend.",
+      failed: false,
+    };
+    s.toolCalls = ["get_bars", "get_indicator", "place_order"];
+    const out = frame(s);
+    expect(out).toContain("Last decision 2006-03-13: BUY 12 GOOG market");
+    expect(out).toContain("“RSI is 28, below 30: oversold in an uptrend.”");
+    expect(out).toContain("Tools get_bars › get_indicator › place_order");
+  });
+
+  it("shows LLM calls, tokens, cost and the budget left", () => {
+    const s = midRun();
+    s.llm = { calls: 12, tokens: 34_567, costUsd: 0.0123, maxCostUsd: 0.05, maxTokens: null };
+    expect(frame(s)).toContain("LLM calls 12 · tokens 34,567 · cost $0.0123 · budget left $0.0377");
+  });
+
+  it("prints stored text with its control characters made visible", () => {
+    const s = midRun();
+    s.strategy = "evil\u001b[2Jname";
+    s.warnings = ["bad\u202erow"];
+    const raw = render(createElement(LiveView, { state: s, elapsedMs: 0 }));
+    const out = raw.lastFrame() ?? "";
+    raw.unmount();
+    expect(out).toContain("evil␛[2Jname");
+    expect(out).not.toContain("\u001b[2J");
+    expect(out).toContain("warning: bad\\u202erow");
+  });
+
+  it("shows a notice (Ctrl-C) and the final status", () => {
+    const s = { ...midRun(), status: "interrupted" };
+    const out = frame(s, 0, "Interrupted: finishing the current bar");
+    expect(out).toContain("· interrupted");
+    expect(out).toContain("Interrupted: finishing the current bar");
+  });
+});
+
+describe("eta", () => {
+  it("is the time left at the pace so far", () => {
+    expect(eta(0, 100, 5000)).toBe("—");
+    expect(eta(50, 100, 30_000)).toBe("0:30");
+    expect(eta(1, 100, 61_000)).toBe("1:40:39");
+  });
+});
