@@ -7,13 +7,13 @@ import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runne
 import { rejectionWarning } from "../runner/order-outcomes.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
-import type { RunHandle } from "../runner/simulate.js";
 import {
   DEFAULT_RECALL_OPTIONS,
   type RecallOptions,
   type RunConfig,
 } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
+import type { RunHandle } from "../runner/simulate.js";
 import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError } from "./format-run-error.js";
