@@ -144,6 +144,7 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
     startIndex,
     params,
     memory: null,
+    records: false,
     ...(emit ? { onEvent: emit } : {}),
     ...(options.onStart ? { onStart: options.onStart } : {}),
     ...(typeof options.strategy === "string" ? { strategyPath: options.strategy } : {}),

@@ -25,6 +25,8 @@ export class HookRunner {
     private readonly ctx: BacktestContext,
     private readonly emit: RunEventListener,
     label: (i: number) => string,
+    /** Keep orders.jsonl and decisions.jsonl lines (a run directory needs them; memory does not). */
+    private readonly records = true,
   ) {
     this.labelOf = label;
   }
@@ -73,7 +75,7 @@ export class HookRunner {
     switch (e.type) {
       case "order_accepted": {
         const time = this.label(e.index);
-        this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
+        if (this.records) this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
         this.emit({ type: "order_accepted", time, bar: e.index, order: e.order });
         return undefined;
       }
@@ -81,7 +83,7 @@ export class HookRunner {
       case "order_cancelled":
       case "order_expired": {
         const time = this.label(e.index);
-        this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
+        if (this.records) this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
         const reason = ("reason" in e ? e.reason : e.order.reason) ?? "";
         if (e.type === "order_rejected") {
           this.emit({ type: "order_rejected", time, bar: e.index, order: e.order, reason });
@@ -110,9 +112,11 @@ export class HookRunner {
         return this.hook("order_update", index, () => s.onOrderUpdate?.(ctx, update, state));
       }
       case "fill":
-        this.orderLog.push(
-          JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }),
-        );
+        if (this.records) {
+          this.orderLog.push(
+            JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }),
+          );
+        }
         this.emit({ type: "fill", time: this.label(e.index), bar: e.index, fill: e.fill });
         return s.onFill
           ? this.hook("fill", index, () => s.onFill?.(ctx, e.fill, state))
@@ -189,6 +193,7 @@ export class HookRunner {
         citations: r.citations.length,
       });
     }
+    if (!this.records) return;
     this.decisionLog.push(
       JSON.stringify({
         time,

@@ -30,6 +30,8 @@ export interface SimulateInput {
   onEvent?: RunEventListener;
   /** Receives a handle before the first bar (Ctrl-C). */
   onStart?: (handle: RunHandle) => void;
+  /** Build the orders.jsonl / decisions.jsonl lines (default true; a run directory needs them). */
+  records?: boolean;
   /** The strategy's file, to point an error at its own line. */
   strategyPath?: string;
 }
@@ -84,7 +86,7 @@ export async function simulate(input: SimulateInput): Promise<Simulated> {
   );
   const sim = new Simulation(data, input.broker, sink, { bars: false, calendar: wantsCalendar });
   const ctx = new BacktestContext(data, sim.broker, input.params ?? {}, input.memory ?? null);
-  const hooks = new HookRunner(strategy, ctx, emit, label);
+  const hooks = new HookRunner(strategy, ctx, emit, label, input.records ?? true);
   const cash = new Float64Array(data.times.length);
   const initialCash = input.broker.initialCash;
   const benchmark = buyAndHoldEquity(data, initialCash, startIndex);
