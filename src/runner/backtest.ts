@@ -9,13 +9,11 @@ import { isIntraday, timeLabel } from "../engine/calendar.js";
 import type { MarketData, Order, SymbolSeries } from "../engine/types.js";
 import type { Params, Strategy } from "../strategy/types.js";
 import { didYouMean } from "../util/did-you-mean.js";
-import { VERSION } from "../version.js";
-import { finishResult } from "./finish-result.js";
+import { finishResult, startResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
-import { countOrders } from "./order-outcomes.js";
 import { resolveParams } from "./resolve-params.js";
-import { type DataSpec, RESULT_SCHEMA_VERSION } from "./run-config.js";
+import type { DataSpec } from "./run-config.js";
 import { UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import type { RunResult } from "./run-result.js";
@@ -78,51 +76,23 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
   const loadMs = performance.now() - t0;
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
-  const result: RunResult = {
-    schemaVersion: RESULT_SCHEMA_VERSION,
+  const result = startResult({
     id: "",
     name: strategy.name,
-    status: "running",
-    error: null,
     strategy: {
       kind: "code",
       path: typeof options.strategy === "string" ? options.strategy : "",
       name: strategy.name,
       params,
     },
-    data: files,
-    period: {
-      start: null,
-      end: null,
-      bars: 0,
-      warmupBars: startIndex,
-      requested: {
-        start: data.times.length > startIndex ? label(startIndex) : null,
-        end: data.times.length > 0 ? label(data.times.length - 1) : null,
-        bars: data.times.length - startIndex,
-      },
-    },
-    metrics: null,
-    nullReasons: {},
-    benchmark: {
-      kind: "buy_and_hold",
-      description:
-        "equal weight across symbols, each bought at its first close in the window, no costs",
-      symbols: [...data.symbols],
-      metrics: null,
-      nullReasons: {},
-    },
-    trades: { closed: 0, openAtEnd: 0, dataEnded: 0 },
-    orders: countOrders([]),
-    memory: null,
-    index: null,
+    dataInfo: files,
+    data,
+    startIndex,
+    label,
     warnings,
-    timings: { loadMs, simulateMs: 0, writeMs: 0, totalMs: 0 },
+    loadMs,
     startedAt: new Date().toISOString(),
-    finishedAt: null,
-    agenticbt: { version: VERSION, node: process.version },
-    llm: null,
-  };
+  });
   const emit = options.onEvent;
   emit?.({
     type: "run_started",

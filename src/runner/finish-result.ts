@@ -1,5 +1,8 @@
+import type { MarketData } from "../engine/types.js";
 import { computeBenchmarkMetrics, computeMetrics } from "../metrics/compute-metrics.js";
+import { VERSION } from "../version.js";
 import { countOrders, rejectionWarning } from "./order-outcomes.js";
+import { RESULT_SCHEMA_VERSION } from "./run-config.js";
 import type { RunResult } from "./run-result.js";
 import type { Simulated } from "./simulate.js";
 
@@ -57,4 +60,62 @@ export function finishResult(result: RunResult, s: Simulated, initialCash: numbe
       };
     }
   }
+}
+
+/** What a run's result says before its first bar (status `running`): the runner writes it to
+ * result.json at once, and `backtest()` fills it in memory; finishResult completes it. */
+export function startResult(s: {
+  id: string;
+  name: string;
+  strategy: RunResult["strategy"];
+  dataInfo: RunResult["data"];
+  data: MarketData;
+  startIndex: number;
+  label: (i: number) => string;
+  warnings: string[];
+  loadMs: number;
+  startedAt: string;
+}): RunResult {
+  const { data, startIndex, label } = s;
+  return {
+    schemaVersion: RESULT_SCHEMA_VERSION,
+    id: s.id,
+    name: s.name,
+    status: "running",
+    error: null,
+    strategy: s.strategy,
+    data: s.dataInfo,
+    // Nothing simulated yet: finishResult sets the period actually simulated.
+    period: {
+      start: null,
+      end: null,
+      bars: 0,
+      warmupBars: startIndex,
+      requested: {
+        start: data.times.length > startIndex ? label(startIndex) : null,
+        end: data.times.length > 0 ? label(data.times.length - 1) : null,
+        bars: data.times.length - startIndex,
+      },
+    },
+    metrics: null,
+    nullReasons: {},
+    benchmark: {
+      kind: "buy_and_hold",
+      description:
+        "equal weight across symbols, each bought at its first close in the window, no costs",
+      symbols: [...data.symbols],
+      metrics: null,
+      nullReasons: {},
+    },
+    trades: { closed: 0, openAtEnd: 0, dataEnded: 0 },
+    orders: countOrders([]),
+    memory: null,
+    index: null,
+    warnings: s.warnings,
+    timings: { loadMs: s.loadMs, simulateMs: 0, writeMs: 0, totalMs: 0 },
+    startedAt: s.startedAt,
+    finishedAt: null,
+    agenticbt: { version: VERSION, node: process.version },
+    llm: null,
+  };
 }

@@ -12,16 +12,14 @@ import type { ReportInputs } from "../report/html/report-model.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { NotAFileError, SymlinkError } from "../util/no-follow.js";
-import { VERSION } from "../version.js";
-import { finishResult } from "./finish-result.js";
+import { finishResult, startResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
-import { countOrders } from "./order-outcomes.js";
 import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
-import { RESULT_SCHEMA_VERSION, type RunConfig } from "./run-config.js";
+import type { RunConfig } from "./run-config.js";
 import { UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
@@ -81,12 +79,9 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       })
     : (code as Strategy<unknown>);
   const startedAt = new Date().toISOString();
-  const result: RunResult = {
-    schemaVersion: RESULT_SCHEMA_VERSION,
+  const result = startResult({
     id,
     name,
-    status: "running",
-    error: null,
     strategy: {
       kind: llm ? "llm" : "code",
       path: config.strategyPath,
@@ -94,40 +89,14 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       params,
       ...strategyCopy,
     },
-    data: dataInfo,
-    // Nothing simulated yet: finishResult sets the period actually simulated.
-    period: {
-      start: null,
-      end: null,
-      bars: 0,
-      warmupBars: startIndex,
-      requested: {
-        start: data.times.length > startIndex ? label(startIndex) : null,
-        end: data.times.length > 0 ? label(data.times.length - 1) : null,
-        bars: data.times.length - startIndex,
-      },
-    },
-    metrics: null,
-    nullReasons: {},
-    benchmark: {
-      kind: "buy_and_hold",
-      description:
-        "equal weight across symbols, each bought at its first close in the window, no costs",
-      symbols: [...data.symbols],
-      metrics: null,
-      nullReasons: {},
-    },
-    trades: { closed: 0, openAtEnd: 0, dataEnded: 0 },
-    orders: countOrders([]),
-    memory: null,
-    index: null,
+    dataInfo,
+    data,
+    startIndex,
+    label,
     warnings,
-    timings: { loadMs, simulateMs: 0, writeMs: 0, totalMs: 0 },
+    loadMs,
     startedAt,
-    finishedAt: null,
-    agenticbt: { version: VERSION, node: process.version },
-    llm: null,
-  };
+  });
   // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
   const paramOverrides = config.paramOverrides ?? config.params;
   writeJsonAtomic(path.join(dir, "config.json"), {
