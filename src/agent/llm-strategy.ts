@@ -204,11 +204,12 @@ export function createLlmStrategy(
       beforeCall: deps.checkBudget,
       onResponse: deps.onResponse,
     });
+    const summary = summarise(outcome);
     ctx.annotate({
       contextHash: sha256(JSON.stringify(messages)),
       prefixHash: sha256(prefix),
       promptChars: { prefix: prefix.length, volatile: volatile.length },
-      ...summarise(outcome),
+      ...summary,
     });
     const stats = deps.stats;
     const error = outcome.error;
@@ -222,14 +223,6 @@ export function createLlmStrategy(
     for (const c of outcome.toolCalls) if (c.error) bump(stats.toolErrors, c.error.type);
     if (error) bump(stats.turnErrors, error.type);
     if (deps.onEvent) {
-      const tokens = { prompt: 0, completion: 0, cached: 0 };
-      let latencyMs = 0;
-      for (const r of outcome.responses) {
-        tokens.prompt += r.usage.prompt;
-        tokens.completion += r.usage.completion;
-        tokens.cached += r.usage.cached;
-        latencyMs += r.latencyMs;
-      }
       deps.onEvent({
         type: "decision_finished",
         time: ctx.timeLabel,
@@ -237,9 +230,10 @@ export function createLlmStrategy(
         kind,
         rationale: outcome.rationale === "" ? null : outcome.rationale,
         toolCalls: outcome.toolCalls.map((c) => ({ name: c.name, error: c.error?.type ?? null })),
-        calls: outcome.responses.length,
-        tokens,
-        latencyMs: Math.round(latencyMs),
+        calls: summary.calls,
+        // The decisions.jsonl line's totals: one sum per turn.
+        tokens: { ...summary.tokens },
+        latencyMs: summary.latencyMs,
         error: error ? { type: error.type, message: error.message } : null,
         failed,
       });
