@@ -4,6 +4,7 @@ import { registerListCommand } from "./cli/commands/list-command.js";
 import { registerPruneCommand } from "./cli/commands/prune-command.js";
 import { registerRecallCommand } from "./cli/commands/recall-command.js";
 import { registerReportCommand } from "./cli/commands/report-command.js";
+import { registerResumeCommand } from "./cli/commands/resume-command.js";
 import { registerRmCommand } from "./cli/commands/rm-command.js";
 import { DEFAULT_RUNS_DIR } from "./cli/commands/runs-root.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
@@ -167,6 +168,10 @@ export function buildProgram(): Command {
       "--replay <run>",
       "re-run a recorded LLM run from its transcript, with zero network calls",
     )
+    .option(
+      "--checkpoint-every <bars>",
+      "bars between checkpoints for `agenticbt resume` (default 1 for an LLM agent, 1000 for code)",
+    )
     .optionsGroup("Output:")
     .addOption(new Option("--json", "print result.json alone on stdout"))
     .option("-q, --quiet", "no progress output")
@@ -192,6 +197,7 @@ export function buildProgram(): Command {
   registerDiffCommand(program);
   registerRecallCommand(program);
   registerReportCommand(program);
+  registerResumeCommand(program);
   registerRmCommand(program);
   registerPruneCommand(program);
 

@@ -77,6 +77,9 @@ export interface RunCommandOptions {
   cache?: boolean;
   cacheDir?: string;
   replay?: string;
+  /** `agenticbt resume <run>`: continue that run instead of starting one. */
+  resume?: string;
+  checkpointEvery?: string;
   prompt?: string;
   preset?: string[];
   memoryFrom?: string;
@@ -203,7 +206,13 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     presets: (o.preset ?? []).map(parsePreset),
     memoryFrom: o.memoryFrom ?? null,
     recall: recallOptions(o),
+    ...checkpointOption(o),
   };
+}
+
+function checkpointOption(o: RunCommandOptions): Pick<RunConfig, "checkpointEvery"> {
+  const every = numberOption("--checkpoint-every", o.checkpointEvery, { min: 1, integer: true });
+  return every === undefined ? {} : { checkpointEvery: every };
 }
 
 /** `--time-unit`, `--date-format`, `--columns`, checked before any file is read (exit 2). */
@@ -275,7 +284,10 @@ export async function runCommand(
   strategy: string | undefined,
   o: RunCommandOptions,
 ): Promise<number> {
-  const config = o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
+  const resume = o.resume
+    ? (await import("../runner/resume-run.js")).planResume(o.resume, runsRootOf(o.runsDir))
+    : null;
+  const config = resume ? resume.config : o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
   const { runBacktest } = await import("../runner/run-backtest.js");
   const live = wantsLiveView(o, process.stdout, process.env)
     ? (await import("../ui/live-renderer.js")).liveRenderer(
@@ -309,6 +321,7 @@ export async function runCommand(
       onStart: (h) => {
         handle = h;
       },
+      ...(resume ? { resume } : {}),
     });
     // The final frame stays on screen; the summary follows below it.
     await live?.close();
@@ -330,6 +343,8 @@ export async function runCommand(
     const rejections = rejectionWarning(result.orders);
     if (rejections !== null && result.error?.type !== "AllOrdersRejected")
       process.stderr.write(escapeControl(`\nWARNING: ${rejections}\n`));
+    // A resume that could not re-derive its checkpoint is refused input, not a failed backtest.
+    if (result.error?.type === "resume_divergence") return 2;
     return result.status === "completed" ? 0 : 1;
   } finally {
     await live?.close();

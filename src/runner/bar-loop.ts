@@ -36,6 +36,8 @@ export interface BarLoopParts {
   initialCash: number;
   /** Emit progress events at all (none are built when nobody listens). */
   progress: boolean;
+  /** Called once a bar is wholly done, its hooks settled (the checkpoint). */
+  afterBar?: ((i: number) => void) | undefined;
 }
 
 /**
@@ -74,6 +76,8 @@ export class BarLoop {
     this.lastProgressAt = this.startedAt;
     let i = start;
     let step = OPEN;
+    const afterBar = this.p.afterBar;
+    let finished = -1;
     while (i < end) {
       const sliceEnd = Math.min(end, i + SLICE);
       // Synchronous inner loop: it awaits only when a step hands back a promise.
@@ -91,9 +95,14 @@ export class BarLoop {
             this.progress(i, done, total);
           }
           step = OPEN;
+          finished = i;
           i++;
         }
         if (wait) await wait;
+        if (finished >= 0 && afterBar) {
+          afterBar(finished);
+          finished = -1;
+        }
       }
       if (
         progress &&

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { AgentEventListener } from "../agent/agent-events.js";
+import type { ResumedCalls } from "../agent/llm/resumed-calls.js";
 import {
   type AgentStats,
   BudgetExhaustedError,
@@ -41,7 +42,12 @@ export interface PreparedLlm {
     broker: BrokerConfig;
     /** The agent's live events (decisions, model calls, retries). */
     onEvent?: AgentEventListener;
+    /** A resumed run: the calls it made before it was killed, answered first as recorded. */
+    resumed?: ResumedCalls | null;
   }): Promise<Strategy<unknown>>;
+  /** For the checkpoint: the usage counters (result.json's llm.usage) and the transcript's
+   * length so far, once the strategy exists. */
+  progress(): { usage: unknown; transcript: { bytes: number; lines: number } } | null;
   /** Usage and settings for result.json (after the run). */
   info(): LlmRunInfo | null;
   /** Why a run that reached its end is still a failure (the agent never decided), or null. */
@@ -94,10 +100,12 @@ export async function prepareLlmStrategy(
 
   let info: (() => LlmRunInfo) | null = null;
   let stats: AgentStats | null = null;
+  let progress: PreparedLlm["progress"] = () => null;
   return {
     name,
     prompt,
     info: () => (info ? info() : null),
+    progress: () => progress(),
     endFailure: () => (stats ? neverDecided(stats) : null),
     async create(args) {
       const { LlmClient } = await import("../agent/llm/llm-client.js");
@@ -109,7 +117,13 @@ export async function prepareLlmStrategy(
       stats = agentStats;
       const cacheDir = path.resolve(o.cacheDir ?? DEFAULT_CACHE_DIR);
       const cache = o.cache && !replay ? new ResponseCache(cacheDir) : null;
+      const transcript = new TranscriptWriter(path.join(args.runDir, "transcript.jsonl"));
+      progress = () => ({
+        usage: meter.snapshot(),
+        transcript: { bytes: transcript.bytes, lines: transcript.lines },
+      });
       const client = new LlmClient({
+        resumed: args.resumed ?? null,
         model: o.model,
         baseURL: settings.baseURL,
         apiKey: settings.apiKey,
@@ -118,7 +132,7 @@ export async function prepareLlmStrategy(
         concurrency: o.concurrency,
         cache,
         replay,
-        transcript: new TranscriptWriter(path.join(args.runDir, "transcript.jsonl")),
+        transcript,
         meter,
         onEvent: args.onEvent ?? null,
       });

@@ -1,7 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import { TRANSCRIPT_FILE } from "../agent/llm/replay-source.js";
+import { ResumedCalls } from "../agent/llm/resumed-calls.js";
+import { readTranscript } from "../agent/llm/transcript.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
+import { sha256 } from "../memory/recall/sync-index.js";
 import {
   type MemorySeed,
   MemoryWorkspace,
@@ -12,13 +16,21 @@ import type { ReportInputs } from "../report/html/report-model.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { NotAFileError, SymlinkError } from "../util/no-follow.js";
+import { Checkpointer, DEFAULT_CODE_CHECKPOINT_EVERY, MemoryTally } from "./checkpoint.js";
 import { finishResult, startResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
+import { snapshotMemory } from "./memory-snapshot.js";
 import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
+import {
+  checkResumeInputs,
+  prepareResume,
+  type ResumePlan,
+  type ResumeRecord,
+} from "./resume-run.js";
 import type { RunConfig } from "./run-config.js";
 import { UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
@@ -35,6 +47,8 @@ export interface RunOptions {
   onEvent?: RunEventListener;
   /** Receives a handle as soon as the run exists (for Ctrl-C). */
   onStart?: (handle: RunHandle) => void;
+  /** Continue this killed or interrupted run in its own directory (`agenticbt resume`). */
+  resume?: ResumePlan;
 }
 
 /**
@@ -61,11 +75,17 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     seedsFor(`--preset ${p.target}=${p.file}`, () => readPreset(p.target, p.file)),
   );
   checkRecallOptions(config.recall);
+  const resume = options.resume ?? null;
+  if (resume) checkResumeInputs(resume, dataInfo, sha256(strategyText));
   const loadMs = performance.now() - t0;
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
-  const { id, dir } = createRunDir(config.runsRoot, name);
-  const strategyCopy = storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
+  const { id, dir } = resume ?? createRunDir(config.runsRoot, name);
+  const strategyCopy = resume
+    ? resume.strategyCopy
+    : storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
+  // Everything below may change the directory: a resume's checks are all behind it.
+  const memoryRestored = resume ? prepareResume(resume) : false;
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
   const strategy: Strategy<unknown> = llm
@@ -76,9 +96,12 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
         timeLabelOf: (t) => timeLabel(t, intraday),
         broker: config.broker,
         onEvent: emit,
+        resumed: resume
+          ? new ResumedCalls(readTranscript(path.join(dir, TRANSCRIPT_FILE)), dir)
+          : null,
       })
     : (code as Strategy<unknown>);
-  const startedAt = new Date().toISOString();
+  const startedAt = resume?.previous.startedAt ?? new Date().toISOString();
   const result = startResult({
     id,
     name,
@@ -97,15 +120,25 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     loadMs,
     startedAt,
   });
-  // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
-  const paramOverrides = config.paramOverrides ?? config.params;
-  writeJsonAtomic(path.join(dir, "config.json"), {
-    id,
-    ...config,
-    params,
-    paramOverrides,
-    strategyCopy,
-  });
+  const checkpoint = resume?.checkpoint ?? null;
+  if (resume) {
+    const record: ResumeRecord = {
+      at: new Date().toISOString(),
+      fromBar: checkpoint ? checkpoint.time : null,
+      bar: checkpoint ? checkpoint.bar : null,
+    };
+    result.resumed = [...(resume.previous.resumed ?? []), record];
+  } else {
+    // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
+    const paramOverrides = config.paramOverrides ?? config.params;
+    writeJsonAtomic(path.join(dir, "config.json"), {
+      id,
+      ...config,
+      params,
+      paramOverrides,
+      strategyCopy,
+    });
+  }
   writeJsonAtomic(path.join(dir, "result.json"), result);
   emit({
     type: "run_started",
@@ -122,9 +155,14 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   for (const w of warnings) emit({ type: "warning", message: w });
 
   const workspace = new MemoryWorkspace({ dir, runId: id });
-  workspace.seed(copied, "copied");
-  workspace.seed(presets, "preset");
-  workspace.init(llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params));
+  if (!memoryRestored) {
+    workspace.seed(copied, "copied");
+    workspace.seed(presets, "preset");
+    workspace.init(
+      llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params),
+    );
+    snapshotMemory(dir);
+  }
   const recall = new RunRecall(
     dir,
     config.recall,
@@ -132,17 +170,34 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     process.env,
     data.times,
   );
+  const memoryTally = new MemoryTally();
+  const checkpointer = new Checkpointer({
+    dir,
+    runId: id,
+    every: config.checkpointEvery ?? (llm ? 1 : DEFAULT_CODE_CHECKPOINT_EVERY),
+    label,
+    memory: memoryTally,
+    usage: () => llm?.progress()?.usage ?? null,
+    transcript: llm ? () => llm.progress()?.transcript ?? { bytes: 0, lines: 0 } : null,
+    expected: checkpoint,
+  });
   const simulated = await simulate({
     data,
     broker: config.broker,
     strategy,
     startIndex,
     params,
-    memory: memoryPort(workspace, recall),
+    memory: memoryTally.wrap(memoryPort(workspace, recall)),
     onEvent: options.onEvent,
     onStart: options.onStart,
     strategyPath: config.strategyPath,
+    checkpoint: checkpointer,
   });
+  const unreached = simulated.status === "failed" ? null : checkpointer.unreached();
+  if (unreached !== null) {
+    simulated.status = "failed";
+    simulated.error = { type: "resume_divergence", message: unreached };
+  }
   const agentFailure = simulated.status === "completed" ? (llm?.endFailure() ?? null) : null;
   if (agentFailure) {
     simulated.status = "failed";

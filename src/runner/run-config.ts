@@ -41,6 +41,8 @@ export interface RunConfig {
   memoryFrom: string | null;
   /** How memory recall searches (BM25 alone, or hybrid with embeddings). */
   recall: RecallOptions;
+  /** Bars between two checkpoints (default: every bar for an LLM agent, 1000 for code). */
+  checkpointEvery?: number;
 }
 
 export interface RecallOptions {

@@ -2,6 +2,7 @@ import type { RecallHealth } from "../memory/recall/index.js";
 import type { BenchmarkMetrics, Metrics } from "../metrics/types.js";
 import type { OrderCounts } from "./order-outcomes.js";
 import type { LlmRunInfo } from "./prepare-llm-strategy.js";
+import type { ResumeRecord } from "./resume-run.js";
 
 export type RunStatus =
   | "running"
@@ -77,6 +78,8 @@ export interface RunResult {
   timings: { loadMs: number; simulateMs: number; writeMs: number; totalMs: number };
   startedAt: string;
   finishedAt: string | null;
+  /** Each `agenticbt resume` of this run: when, and from which checkpoint (absent: never). */
+  resumed?: ResumeRecord[];
   agenticbt: { version: string; node: string };
   /** An LLM strategy's model settings and usage (tokens, calls, latency, errors, cost). */
   llm: LlmRunInfo | null;

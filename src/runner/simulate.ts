@@ -6,6 +6,7 @@ import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import { BacktestContext } from "../strategy/context.js";
 import type { MemoryPort, Params, Strategy } from "../strategy/types.js";
 import { BarLoop, type LoopEnd } from "./bar-loop.js";
+import type { BarView } from "./checkpoint.js";
 import { HookRunner } from "./hook-runner.js";
 import type { RunEventListener } from "./run-events.js";
 import type { RunError } from "./run-result.js";
@@ -34,6 +35,8 @@ export interface SimulateInput {
   records?: boolean;
   /** The strategy's file, to point an error at its own line. */
   strategyPath?: string;
+  /** Told after each bar, hooks settled: saves (or, resuming, verifies) the run's checkpoint. */
+  checkpoint?: { afterBar(i: number, view: BarView): void } | null;
 }
 
 /** Everything a run produced, in memory: the arrays behind equity.csv, trades, orders, records. */
@@ -90,6 +93,8 @@ export async function simulate(input: SimulateInput): Promise<Simulated> {
   const cash = new Float64Array(data.times.length);
   const initialCash = input.broker.initialCash;
   const benchmark = buyAndHoldEquity(data, initialCash, startIndex);
+  const checkpoint = input.checkpoint ?? null;
+  const view: BarView = { sim, hooks, pending, cash, startIndex };
   const loop = new BarLoop({
     sim,
     ctx,
@@ -102,6 +107,7 @@ export async function simulate(input: SimulateInput): Promise<Simulated> {
     benchmark,
     initialCash,
     progress: input.onEvent !== undefined,
+    afterBar: checkpoint ? (i) => checkpoint.afterBar(i, view) : undefined,
   });
   input.onStart?.({ interrupt: () => loop.interrupt() });
   const t0 = performance.now();

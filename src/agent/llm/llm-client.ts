@@ -28,8 +28,9 @@ import { redactSecret } from "./redact.js";
 import type { ReplaySource } from "./replay-source.js";
 import { canonicalRequest, hashRequest } from "./request-hash.js";
 import { cacheKey, type ResponseCache } from "./response-cache.js";
+import type { ResumedCalls } from "./resumed-calls.js";
 import { Semaphore } from "./semaphore.js";
-import type { TranscriptWriter } from "./transcript.js";
+import type { TranscriptEntry, TranscriptWriter } from "./transcript.js";
 import type { UsageMeter } from "./usage-meter.js";
 
 export {
@@ -61,6 +62,8 @@ export interface LlmClientOptions {
   cache?: ResponseCache | null;
   /** Set: every answer comes from this recording, with zero network. */
   replay?: ReplaySource | null;
+  /** A resumed run: its calls made before the kill, answered first, as they were recorded. */
+  resumed?: ResumedCalls | null;
   transcript?: TranscriptWriter | null;
   meter?: UsageMeter | null;
   /** Each model call and retry, the moment it happens (the run's live events). */
@@ -100,6 +103,7 @@ export class LlmClient implements ChatModel {
   private readonly semaphore: Semaphore;
   private readonly cache: ResponseCache | null;
   private readonly replay: ReplaySource | null;
+  private readonly resumed: ResumedCalls | null;
   private readonly transcript: TranscriptWriter | null;
   private readonly meter: UsageMeter | null;
   private readonly onEvent: AgentEventListener | null;
@@ -117,6 +121,7 @@ export class LlmClient implements ChatModel {
     this.semaphore = new Semaphore(options.concurrency ?? 4);
     this.cache = options.cache ?? null;
     this.replay = options.replay ?? null;
+    this.resumed = options.resumed ?? null;
     this.transcript = options.transcript ?? null;
     this.meter = options.meter ?? null;
     this.onEvent = options.onEvent ?? null;
@@ -139,6 +144,8 @@ export class LlmClient implements ChatModel {
     const effective = canonicalRequest({ ...request, model: request.model || this.model || "" });
     const requestHash = hashRequest(effective);
     const started = performance.now();
+    const recorded = this.resumed?.take(requestHash, effective) ?? null;
+    if (recorded) return this.answerAsRecorded(recorded, effective, requestHash);
     let outcome: Answer | LlmError;
     try {
       outcome = await this.answer(effective, requestHash);
@@ -203,6 +210,74 @@ export class LlmClient implements ChatModel {
       tokens: response.usage,
       costUsd: this.meter
         ? this.meter.callCost(effective.model, response.source, response.usage)
+        : null,
+      latencyMs: response.latencyMs,
+      attempts: response.attempts,
+      error: null,
+    });
+    return response;
+  }
+
+  /**
+   * A call the run made before it was killed: counted and reported exactly as it was then, not
+   * recorded twice. A replayed run's recording moves on past it too.
+   */
+  private answerAsRecorded(
+    entry: TranscriptEntry,
+    request: ChatRequest,
+    requestHash: string,
+  ): ChatResponse {
+    if (this.replay) {
+      try {
+        this.replay.next(requestHash, request);
+      } catch (err) {
+        // The recording holds the same failure the transcript does: it is thrown below.
+        if (!(err instanceof LlmError) || entry.error === null) throw err;
+      }
+    }
+    if (entry.error || !entry.response) {
+      const type = entry.error?.type ?? "invalid_response";
+      this.meter?.record({
+        model: request.model,
+        source: entry.source,
+        usage: ZERO_USAGE,
+        latencyMs: 0,
+        error: type,
+      });
+      this.onEvent?.({
+        type: "llm_call",
+        model: request.model,
+        source: entry.source,
+        tokens: ZERO_USAGE,
+        costUsd: 0,
+        latencyMs: entry.latencyMs,
+        attempts: entry.attempts,
+        error: type,
+      });
+      throw new LlmError(
+        type,
+        entry.error?.message ?? "the recording has neither an answer nor an error for this call",
+        entry.error?.status ?? null,
+        entry.attempts,
+      );
+    }
+    const response: ChatResponse = {
+      message: entry.response.message,
+      finishReason: entry.response.finishReason,
+      usage: entry.usage,
+      latencyMs: entry.latencyMs,
+      attempts: entry.attempts,
+      source: entry.source,
+      requestHash,
+    };
+    this.meter?.recordResponse(request.model, response);
+    this.onEvent?.({
+      type: "llm_call",
+      model: request.model,
+      source: response.source,
+      tokens: response.usage,
+      costUsd: this.meter
+        ? this.meter.callCost(request.model, response.source, response.usage)
         : null,
       latencyMs: response.latencyMs,
       attempts: response.attempts,

@@ -66,12 +66,17 @@ const entrySchema = z.object({
  */
 export class TranscriptWriter {
   private nextSeq: number;
+  /** Bytes and lines of the file so far, all complete (a run's checkpoint records them). */
+  bytes: number;
+  lines: number;
 
   constructor(readonly file: string) {
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     dropPartialLastLine(file);
     const existing = readTranscript(file);
     this.nextSeq = (existing.at(-1)?.seq ?? 0) + 1;
+    this.lines = existing.length;
+    this.bytes = fs.existsSync(file) ? fs.lstatSync(file).size : 0;
   }
 
   /** Records one call and returns its seq. */
@@ -86,6 +91,8 @@ export class TranscriptWriter {
     } finally {
       fs.closeSync(fd);
     }
+    this.bytes += line.length;
+    this.lines += 1;
     return seq;
   }
 }

@@ -1,0 +1,47 @@
+import { type Command, Option } from "commander";
+import { DEFAULT_RUNS_DIR } from "./runs-root.js";
+
+// Only commander at import time: the runner is loaded by the action.
+
+export interface ResumeOptions {
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+  ui?: boolean;
+  metrics?: "headline" | "all";
+}
+
+const EXAMPLES = `
+Examples:
+  $ agenticbt resume 20261122-0735         # a run killed (kill -9, power cut) or interrupted
+  $ agenticbt resume .agenticbt/runs/<id> --json
+
+The run is re-executed from its first bar, in its own directory, with the settings in its
+config.json: the data files and the strategy must be unchanged (sha256), an LLM agent is
+answered from the run's transcript for every call it had made (no network, no cost) and then
+goes on as usual. At the last checkpoint the re-derived state must equal the saved one. The
+result equals that of an uninterrupted run; result.json records the resume under "resumed".
+See docs/resume.md.
+Exit codes: 0 completed, 1 the run failed or was interrupted again, 2 cannot be resumed
+(finished already, changed data or strategy, or the re-execution diverged from the checkpoint).`;
+
+export function registerResumeCommand(program: Command): void {
+  program
+    .command("resume")
+    .description("Continue a run that was killed or interrupted, from its last checkpoint")
+    .argument("<run>", "run directory, id, or unique id prefix")
+    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .addOption(new Option("--json", "print result.json alone on stdout"))
+    .option("-q, --quiet", "no progress output")
+    .addOption(
+      new Option("--metrics <set>", "metrics in the summary: the headline 12, or all")
+        .choices(["headline", "all"])
+        .default("headline"),
+    )
+    .option("--no-ui", "plain progress lines, even on a terminal")
+    .addHelpText("after", EXAMPLES)
+    .action(async (run: string, opts: ResumeOptions) => {
+      const { runCommand } = await import("../run-command.js");
+      process.exitCode = await runCommand(undefined, { ...opts, resume: run });
+    });
+}

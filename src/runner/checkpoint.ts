@@ -1,0 +1,313 @@
+import { createHash, type Hash } from "node:crypto";
+import path from "node:path";
+import { z } from "zod";
+import type { Simulation } from "../engine/simulation.js";
+import type { MemoryPort } from "../strategy/types.js";
+import { writeJsonAtomic } from "../util/atomic-write.js";
+import { readFileNoFollow } from "../util/no-follow.js";
+import type { HookRunner } from "./hook-runner.js";
+
+/** The run's last checkpoint, beside result.json. */
+export const CHECKPOINT_FILE = "checkpoint.json";
+const CHECKPOINT_VERSION = 1;
+
+/** Bars between two checkpoints of a code strategy (an LLM run saves one after every bar). */
+export const DEFAULT_CODE_CHECKPOINT_EVERY = 1000;
+
+/**
+ * The state of a run after a bar, as a resume re-derives and compares it. Running sha256 digests
+ * stand for the arrays (equity, orders.jsonl and decisions.jsonl lines, memory writes): a digest
+ * is the same however often it was taken, so a resume can compare at any checkpoint's bar.
+ */
+export interface RunDigest {
+  /** The last bar whose close was processed, and its label. */
+  bar: number;
+  time: string;
+  cash: number;
+  equity: number;
+  /** Units held per symbol, in data order. */
+  positions: number[];
+  orders: number;
+  workingOrders: number;
+  /** Engine events not yet handled (0 between bars; kept to prove it). */
+  pendingEvents: number;
+  trades: number;
+  orderLines: number;
+  decisionLines: number;
+  /** sha256 over every orders.jsonl line so far, and over every decisions.jsonl line (each ending
+   * in \n): a stream each, so that the digest does not depend on when it was taken. */
+  ordersSha256: string;
+  decisionsSha256: string;
+  /** sha256 over the equity and cash of every closed bar (float64, little-endian). */
+  curveSha256: string;
+  /** Memory writes so far: each is one state (sequence) of the recall index. */
+  memoryWrites: number;
+  memorySha256: string;
+  /** The LLM's usage counters (result.json's llm.usage), or null for a code strategy. */
+  usage: unknown;
+}
+
+export interface Checkpoint extends RunDigest {
+  version: number;
+  runId: string;
+  savedAt: string;
+  /** transcript.jsonl's length and lines when saved: the model calls made so far. */
+  transcriptBytes: number;
+  transcriptLines: number;
+}
+
+const checkpointSchema = z.looseObject({
+  version: z.literal(CHECKPOINT_VERSION),
+  runId: z.string(),
+  bar: z.number().int(),
+  time: z.string(),
+  cash: z.number(),
+  equity: z.number(),
+  positions: z.array(z.number()),
+  orders: z.number().int(),
+  workingOrders: z.number().int(),
+  pendingEvents: z.number().int(),
+  trades: z.number().int(),
+  orderLines: z.number().int(),
+  decisionLines: z.number().int(),
+  ordersSha256: z.string(),
+  decisionsSha256: z.string(),
+  curveSha256: z.string(),
+  memoryWrites: z.number().int(),
+  memorySha256: z.string(),
+  usage: z.unknown(),
+  savedAt: z.string(),
+  transcriptBytes: z.number().int().nonnegative(),
+  transcriptLines: z.number().int().nonnegative(),
+});
+
+/** The checkpoint of a run directory, or null when none was saved (killed before the first). */
+export function readCheckpoint(dir: string): Checkpoint | null {
+  const bytes = readFileNoFollow(path.join(dir, CHECKPOINT_FILE));
+  if (bytes === null) return null;
+  const parsed = checkpointSchema.safeParse(JSON.parse(bytes.toString("utf8")));
+  if (!parsed.success) {
+    throw new Error(
+      `${path.join(dir, CHECKPOINT_FILE)} is not a checkpoint of this version of agenticbt: ` +
+        "resume the run with the version that started it, or run it again.",
+    );
+  }
+  return parsed.data as unknown as Checkpoint;
+}
+
+/**
+ * Counts and digests the memory writes a strategy makes through its port, in call order. The
+ * digest covers what was asked to be written (kind, key, content, simulated time), which is what
+ * a deterministic re-execution must ask again.
+ */
+export class MemoryTally {
+  writes = 0;
+  private readonly hash: Hash = createHash("sha256");
+
+  wrap(port: MemoryPort): MemoryPort {
+    return {
+      ...port,
+      log: (content, at) => {
+        this.add("log", "", content, at);
+        port.log(content, at);
+      },
+      note: (key, content, at) => {
+        this.add("note", key, content, at);
+        port.note(key, content, at);
+      },
+      review: (period, key, content, at) => {
+        this.add(`review:${period}`, key, content, at);
+        port.review(period, key, content, at);
+      },
+    };
+  }
+
+  digest(): string {
+    return this.hash.copy().digest("hex");
+  }
+
+  private add(kind: string, key: string, content: string, at: number): void {
+    this.writes += 1;
+    this.hash.update(`${JSON.stringify([kind, key, content, at])}\n`);
+  }
+}
+
+/** What the checkpointer reads after each bar: the simulation and the records of the hooks. */
+export interface BarView {
+  sim: Simulation;
+  hooks: HookRunner;
+  pending: readonly unknown[];
+  cash: Float64Array;
+  startIndex: number;
+}
+
+/** A resumed run re-derived a state that differs from its checkpoint: it cannot be exact. */
+export class ResumeDivergenceError extends Error {
+  override readonly name = "ResumeDivergenceError";
+  readonly type = "resume_divergence";
+}
+
+/**
+ * Keeps the running digests of a run and saves a checkpoint after a bar when one is due. In a
+ * resumed run it first fast-forwards: no checkpoint is written before the saved one's bar, and at
+ * that bar the re-derived digest must equal the saved one field by field.
+ */
+export class Checkpointer {
+  private readonly ordersHash: Hash = createHash("sha256");
+  private readonly decisionsHash: Hash = createHash("sha256");
+  private readonly curveHash: Hash = createHash("sha256");
+  private orderLinesHashed = 0;
+  private decisionLinesHashed = 0;
+  private curveHashedTo = -1;
+  private lastSaved: number;
+  /** Milliseconds spent saving checkpoints (result.json does not record it: it is a timing). */
+  savedMs = 0;
+  saves = 0;
+  private verified: boolean;
+
+  constructor(
+    private readonly o: {
+      dir: string;
+      runId: string;
+      /** Bars between checkpoints. */
+      every: number;
+      label: (i: number) => string;
+      memory: MemoryTally;
+      usage: () => unknown;
+      /** transcript.jsonl's complete bytes and lines so far (null: no model, no transcript). */
+      transcript: (() => { bytes: number; lines: number }) | null;
+      /** The checkpoint to reach and verify before saving any (a resume), or null. */
+      expected: Checkpoint | null;
+    },
+  ) {
+    this.lastSaved = o.expected?.bar ?? Number.NEGATIVE_INFINITY;
+    this.verified = o.expected === null;
+  }
+
+  /** True while a resume has not yet reached its checkpoint's bar. */
+  get fastForwarding(): boolean {
+    return !this.verified;
+  }
+
+  afterBar(i: number, v: BarView): void {
+    const expected = this.o.expected;
+    if (!this.verified && expected !== null) {
+      if (i < expected.bar) return;
+      const now = this.digest(i, v);
+      const diff = firstDifference(expected, now);
+      if (diff !== null || i !== expected.bar) {
+        throw new ResumeDivergenceError(
+          `The resumed run does not re-derive the state its checkpoint saved at bar ${expected.bar} ` +
+            `(${expected.time}): ${diff ?? `it reached bar ${i} first`}. The strategy is not ` +
+            "deterministic (Math.random, Date.now, outside files or network?) or its inputs changed, " +
+            "so a resume cannot reproduce the run; run it again from the start.",
+        );
+      }
+      this.verified = true;
+      return;
+    }
+    if (i - this.lastSaved < this.o.every) return;
+    const t0 = performance.now();
+    this.save(this.digest(i, v));
+    this.lastSaved = i;
+    this.saves += 1;
+    this.savedMs += performance.now() - t0;
+  }
+
+  /** A resume whose run ended before reaching its checkpoint's bar diverged too. */
+  unreached(): string | null {
+    const e = this.o.expected;
+    if (this.verified || e === null) return null;
+    return (
+      `The resumed run ended before bar ${e.bar} (${e.time}), where its checkpoint was saved: ` +
+      "the strategy is not deterministic or its inputs changed; run it again from the start."
+    );
+  }
+
+  private digest(i: number, v: BarView): RunDigest {
+    const { sim, hooks } = v;
+    const orderLog = hooks.orderLog;
+    const decisionLog = hooks.decisionLog;
+    for (; this.orderLinesHashed < orderLog.length; this.orderLinesHashed++) {
+      this.ordersHash.update(`${orderLog[this.orderLinesHashed]}\n`);
+    }
+    for (; this.decisionLinesHashed < decisionLog.length; this.decisionLinesHashed++) {
+      this.decisionsHash.update(`${decisionLog[this.decisionLinesHashed]}\n`);
+    }
+    const from = Math.max(v.startIndex, this.curveHashedTo + 1);
+    if (i >= from) {
+      const pair = new Float64Array(2);
+      for (let k = from; k <= i; k++) {
+        pair[0] = sim.equity[k] as number;
+        pair[1] = v.cash[k] as number;
+        this.curveHash.update(new Uint8Array(pair.buffer));
+      }
+      this.curveHashedTo = i;
+    }
+    const portfolio = sim.broker.portfolio;
+    return {
+      bar: i,
+      time: this.o.label(i),
+      cash: portfolio.cash,
+      equity: sim.equity[i] as number,
+      positions: Array.from(portfolio.qty),
+      orders: sim.broker.orders.length,
+      workingOrders: sim.broker.workingOrders().length,
+      pendingEvents: v.pending.length,
+      trades: hooks.trades.length,
+      orderLines: orderLog.length,
+      decisionLines: decisionLog.length,
+      ordersSha256: this.ordersHash.copy().digest("hex"),
+      decisionsSha256: this.decisionsHash.copy().digest("hex"),
+      curveSha256: this.curveHash.copy().digest("hex"),
+      memoryWrites: this.o.memory.writes,
+      memorySha256: this.o.memory.digest(),
+      usage: this.o.usage(),
+    };
+  }
+
+  private save(d: RunDigest): void {
+    const { bytes, lines } = this.o.transcript?.() ?? { bytes: 0, lines: 0 };
+    const checkpoint: Checkpoint = {
+      version: CHECKPOINT_VERSION,
+      runId: this.o.runId,
+      savedAt: new Date().toISOString(),
+      ...d,
+      transcriptBytes: bytes,
+      transcriptLines: lines,
+    };
+    writeJsonAtomic(path.join(this.o.dir, CHECKPOINT_FILE), checkpoint);
+  }
+}
+
+const COMPARED: (keyof RunDigest)[] = [
+  "bar",
+  "cash",
+  "equity",
+  "positions",
+  "orders",
+  "workingOrders",
+  "pendingEvents",
+  "trades",
+  "orderLines",
+  "decisionLines",
+  "ordersSha256",
+  "decisionsSha256",
+  "curveSha256",
+  "memoryWrites",
+  "memorySha256",
+  "usage",
+];
+
+/** The first field where two digests differ, described, or null when they are equal. */
+export function firstDifference(saved: RunDigest, now: RunDigest): string | null {
+  for (const key of COMPARED) {
+    const a = JSON.stringify(saved[key]);
+    const b = JSON.stringify(now[key]);
+    if (a !== b) return `${key} is ${clip(b)}, the checkpoint saved ${clip(a)}`;
+  }
+  return null;
+}
+
+const clip = (s: string | undefined) =>
+  s === undefined ? "nothing" : s.length > 80 ? `${s.slice(0, 77)}...` : s;

@@ -1,0 +1,163 @@
+import fs from "node:fs";
+import path from "node:path";
+import { DEFAULT_AGENT_OPTIONS } from "./agent-options.js";
+import { CHECKPOINT_FILE, type Checkpoint, readCheckpoint } from "./checkpoint.js";
+import { removeTempFiles, restoreMemory } from "./memory-snapshot.js";
+import { resolveRunDir } from "./resolve-run.js";
+import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "./run-config.js";
+import { UsageError } from "./run-errors.js";
+import type { DataFileInfo, RunResult } from "./run-result.js";
+import { type StrategyCopy, storedPrompt } from "./strategy-copy.js";
+
+/** One resume of a run, as result.json records it (outside the compared fields). */
+export interface ResumeRecord {
+  /** Wall-clock time of the resume. */
+  at: string;
+  /** The checkpoint's bar (label and index) the run was verified at; null: none was saved. */
+  fromBar: string | null;
+  bar: number | null;
+}
+
+/** Statuses a resume continues: a process that died (`running`) or was interrupted. */
+const RESUMABLE = new Set(["running", "interrupted"]);
+
+/** Everything a resume needs from the run directory, read and checked before anything changes. */
+export interface ResumePlan {
+  dir: string;
+  id: string;
+  config: RunConfig;
+  previous: RunResult;
+  checkpoint: Checkpoint | null;
+  strategyCopy: StrategyCopy;
+}
+
+type StoredConfig = RunConfig & { id?: string; strategyCopy?: StrategyCopy };
+
+/**
+ * Reads a run directory for `agenticbt resume`: its config, result and checkpoint. A run that
+ * cannot be continued exactly is refused (UsageError, exit code 2) and left untouched.
+ */
+export function planResume(name: string, runsRoot: string): ResumePlan {
+  const dir = resolveRunDir(name, runsRoot);
+  const config = readJson(path.join(dir, "config.json"), dir) as StoredConfig;
+  const previous = readJson(path.join(dir, "result.json"), dir) as RunResult;
+  if (!RESUMABLE.has(previous.status)) {
+    throw new UsageError(
+      `${dir} is ${previous.status}: only a run that was killed (status running) or interrupted ` +
+        `can be resumed.${previous.status === "completed" ? " It is finished already." : " Run it again from the start."}`,
+    );
+  }
+  if (!config.strategyCopy) {
+    throw new UsageError(
+      `${dir} holds no copy of its strategy (a run recorded by an older agenticbt): it cannot be ` +
+        "resumed exactly; run it again.",
+    );
+  }
+  let checkpoint: Checkpoint | null;
+  try {
+    checkpoint = readCheckpoint(dir);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (checkpoint !== null && checkpoint.runId !== previous.id) {
+    throw new UsageError(
+      `${path.join(dir, CHECKPOINT_FILE)} belongs to run ${checkpoint.runId}, not ${previous.id}: ` +
+        "it was copied in from another run. Remove it to resume from the start.",
+    );
+  }
+  const agent = config.agent
+    ? {
+        ...DEFAULT_AGENT_OPTIONS,
+        ...config.agent,
+      }
+    : null;
+  // An LLM run's prompt comes from its own copy (the original file may have changed since).
+  const stored = agent && agent.prompt === null ? storedPrompt(dir, config.strategyCopy) : null;
+  const runConfig: RunConfig = {
+    ...config,
+    strategySource: stored ?? config.strategySource ?? null,
+    runsRoot: path.dirname(dir),
+    agent,
+    presets: config.presets ?? [],
+    memoryFrom: config.memoryFrom ?? null,
+    recall: config.recall ?? DEFAULT_RECALL_OPTIONS,
+  };
+  return {
+    dir,
+    id: previous.id,
+    config: runConfig,
+    previous,
+    checkpoint,
+    strategyCopy: config.strategyCopy,
+  };
+}
+
+/**
+ * The inputs must be those the run started with: the same data files (sha256) and the same
+ * strategy (sha256 of the copy the run stored). Checked after loading, before anything changes.
+ */
+export function checkResumeInputs(
+  plan: ResumePlan,
+  data: readonly DataFileInfo[],
+  strategySha256: string,
+): void {
+  const was = plan.previous.data;
+  for (const [k, d] of data.entries()) {
+    const before = was[k];
+    if (!before || before.sha256 !== d.sha256 || before.symbol !== d.symbol) {
+      throw new UsageError(
+        `Cannot resume ${plan.dir}: the data file ${d.file} (${d.symbol}) is not the one the run ` +
+          `started with (sha256 ${short(d.sha256)}, was ${before ? short(before.sha256) : "absent"}). ` +
+          "Restore the original file, or run the backtest again.",
+      );
+    }
+  }
+  if (was.length !== data.length) {
+    throw new UsageError(
+      `Cannot resume ${plan.dir}: it ran on ${was.length} data files, the config now loads ${data.length}.`,
+    );
+  }
+  if (strategySha256 !== plan.strategyCopy.sha256) {
+    const file = plan.config.strategySource ?? plan.config.strategyPath;
+    throw new UsageError(
+      `Cannot resume ${plan.dir}: the strategy ${file} changed since the run started (sha256 ` +
+        `${short(strategySha256)}, the run's copy ${plan.strategyCopy.file} has ` +
+        `${short(plan.strategyCopy.sha256)}). Restore it (the copy is in the run directory), or ` +
+        "run the backtest again.",
+    );
+  }
+}
+
+/**
+ * Makes the run directory what it was before its first bar, apart from the records kept for the
+ * re-execution (result.json, config.json, the strategy copy, transcript.jsonl, checkpoint.json):
+ * leftover temp files of a killed write are removed and the memory is rolled back to its state
+ * at the start (its snapshot), the recall index dropped to be rebuilt. Returns whether a snapshot
+ * was restored (false: the run was killed before taking one; memory is seeded anew).
+ */
+export function prepareResume(plan: ResumePlan): boolean {
+  removeTempFiles(plan.dir);
+  return restoreMemory(plan.dir);
+}
+
+function readJson(file: string, dir: string): unknown {
+  let text: string;
+  try {
+    const st = fs.lstatSync(file);
+    if (!st.isFile()) throw new Error("not a regular file");
+    text = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    throw new UsageError(
+      `Cannot resume ${dir}: ${file} is unreadable (${(err as Error).message}).`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(
+      `Cannot resume ${dir}: ${file} is not valid JSON (damaged or edited); run the backtest again.`,
+    );
+  }
+}
+
+const short = (sha: string) => sha.slice(0, 12);
