@@ -1,0 +1,157 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { brokerConfig } from "../../src/engine/broker-config.js";
+import { type RunHandle, runBacktest } from "../../src/runner/run-backtest.js";
+import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../src/runner/run-config.js";
+import type { RunResult } from "../../src/runner/run-result.js";
+import { cli, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
+import { sliceCsv } from "../helpers/llm-run.js";
+
+const work = tempDir();
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const FIXTURES = path.join(ROOT, "test/fixtures/strategies");
+const goog = sliceCsv(path.join(DATA, "GOOG.csv"), 80, work, "GOOG.csv");
+
+function config(strategyPath: string, runsRoot: string, data = goog): RunConfig {
+  return {
+    strategyPath,
+    data: [{ file: data }],
+    broker: brokerConfig({}),
+    params: {},
+    from: null,
+    to: null,
+    name: null,
+    runsRoot,
+    strict: false,
+    tz: null,
+    agent: null,
+    presets: [],
+    memoryFrom: null,
+    recall: DEFAULT_RECALL_OPTIONS,
+    checkpointEvery: 5,
+  };
+}
+
+/** Runs in process and interrupts it once `bars` bars are done (status interrupted). */
+async function interruptedRun(
+  c: RunConfig,
+  bars: number,
+): Promise<{ dir: string; result: RunResult }> {
+  let handle: RunHandle | null = null;
+  const result = await runBacktest(c, {
+    onStart: (h) => {
+      handle = h;
+    },
+    onEvent: (e) => {
+      if (e.type === "progress" && e.done >= bars) (handle as RunHandle | null)?.interrupt();
+    },
+  });
+  expect(result.status).toBe("interrupted");
+  return { dir: path.join(c.runsRoot, result.id), result };
+}
+
+const read = (dir: string, f: string) => fs.readFileSync(path.join(dir, f), "utf8");
+
+describe("agenticbt resume", () => {
+  it("continues an interrupted run to the uninterrupted run's outputs, removing killed writes' temp files and rolling back memory written after the checkpoint", async () => {
+    const strategy = path.join(FIXTURES, "crash-test.ts");
+    const ref = await runBacktest(config(strategy, path.join(work, "ref")));
+    expect(ref.status).toBe("completed");
+    const refDir = path.join(work, "ref", ref.id);
+    const { dir } = await interruptedRun(config(strategy, path.join(work, "int")), 40);
+    const checkpoint = readJson<{ bar: number; time: string }>(path.join(dir, "checkpoint.json"));
+    // 5 bars between checkpoints from the first (bar 0): the last one before bar 40 is bar 35.
+    expect(checkpoint.bar).toBe(35);
+    // What a kill leaves: a temp file of an atomic write, and memory written after the checkpoint.
+    fs.writeFileSync(path.join(dir, "journal", ".2004-10-20.md.4242.7.tmp"), "half a jour");
+    fs.writeFileSync(path.join(dir, "notes", "tally.md"), "written after the checkpoint\n");
+    fs.writeFileSync(
+      path.join(dir, "journal", "2099-01-01.md"),
+      "# Journal 2099-01-01\n\n[00:00] x\n",
+    );
+
+    const r = cli(["resume", dir, "--json", "-q"], work);
+    expect(r.status, r.stderr).toBe(0);
+    const resumed = JSON.parse(r.stdout) as RunResult;
+    expect(resumed.status).toBe("completed");
+    expect(resumed.resumed).toEqual([
+      { at: expect.any(String), fromBar: checkpoint.time, bar: 35 },
+    ]);
+    for (const f of ["trades.csv", "equity.csv", "orders.jsonl", "decisions.jsonl"]) {
+      expect(read(dir, f), f).toBe(read(refDir, f));
+    }
+    expect(resumed.metrics).toEqual(ref.metrics);
+    // 80 journal days, one entry each, as in the uninterrupted run; the planted day is gone.
+    expect(resumed.memory).toEqual(ref.memory);
+    expect(resumed.memory?.journalEntries).toBe(80);
+    expect(fs.existsSync(path.join(dir, "journal", "2099-01-01.md"))).toBe(false);
+    expect(fs.existsSync(path.join(dir, "journal", ".2004-10-20.md.4242.7.tmp"))).toBe(false);
+    expect(read(dir, "notes/tally.md").replaceAll(resumed.id, "")).toBe(
+      read(refDir, "notes/tally.md").replaceAll(ref.id, ""),
+    );
+    // The recall index answers as the uninterrupted run's did (decisions.jsonl holds each
+    // recall's citations and sequence, compared above); its health matches too.
+    expect(resumed.index?.chunks).toBe(ref.index?.chunks);
+    expect(resumed.index?.files).toBe(ref.index?.files);
+  }, 60_000);
+
+  it("refuses a completed run with exit code 2 and changes nothing", () => {
+    const runs = path.join(work, "done");
+    const r0 = cli(
+      [
+        "run",
+        path.join(FIXTURES, "crash-test.ts"),
+        "--data",
+        goog,
+        "--runs-dir",
+        runs,
+        "--json",
+        "-q",
+      ],
+      work,
+    );
+    expect(r0.status, r0.stderr).toBe(0);
+    const id = JSON.parse(r0.stdout).id as string;
+    const before = read(path.join(runs, id), "result.json");
+    const r = cli(["resume", id, "--runs-dir", runs], work);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/is completed: .*It is finished already/);
+    expect(read(path.join(runs, id), "result.json")).toBe(before);
+  }, 30_000);
+
+  it("refuses a run whose strategy file changed since it started (exit code 2), leaving it resumable", async () => {
+    const copy = path.join(work, "editable.ts");
+    fs.copyFileSync(path.join(FIXTURES, "crash-test.ts"), copy);
+    const { dir } = await interruptedRun(config(copy, path.join(work, "edited")), 20);
+    fs.appendFileSync(copy, "\n// an edit\n");
+    const r = cli(["resume", dir], work);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/the strategy .*editable\.ts changed since the run started/);
+    expect(readJson<RunResult>(path.join(dir, "result.json")).status).toBe("interrupted");
+  }, 30_000);
+
+  it("refuses a run whose data file changed since it started (exit code 2)", async () => {
+    const data = sliceCsv(path.join(DATA, "GOOG.csv"), 60, work, "GOOG-edit.csv");
+    const c = config(path.join(FIXTURES, "crash-test.ts"), path.join(work, "data-edit"), data);
+    const { dir } = await interruptedRun(c, 20);
+    fs.writeFileSync(data, fs.readFileSync(data, "utf8").replace(/\n[^\n]+\n$/, "\n"));
+    const r = cli(["resume", dir], work);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /the data file .*GOOG-edit\.csv .* is not the one the run started with/,
+    );
+  }, 30_000);
+
+  it("refuses to continue a strategy that is not deterministic: the re-derived state differs from the checkpoint (exit code 2)", async () => {
+    const c = config(path.join(FIXTURES, "coin-flip.ts"), path.join(work, "coin"));
+    const { dir } = await interruptedRun(c, 60);
+    const r = cli(["resume", dir, "--json", "-q"], work);
+    expect(r.status).toBe(2);
+    const result = JSON.parse(r.stdout) as RunResult;
+    expect(result.error?.type).toBe("resume_divergence");
+    expect(result.error?.message).toMatch(
+      /does not re-derive the state its checkpoint saved at bar 55 .*not deterministic/,
+    );
+  }, 30_000);
+});
