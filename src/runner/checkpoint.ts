@@ -184,11 +184,6 @@ export class Checkpointer {
     this.verified = o.expected === null;
   }
 
-  /** True while a resume has not yet reached its checkpoint's bar. */
-  get fastForwarding(): boolean {
-    return !this.verified;
-  }
-
   afterBar(i: number, v: BarView): void {
     const expected = this.o.expected;
     if (!this.verified && expected !== null) {

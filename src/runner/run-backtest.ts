@@ -193,6 +193,10 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     strategyPath: config.strategyPath,
     checkpoint: checkpointer,
   });
+  // A divergence is the resume's failure, not the strategy's: no bar or line to point at.
+  if (simulated.error?.type === "resume_divergence") {
+    simulated.error = { type: simulated.error.type, message: simulated.error.message };
+  }
   const unreached = simulated.status === "failed" ? null : checkpointer.unreached();
   if (unreached !== null) {
     simulated.status = "failed";
