@@ -30,6 +30,10 @@ export function snapshotMemory(dir: string): void {
   fs.renameSync(partial, path.join(root, SNAPSHOT));
 }
 
+export function hasMemorySnapshot(dir: string): boolean {
+  return isRealDirectory(path.join(dir, RESUME_DIR, SNAPSHOT));
+}
+
 /**
  * Rolls the memory back to its snapshot: every memory file and the recall index are removed
  * (what the run wrote after its start is re-written by the re-execution) and the snapshot is

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { DEFAULT_AGENT_OPTIONS } from "./agent-options.js";
 import { CHECKPOINT_FILE, type Checkpoint, readCheckpoint } from "./checkpoint.js";
-import { removeTempFiles, restoreMemory } from "./memory-snapshot.js";
+import { hasMemorySnapshot, removeTempFiles, restoreMemory } from "./memory-snapshot.js";
 import { resolveRunDir } from "./resolve-run.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "./run-config.js";
 import { UsageError } from "./run-errors.js";
@@ -29,6 +29,8 @@ export interface ResumePlan {
   previous: RunResult;
   checkpoint: Checkpoint | null;
   strategyCopy: StrategyCopy;
+  /** The memory's snapshot from before the first bar exists (else it is seeded anew). */
+  memorySnapshot: boolean;
 }
 
 type StoredConfig = RunConfig & { id?: string; strategyCopy?: StrategyCopy };
@@ -89,6 +91,7 @@ export function planResume(name: string, runsRoot: string): ResumePlan {
     previous,
     checkpoint,
     strategyCopy: config.strategyCopy,
+    memorySnapshot: hasMemorySnapshot(dir),
   };
 }
 

@@ -68,10 +68,13 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const code = llm ? null : await loadStrategy(config.strategyPath);
   const strategyText = llm ? llm.prompt : fs.readFileSync(path.resolve(source));
   const params = resolveParams(code?.params ?? {}, config.params);
-  const memoryFrom = config.memoryFrom ? resolveRunDir(config.memoryFrom, config.runsRoot) : null;
+  // A resume with a memory snapshot restores it: the sources need not be there any more.
+  const seeding = !options.resume?.memorySnapshot;
+  const memoryFrom =
+    seeding && config.memoryFrom ? resolveRunDir(config.memoryFrom, config.runsRoot) : null;
   // Read (and checked: no links) before the run directory exists, so a bad source leaves nothing.
   const copied = memoryFrom ? seedsFor("--memory-from", () => readMemoryCopy(memoryFrom)) : [];
-  const presets = config.presets.map((p) =>
+  const presets = (seeding ? config.presets : []).map((p) =>
     seedsFor(`--preset ${p.target}=${p.file}`, () => readPreset(p.target, p.file)),
   );
   checkRecallOptions(config.recall);

@@ -33,8 +33,21 @@ let tempCounter = 0;
  * file is created exclusively ("wx" fails on any existing name, a dangling link included); and a
  * link planted after the check is replaced by the rename, not followed.
  */
-export function writeFileAtomic(file: string, data: string | Uint8Array): void {
-  writeFileAtomicWith(file, (fd) => fs.writeFileSync(fd, data));
+export function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  options: AtomicOptions = {},
+): void {
+  writeFileAtomicWith(file, (fd) => fs.writeFileSync(fd, data), options);
+}
+
+export interface AtomicOptions {
+  /**
+   * false: skip the fsyncs. The file is still whole or absent after the process dies (kill -9);
+   * only a power cut may lose the newest version. For files rewritten very often whose loss is
+   * harmless (the run checkpoint, which a resume verifies). Default true.
+   */
+  sync?: boolean;
 }
 
 /** Receives text piece by piece; buffers it so a million small writes cost a few large ones. */
@@ -74,7 +87,12 @@ export function writeTextAtomic(file: string, produce: (sink: TextSink) => void)
   });
 }
 
-function writeFileAtomicWith(file: string, writeContent: (fd: number) => void): void {
+function writeFileAtomicWith(
+  file: string,
+  writeContent: (fd: number) => void,
+  options: AtomicOptions = {},
+): void {
+  const sync = options.sync ?? true;
   const dir = path.dirname(path.resolve(file));
   tempCounter += 1;
   // A leading dot keeps a stray temp file (after a crash) out of directory listings of *.md files.
@@ -85,7 +103,7 @@ function writeFileAtomicWith(file: string, writeContent: (fd: number) => void): 
     fs.mkdirSync(dir, { recursive: true });
     fd = fs.openSync(temp, "wx");
     writeContent(fd);
-    fs.fsyncSync(fd);
+    if (sync) fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = null;
     fs.renameSync(temp, file);
@@ -94,7 +112,7 @@ function writeFileAtomicWith(file: string, writeContent: (fd: number) => void): 
     removeQuietly(temp);
     throw new AtomicWriteError(file, err);
   }
-  syncDirectory(dir);
+  if (sync) syncDirectory(dir);
 }
 
 /**
@@ -106,8 +124,8 @@ export function appendFileAtomic(file: string, text: string): void {
 }
 
 /** Writes `value` as pretty-printed JSON with a trailing newline, atomically. */
-export function writeJsonAtomic(file: string, value: unknown): void {
-  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+export function writeJsonAtomic(file: string, value: unknown, options: AtomicOptions = {}): void {
+  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, options);
 }
 
 function readTextOrEmpty(file: string): string {

@@ -94,6 +94,23 @@ describe("agenticbt resume", () => {
     // recall's citations and sequence, compared above); its health matches too.
     expect(resumed.index?.chunks).toBe(ref.index?.chunks);
     expect(resumed.index?.files).toBe(ref.index?.files);
+    // And the index as the run left it answers as the uninterrupted run's does, now and as of a
+    // bar before the checkpoint (the sequence of every write is the same).
+    for (const extra of [[], ["--as-of", "2004-10-01", "--seq", "30"]]) {
+      const recall = (d: string, id: string) => {
+        const out = cli(["recall", d, "marker cross", "--json", "-n", "8", ...extra], work);
+        expect(out.status, out.stderr).toBe(0);
+        const answer = JSON.parse(
+          out.stdout.replaceAll(id, "<run>").replaceAll(path.dirname(d), "<runs>"),
+        );
+        // When the index was last synced is a wall-clock time.
+        delete answer.index?.lastSync;
+        return answer;
+      };
+      const answer = recall(dir, resumed.id);
+      expect(answer.citations.length).toBeGreaterThan(0);
+      expect(answer).toEqual(recall(refDir, ref.id));
+    }
   }, 60_000);
 
   it("refuses a completed run with exit code 2 and changes nothing", () => {
