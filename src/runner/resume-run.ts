@@ -1,5 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
+import { TRANSCRIPT_FILE } from "../agent/llm/replay-source.js";
+import { readFileNoFollow } from "../util/no-follow.js";
 import { DEFAULT_AGENT_OPTIONS } from "./agent-options.js";
 import { CHECKPOINT_FILE, type Checkpoint, readCheckpoint } from "./checkpoint.js";
 import { hasMemorySnapshot, removeTempFiles, restoreMemory } from "./memory-snapshot.js";
@@ -66,6 +68,17 @@ export function planResume(name: string, runsRoot: string): ResumePlan {
       `${path.join(dir, CHECKPOINT_FILE)} belongs to run ${checkpoint.runId}, not ${previous.id}: ` +
         "it was copied in from another run. Remove it to resume from the start.",
     );
+  }
+  if (checkpoint !== null) {
+    const recorded = completeLines(path.join(dir, TRANSCRIPT_FILE));
+    if (recorded < checkpoint.transcriptLines) {
+      throw new UsageError(
+        `Cannot resume ${dir}: ${TRANSCRIPT_FILE} has ${recorded} complete model calls, but ` +
+          `${checkpoint.transcriptLines} were recorded at the checkpoint (bar ${checkpoint.time}): ` +
+          "the transcript was truncated or replaced, so the agent's answers cannot be replayed. " +
+          "Restore it, or run the backtest again.",
+      );
+    }
   }
   const agent = config.agent
     ? {
@@ -164,3 +177,12 @@ function readJson(file: string, dir: string): unknown {
 }
 
 const short = (sha: string) => sha.slice(0, 12);
+
+/** Complete lines of a file (absent: 0); a partial last line (a killed append) is not counted. */
+function completeLines(file: string): number {
+  const bytes = readFileNoFollow(file);
+  if (bytes === null) return 0;
+  let lines = 0;
+  for (let k = bytes.indexOf(10); k !== -1; k = bytes.indexOf(10, k + 1)) lines += 1;
+  return lines;
+}

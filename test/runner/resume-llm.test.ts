@@ -111,6 +111,17 @@ describe("resuming a live LLM run", () => {
       );
       const askedBeforeKill = chats() - before;
 
+      // A copy whose transcript lost calls recorded before the checkpoint cannot be resumed.
+      const copy = path.join(work, "truncated", path.basename(dir));
+      fs.cpSync(dir, copy, { recursive: true });
+      fs.writeFileSync(path.join(copy, "transcript.jsonl"), "");
+      const refused = await cliRun(["resume", copy], ROOT);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(
+        /transcript\.jsonl has 0 complete model calls, but \d+ were recorded at the checkpoint/,
+      );
+      expect(chats() - before).toBe(askedBeforeKill);
+
       const resumed = await cliRun(["resume", dir, "--json", "-q"], ROOT);
       expect(resumed.status, resumed.stderr).toBe(0);
       // Every call the transcript held was answered from it: the resume asked only the rest.

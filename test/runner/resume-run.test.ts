@@ -113,6 +113,28 @@ describe("agenticbt resume", () => {
     }
   }, 60_000);
 
+  it("--checkpoint-every takes a whole number of bars >= 1 (exit code 2 otherwise, no run directory)", () => {
+    for (const bad of ["0", "2.5", "-3"]) {
+      const runs = path.join(work, `bad-every-${bad}`);
+      const r = cli(
+        [
+          "run",
+          path.join(FIXTURES, "crash-test.ts"),
+          "--data",
+          goog,
+          "--runs-dir",
+          runs,
+          "--checkpoint-every",
+          bad,
+        ],
+        work,
+      );
+      expect(r.status, bad).toBe(2);
+      expect(r.stderr).toMatch(/--checkpoint-every/);
+      expect(fs.existsSync(runs)).toBe(false);
+    }
+  });
+
   it("refuses a completed run with exit code 2 and changes nothing", () => {
     const runs = path.join(work, "done");
     const r0 = cli(
