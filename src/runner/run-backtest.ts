@@ -200,7 +200,9 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   if (simulated.error?.type === "resume_divergence") {
     simulated.error = { type: simulated.error.type, message: simulated.error.message };
   }
-  const unreached = simulated.status === "failed" ? null : checkpointer.unreached();
+  // Only a run that reached its end without passing the checkpoint's bar diverged; one interrupted
+  // on the way there stays interrupted (its checkpoint is untouched) and can be resumed again.
+  const unreached = simulated.status === "completed" ? checkpointer.unreached() : null;
   if (unreached !== null) {
     simulated.status = "failed";
     simulated.error = { type: "resume_divergence", message: unreached };

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokerConfig } from "../../src/engine/broker-config.js";
+import { planResume } from "../../src/runner/resume-run.js";
 import { type RunHandle, runBacktest } from "../../src/runner/run-backtest.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../src/runner/run-config.js";
 import type { RunResult } from "../../src/runner/run-result.js";
@@ -111,6 +112,33 @@ describe("agenticbt resume", () => {
       expect(answer.citations.length).toBeGreaterThan(0);
       expect(answer).toEqual(recall(refDir, ref.id));
     }
+  }, 60_000);
+
+  it("a resume interrupted before it reaches the checkpoint stays interrupted and resumes again", async () => {
+    const strategy = path.join(FIXTURES, "crash-test.ts");
+    const { dir } = await interruptedRun(config(strategy, path.join(work, "twice")), 50);
+    const plan = planResume(dir, path.dirname(dir));
+    expect(plan.checkpoint?.bar).toBe(45);
+    // Interrupted again at bar 10, while re-executing towards the checkpoint's bar 45.
+    let handle: RunHandle | null = null;
+    const again = await runBacktest(plan.config, {
+      resume: plan,
+      onStart: (h) => {
+        handle = h;
+      },
+      onEvent: (e) => {
+        if (e.type === "progress" && e.done >= 10) (handle as RunHandle | null)?.interrupt();
+      },
+    });
+    expect(again.status).toBe("interrupted");
+    expect(again.error).toBeNull();
+    expect(readJson<{ bar: number }>(path.join(dir, "checkpoint.json")).bar).toBe(45);
+    const r = cli(["resume", dir, "--json", "-q"], work);
+    expect(r.status, r.stderr).toBe(0);
+    const done = JSON.parse(r.stdout) as RunResult;
+    expect(done.status).toBe("completed");
+    expect(done.resumed?.map((x) => x.bar)).toEqual([45, 45]);
+    expect(done.period.bars).toBe(80);
   }, 60_000);
 
   it("--checkpoint-every takes a whole number of bars >= 1 (exit code 2 otherwise, no run directory)", () => {
