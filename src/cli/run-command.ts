@@ -7,6 +7,7 @@ import { brokerConfig } from "../engine/broker-config.js";
 import { presetTarget } from "../memory/workspace.js";
 import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
+import { HOOK_TIMEOUT_RANGE } from "../runner/hook-timeout.js";
 import { rejectionWarning } from "../runner/order-outcomes.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
@@ -16,6 +17,7 @@ import {
   type RunConfig,
 } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
+import { exitNow } from "../runner/run-guard.js";
 import type { RunHandle } from "../runner/simulate.js";
 import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
 import { runsRootOf } from "./commands/runs-root.js";
@@ -23,6 +25,7 @@ import { formatRunError, relativeIfInside } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
 import { chooseRenderer } from "./plain-renderer.js";
+import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "./terminal-text.js";
 
 export interface RunCommandOptions {
@@ -85,6 +88,7 @@ export interface RunCommandOptions {
   recallWeights?: string;
   recallMinScore?: string;
   recallHalfLife?: string;
+  hookTimeout?: string;
 }
 
 /** Whether a strategy argument (or --prompt) means an LLM trader rather than code. */
@@ -203,7 +207,14 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     presets: (o.preset ?? []).map(parsePreset),
     memoryFrom: o.memoryFrom ?? null,
     recall: recallOptions(o),
+    ...hookTimeoutOption(o),
   };
+}
+
+/** `--hook-timeout <seconds>`: absent, the runner's default applies (see hookTimeoutOf). */
+function hookTimeoutOption(o: RunCommandOptions): Pick<RunConfig, "hookTimeoutMs"> {
+  const s = numberOption("--hook-timeout", o.hookTimeout, HOOK_TIMEOUT_RANGE);
+  return s === undefined ? {} : { hookTimeoutMs: Math.round(s * 1000) };
 }
 
 /** `--time-unit`, `--date-format`, `--columns`, checked before any file is read (exit 2). */
@@ -291,18 +302,24 @@ export async function runCommand(
         stream: process.stderr,
       });
   let handle: RunHandle | null = null;
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    const notice =
-      "Interrupted: finishing the current bar and writing the run (Ctrl-C again to abort).";
-    // On the live view a write to the terminal would tear its frame: the notice goes into it.
-    if (live) live.notice(notice);
-    else process.stderr.write(`\n${notice}\n`);
+  const onSignal = (signal: StopSignal) => {
+    const second = stopSignals.again();
+    if (second || handle === null) {
+      // Nothing to finish yet (no run directory), or asked twice: exit now. A run directory's
+      // result.json is written `interrupted` first, synchronously.
+      handle?.abort?.(signal);
+      exitNow(exitCodeOf(signal));
+    }
+    // SIGHUP: the terminal that would show the notice is gone.
+    if (signal !== "SIGHUP") {
+      const notice = `Interrupted (${signal}): finishing the current bar and writing the run (${signal === "SIGINT" ? "Ctrl-C" : signal} again to abort).`;
+      // On the live view a write to the terminal would tear its frame: the notice goes into it.
+      if (live) live.notice(notice);
+      else process.stderr.write(`\n${notice}\n`);
+    }
     handle?.interrupt();
   };
-  process.on("SIGINT", onSigint);
+  const stopSignals = listenForStopSignals(onSignal);
   try {
     const result = await runBacktest(config, {
       onEvent: render,
@@ -333,7 +350,7 @@ export async function runCommand(
     return result.status === "completed" ? 0 : 1;
   } finally {
     await live?.close();
-    process.off("SIGINT", onSigint);
+    stopSignals.remove();
   }
 }
 

@@ -24,6 +24,9 @@ export interface LlmRunInfo {
   every: number;
   moments: MomentKind[];
   cache: boolean;
+  /** The cache directory, and the answers that could not be stored there (a full disk). */
+  cacheDir?: string | null;
+  cacheWriteFailures?: number;
   replayOf: string | null;
   agent: AgentStats;
   usage: unknown;
@@ -41,6 +44,8 @@ export interface PreparedLlm {
     broker: BrokerConfig;
     /** The agent's live events (decisions, model calls, retries). */
     onEvent?: AgentEventListener;
+    /** A warning for the user now (an answer the cache could not store). */
+    onWarning?: (message: string) => void;
   }): Promise<Strategy<unknown>>;
   /** Usage and settings for result.json (after the run). */
   info(): LlmRunInfo | null;
@@ -108,7 +113,18 @@ export async function prepareLlmStrategy(
       const agentStats = emptyAgentStats();
       stats = agentStats;
       const cacheDir = path.resolve(o.cacheDir ?? DEFAULT_CACHE_DIR);
-      const cache = o.cache && !replay ? new ResponseCache(cacheDir) : null;
+      let warned = false;
+      const cache =
+        o.cache && !replay
+          ? new ResponseCache(cacheDir, (file, err) => {
+              // Once: every later failure is counted in result.json (llm.cacheWriteFailures).
+              if (warned) return;
+              warned = true;
+              args.onWarning?.(
+                `The LLM cache could not store an answer (${file}: ${(err as Error).message}); the run goes on, and result.json counts every answer not cached (llm.cacheWriteFailures).`,
+              );
+            })
+          : null;
       const client = new LlmClient({
         model: o.model,
         baseURL: settings.baseURL,
@@ -131,6 +147,8 @@ export async function prepareLlmStrategy(
         every: o.every,
         moments: o.moments,
         cache: cache !== null,
+        cacheDir: cache === null ? null : cacheDir,
+        cacheWriteFailures: cache?.stats().writeFailures ?? 0,
         replayOf: o.replay,
         agent: agentStats,
         usage: meter.snapshot(),

@@ -13,6 +13,8 @@ import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import { finishResult, startResult } from "./finish-result.js";
+import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
+import { cacheFailureWarning } from "./llm-cache-warning.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
@@ -20,8 +22,9 @@ import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
 import type { RunConfig } from "./run-config.js";
-import { UsageError } from "./run-errors.js";
+import { RunWriteError, UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
+import { RunGuard } from "./run-guard.js";
 import { createRunDir } from "./run-id.js";
 import { checkRecallOptions, RunRecall } from "./run-recall.js";
 import type { RunResult } from "./run-result.js";
@@ -65,127 +68,193 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
   const { id, dir } = createRunDir(config.runsRoot, name);
-  const strategyCopy = storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
-  const intraday = isIntraday(data.times);
-  const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
-  const strategy: Strategy<unknown> = llm
-    ? await llm.create({
-        runDir: dir,
-        startIndex,
-        totalBars: data.times.length - startIndex,
-        timeLabelOf: (t) => timeLabel(t, intraday),
-        broker: config.broker,
-        onEvent: emit,
-      })
-    : (code as Strategy<unknown>);
-  const startedAt = new Date().toISOString();
-  const result = startResult({
-    id,
-    name,
-    strategy: {
-      kind: llm ? "llm" : "code",
-      path: config.strategyPath,
-      name: strategy.name,
-      params,
-      ...strategyCopy,
-    },
-    dataInfo,
-    data,
-    startIndex,
-    label,
-    warnings,
-    loadMs,
-    startedAt,
-  });
-  // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
-  const paramOverrides = config.paramOverrides ?? config.params;
-  writeJsonAtomic(path.join(dir, "config.json"), {
-    id,
-    ...config,
-    params,
-    paramOverrides,
-    strategyCopy,
-  });
-  writeJsonAtomic(path.join(dir, "result.json"), result);
-  emit({
-    type: "run_started",
-    id,
-    dir,
-    strategy: strategy.name,
-    kind: llm ? "llm" : "code",
-    symbols: [...data.symbols],
-    bars: result.period.requested.bars,
-    start: result.period.requested.start,
-    end: result.period.requested.end,
-    initialCash: config.broker.initialCash,
-  });
-  for (const w of warnings) emit({ type: "warning", message: w });
-
-  const workspace = new MemoryWorkspace({ dir, runId: id });
-  workspace.seed(copied, "copied");
-  workspace.seed(presets, "preset");
-  workspace.init(llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params));
-  const recall = new RunRecall(
-    dir,
-    config.recall,
-    config.agent?.replay ?? null,
-    process.env,
-    data.times,
-  );
-  const simulated = await simulate({
-    data,
-    broker: config.broker,
-    strategy,
-    startIndex,
-    params,
-    memory: memoryPort(workspace, recall),
-    onEvent: options.onEvent,
-    onStart: options.onStart,
-    strategyPath: config.strategyPath,
-  });
-  const agentFailure = simulated.status === "completed" ? (llm?.endFailure() ?? null) : null;
-  if (agentFailure) {
-    simulated.status = "failed";
-    simulated.error = agentFailure;
+  // From here until result.json is final, no end of the process leaves the run `running`.
+  const guard = new RunGuard(dir);
+  // Set once result.json exists (a closure assigns it: typed wide so the catch can read it).
+  let started = null as RunResult | null;
+  try {
+    return await runInDir();
+  } catch (err) {
+    // Anything thrown past the run's start ends it `failed`, with the reason, when that can still
+    // be written (the error goes on to the caller either way).
+    if (started !== null && !guard.settled) {
+      started.status = "failed";
+      started.error = { type: (err as Error).name || "Error", message: (err as Error).message };
+      started.finishedAt = new Date().toISOString();
+      try {
+        writeJsonAtomic(path.join(dir, "result.json"), started);
+        guard.finish();
+      } catch {
+        guard.abandon();
+      }
+    } else {
+      guard.finish();
+    }
+    throw err;
   }
 
-  const t2 = performance.now();
-  finishResult(result, simulated, config.broker.initialCash);
-  result.memory = { ...workspace.stats() };
-  result.index = recall.finish();
-  result.llm = llm?.info() ?? null;
-  const { times, equity, benchmark: bench } = simulated;
-  writeEquityCsv(
-    path.join(dir, "equity.csv"),
-    times,
-    equity,
-    simulated.cash,
-    bench,
-    simulated.intraday,
-  );
-  writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
-  writeText(path.join(dir, "orders.jsonl"), lines(simulated.orderLog));
-  writeText(path.join(dir, "decisions.jsonl"), lines(simulated.decisionLog));
-  const simulateMs = simulated.simulateMs;
-  result.timings = {
-    loadMs: round(loadMs),
-    simulateMs: round(simulateMs),
-    writeMs: round(performance.now() - t2),
-    totalMs: round(performance.now() - t0),
-  };
-  result.finishedAt = new Date().toISOString();
-  writeJsonAtomic(path.join(dir, "result.json"), result);
-  const reportWarning = await writeReport(dir, {
-    curve: { times, equity, benchmark: bench },
-    prices: { series: data.series },
-    orderLog: simulated.orderLog,
-  });
-  if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
-  emit({ type: "run_finished", result });
-  return result;
+  async function runInDir(): Promise<RunResult> {
+    const strategyCopy = storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
+    const intraday = isIntraday(data.times);
+    const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
+    const strategy: Strategy<unknown> = llm
+      ? await llm.create({
+          runDir: dir,
+          startIndex,
+          totalBars: data.times.length - startIndex,
+          timeLabelOf: (t) => timeLabel(t, intraday),
+          broker: config.broker,
+          onEvent: emit,
+        })
+      : (code as Strategy<unknown>);
+    const startedAt = new Date().toISOString();
+    const result = startResult({
+      id,
+      name,
+      strategy: {
+        kind: llm ? "llm" : "code",
+        path: config.strategyPath,
+        name: strategy.name,
+        params,
+        ...strategyCopy,
+      },
+      dataInfo,
+      data,
+      startIndex,
+      label,
+      warnings,
+      loadMs,
+      startedAt,
+    });
+    // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
+    const paramOverrides = config.paramOverrides ?? config.params;
+    writeJsonAtomic(path.join(dir, "config.json"), {
+      id,
+      ...config,
+      params,
+      paramOverrides,
+      strategyCopy,
+    });
+    writeJsonAtomic(path.join(dir, "result.json"), result);
+    started = result;
+    guard.attach(result);
+    // The handle exists before the first bar: a signal during setup interrupts at the first bar.
+    let loop: RunHandle | null = null;
+    let interruptAsked = false;
+    options.onStart?.({
+      interrupt: () => {
+        interruptAsked = true;
+        loop?.interrupt();
+      },
+      abort: (signal) => guard.abort(signal),
+    });
+    emit({
+      type: "run_started",
+      id,
+      dir,
+      strategy: strategy.name,
+      kind: llm ? "llm" : "code",
+      symbols: [...data.symbols],
+      bars: result.period.requested.bars,
+      start: result.period.requested.start,
+      end: result.period.requested.end,
+      initialCash: config.broker.initialCash,
+    });
+    for (const w of warnings) emit({ type: "warning", message: w });
+
+    const workspace = new MemoryWorkspace({ dir, runId: id });
+    workspace.seed(copied, "copied");
+    workspace.seed(presets, "preset");
+    workspace.init(
+      llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params),
+    );
+    const recall = new RunRecall(
+      dir,
+      config.recall,
+      config.agent?.replay ?? null,
+      process.env,
+      data.times,
+    );
+    const simulated = await simulate({
+      data,
+      broker: config.broker,
+      strategy,
+      startIndex,
+      params,
+      memory: memoryPort(workspace, recall),
+      onEvent: options.onEvent,
+      onStart: (h) => {
+        loop = h;
+        if (interruptAsked) h.interrupt();
+      },
+      strategyPath: config.strategyPath,
+      hookTimeoutMs: hookTimeoutOf(config),
+    });
+    const agentFailure = simulated.status === "completed" ? (llm?.endFailure() ?? null) : null;
+    if (agentFailure) {
+      simulated.status = "failed";
+      simulated.error = agentFailure;
+    }
+
+    const t2 = performance.now();
+    const { times, equity, benchmark: bench } = simulated;
+    try {
+      finishResult(result, simulated, config.broker.initialCash);
+      result.memory = { ...workspace.stats() };
+      result.index = recall.finish();
+      result.llm = llm?.info() ?? null;
+      const cacheWarning = cacheFailureWarning(result.llm);
+      if (cacheWarning !== null) result.warnings.push(cacheWarning);
+      writeEquityCsv(
+        path.join(dir, "equity.csv"),
+        times,
+        equity,
+        simulated.cash,
+        bench,
+        simulated.intraday,
+      );
+      writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
+      writeText(path.join(dir, "orders.jsonl"), lines(simulated.orderLog));
+      writeText(path.join(dir, "decisions.jsonl"), lines(simulated.decisionLog));
+    } catch (err) {
+      // A full disk (or any write error): the run fails with the file named in the message.
+      result.status = "failed";
+      result.error = { type: (err as Error).name || "Error", message: (err as Error).message };
+    }
+    const simulateMs = simulated.simulateMs;
+    result.timings = {
+      loadMs: round(loadMs),
+      simulateMs: round(simulateMs),
+      writeMs: round(performance.now() - t2),
+      totalMs: round(performance.now() - t0),
+    };
+    result.finishedAt = new Date().toISOString();
+    try {
+      writeJsonAtomic(path.join(dir, "result.json"), result);
+    } catch (err) {
+      guard.abandon();
+      throw new RunWriteError(dir, result, err);
+    }
+    guard.finish();
+    const reportWarning = await writeReport(dir, {
+      curve: { times, equity, benchmark: bench },
+      prices: { series: data.series },
+      orderLog: simulated.orderLog,
+    });
+    if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
+    emit({ type: "run_finished", result });
+    return result;
+  }
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** `--hook-timeout`, or its default: 10 minutes for code, none for an LLM strategy (each model
+ * request has its own --timeout and --max-retries, so its hooks cannot hang). */
+function hookTimeoutOf(config: RunConfig): number | null {
+  if (config.hookTimeoutMs !== undefined) return config.hookTimeoutMs;
+  return config.agent ? null : DEFAULT_HOOK_TIMEOUT_S * 1000;
+}
 
 const lines = (records: string[]) => (records.length ? `${records.join("\n")}\n` : "");
 

@@ -41,6 +41,9 @@ export interface RunConfig {
   memoryFrom: string | null;
   /** How memory recall searches (BM25 alone, or hybrid with embeddings). */
   recall: RecallOptions;
+  /** `--hook-timeout` in ms: how long a strategy hook's promise may stay pending. Absent: the
+   * default for code strategies (DEFAULT_HOOK_TIMEOUT_S), none for LLM ones; null: none. */
+  hookTimeoutMs?: number | null;
 }
 
 export interface RecallOptions {

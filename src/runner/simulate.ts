@@ -15,6 +15,11 @@ import type { ReportedTrade } from "./write-outputs.js";
 export interface RunHandle {
   /** Asks the loop to stop after the current bar; the run ends with status `interrupted`. */
   interrupt(): void;
+  /**
+   * A run directory's run only: ends the run at once, synchronously (a second Ctrl-C). Its
+   * result.json says `interrupted`; the caller exits the process next.
+   */
+  abort?(signal: string): void;
 }
 
 export interface SimulateInput {
@@ -34,6 +39,8 @@ export interface SimulateInput {
   records?: boolean;
   /** The strategy's file, to point an error at its own line. */
   strategyPath?: string;
+  /** How long a hook's promise may stay pending before the run fails (null: no limit). */
+  hookTimeoutMs?: number | null;
 }
 
 /** Everything a run produced, in memory: the arrays behind equity.csv, trades, orders, records. */
@@ -102,6 +109,7 @@ export async function simulate(input: SimulateInput): Promise<Simulated> {
     benchmark,
     initialCash,
     progress: input.onEvent !== undefined,
+    hookTimeoutMs: input.hookTimeoutMs ?? null,
   });
   input.onStart?.({ interrupt: () => loop.interrupt() });
   const t0 = performance.now();
