@@ -8,6 +8,7 @@ import { presetTarget } from "../memory/workspace.js";
 import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
 import { HOOK_TIMEOUT_RANGE } from "../runner/hook-timeout.js";
+import { cacheFailureWarning } from "../runner/llm-cache-warning.js";
 import { rejectionWarning } from "../runner/order-outcomes.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
@@ -347,6 +348,9 @@ export async function runCommand(
     const rejections = rejectionWarning(result.orders);
     if (rejections !== null && result.error?.type !== "AllOrdersRejected")
       process.stderr.write(escapeControl(`\nWARNING: ${rejections}\n`));
+    // Loud too: answers not cached are paid for again by the next run.
+    const cacheWarning = cacheFailureWarning(result.llm);
+    if (cacheWarning !== null) process.stderr.write(escapeControl(`\nWARNING: ${cacheWarning}\n`));
     return result.status === "completed" ? 0 : 1;
   } finally {
     await live?.close();

@@ -105,6 +105,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
           timeLabelOf: (t) => timeLabel(t, intraday),
           broker: config.broker,
           onEvent: emit,
+          onWarning: (message) => emit({ type: "warning", message }),
         })
       : (code as Strategy<unknown>);
     const startedAt = new Date().toISOString();

@@ -39,7 +39,13 @@ export class AppendError extends Error {
 export function appendLines(file: string, text: string): void {
   if (!text.endsWith("\n")) throw new RangeError(`appendLines: text for ${file} must end in "\\n"`);
   const bytes = Buffer.from(text, "utf8");
-  const fd = openWriteNoFollow(file, { append: true });
+  let fd: number;
+  try {
+    fd = openWriteNoFollow(file, { append: true });
+  } catch (err) {
+    if (err instanceof SymlinkError) throw err;
+    throw new AppendError(file, err);
+  }
   let sizeBefore = -1;
   try {
     sizeBefore = fs.fstatSync(fd).size;
