@@ -154,16 +154,36 @@ describe("a strategy that hangs or ends the process fails the run", () => {
     expect(fs.existsSync(path.join(dir, "run.lock"))).toBe(false);
   }, 60_000);
 
-  it("--hook-timeout must be a finite number of seconds in range", () => {
+  it("--hook-timeout must be a finite number of seconds in range; a valid one is recorded in config.json", () => {
     for (const bad of ["0", "-1", "abc", "Infinity", "NaN", "1e9"]) {
       const r = cli(
         ["run", SLOW, "--data", GOOG, "--hook-timeout", bad, "--runs-dir", path.join(work, "x")],
         work,
       );
       expect(r.status, bad).toBe(2);
-      expect(r.stderr, bad).toContain("--hook-timeout");
+      expect(r.stderr, bad).toContain(`--hook-timeout "${bad}" is not valid`);
+      expect(r.stderr, bad).toContain(">= 0.1 and <= 86400");
     }
     expect(fs.existsSync(path.join(work, "x"))).toBe(false);
+    const runs = path.join(work, "runs-hook-ok");
+    const ok = cli(
+      [
+        "run",
+        path.join(ROOT, "strategies/buy-and-hold.ts"),
+        "--data",
+        GOOG,
+        "--hook-timeout",
+        "2.5",
+        "--runs-dir",
+        runs,
+      ],
+      work,
+    );
+    expect(ok.status, ok.stderr).toBe(0);
+    const config = readJson<{ hookTimeoutMs: number }>(
+      path.join(runDirs(runs)[0] as string, "config.json"),
+    );
+    expect(config.hookTimeoutMs).toBe(2500);
   });
 
   it("process.exit() in a hook fails the run with the reason, every output written", () => {
