@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, cliRun, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
 import { enospcEnv, fillDisk, mountTmpfs } from "../helpers/full-disk.js";
-import { readJsonl, sliceCsv } from "../helpers/llm-run.js";
+import { readJsonl, sliceCsv, turnMessages, userOf } from "../helpers/llm-run.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
 
 const work = tempDir();
@@ -97,14 +97,14 @@ describe("JSONL appends and the LLM cache on a full disk", async () => {
   const server = await startScriptedServer(() => ({ content: "hold" }));
   afterAll(() => server.close());
   const spy = sliceCsv(path.join(DATA, "SPY_D.csv"), 3, work, "SPY.csv");
-  const llmArgs = (runs: string, cacheDir: string) => [
+  const llmArgs = (runs: string, cacheDir: string, url = server.url) => [
     "run",
     "--prompt",
     "Trade SPY.",
     "--data",
     spy,
     "--base-url",
-    server.url,
+    url,
     "--no-moments",
     "--no-ui",
     "--runs-dir",
@@ -162,5 +162,41 @@ describe("JSONL appends and the LLM cache on a full disk", async () => {
     expect(r.stderr.match(/The LLM cache could not store an answer/g)).toHaveLength(1);
     expect(r.stderr).toContain("ENOSPC");
     expect(r.stderr).toContain("WARNING: 3 model answers could not be written to the LLM cache");
+  }, 60_000);
+
+  it("a memory note the agent writes on a full disk fails the run naming the file (not a tool error the model may ignore)", async () => {
+    const notes = await startScriptedServer((req) => {
+      if (turnMessages(req).some((m) => m.role === "tool")) return { content: "ok" };
+      if (userOf(req).includes("Bar 1 of")) {
+        return {
+          toolCalls: [
+            {
+              name: "memory_note",
+              arguments: JSON.stringify({ key: "thesis", content: "SPY trends up." }),
+            },
+          ],
+        };
+      }
+      return { content: "hold" };
+    });
+    try {
+      const runs = path.join(work, "runs-note");
+      const r = await cliRun(
+        llmArgs(runs, path.join(work, "cache-note"), notes.url),
+        work,
+        enospcEnv("thesis\\.md"),
+      );
+      expect(r.status).toBe(1);
+      const dir = runDirs(runs)[0] as string;
+      const result = readJson<Result>(path.join(dir, "result.json"));
+      expect(result.status).toBe("failed");
+      expect(result.error?.type).toBe("AtomicWriteError");
+      expect(result.error?.message).toContain(
+        `Could not write ${path.join(dir, "notes", "thesis.md")}: ENOSPC`,
+      );
+      expect(fs.existsSync(path.join(dir, "notes", "thesis.md"))).toBe(false);
+    } finally {
+      await notes.close();
+    }
   }, 60_000);
 });
