@@ -313,7 +313,10 @@ export async function runCommand(
     }
     // SIGHUP: the terminal that would show the notice is gone.
     if (signal !== "SIGHUP") {
-      const notice = `Interrupted (${signal}): finishing the current bar and writing the run (${signal === "SIGINT" ? "Ctrl-C" : signal} again to abort).`;
+      const notice =
+        signal === "SIGINT"
+          ? "Interrupted: finishing the current bar and writing the run (Ctrl-C again to abort)."
+          : `Interrupted by ${signal}: finishing the current bar and writing the run (${signal} again to abort).`;
       // On the live view a write to the terminal would tear its frame: the notice goes into it.
       if (live) live.notice(notice);
       else process.stderr.write(`\n${notice}\n`);

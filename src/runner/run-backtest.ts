@@ -46,6 +46,47 @@ export interface RunOptions {
  * result.json, and every file is written atomically.
  */
 export async function runBacktest(config: RunConfig, options: RunOptions = {}): Promise<RunResult> {
+  const guarded: Guarded = { guard: null, started: null };
+  try {
+    return await runGuarded(config, options, guarded);
+  } catch (err) {
+    failStarted(guarded, err);
+    throw err;
+  }
+}
+
+/** The run's guard once its directory exists, and its result once result.json says `running`. */
+interface Guarded {
+  guard: RunGuard | null;
+  started: RunResult | null;
+}
+
+/**
+ * Anything thrown past the run's start ends it `failed`, with the reason, when that can still be
+ * written (the error goes on to the caller either way).
+ */
+function failStarted({ guard, started }: Guarded, err: unknown): void {
+  if (guard === null || guard.settled) return;
+  if (started === null) {
+    guard.finish();
+    return;
+  }
+  started.status = "failed";
+  started.error = { type: (err as Error).name || "Error", message: (err as Error).message };
+  started.finishedAt = new Date().toISOString();
+  try {
+    writeJsonAtomic(path.join(guard.dir, "result.json"), started);
+    guard.finish();
+  } catch {
+    guard.abandon();
+  }
+}
+
+async function runGuarded(
+  config: RunConfig,
+  options: RunOptions,
+  guarded: Guarded,
+): Promise<RunResult> {
   const t0 = performance.now();
   const emit = options.onEvent ?? (() => {});
   const loaded = loadData(config);
@@ -70,182 +111,156 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const { id, dir } = createRunDir(config.runsRoot, name);
   // From here until result.json is final, no end of the process leaves the run `running`.
   const guard = new RunGuard(dir);
-  // Set once result.json exists (a closure assigns it: typed wide so the catch can read it).
-  let started = null as RunResult | null;
-  try {
-    return await runInDir();
-  } catch (err) {
-    // Anything thrown past the run's start ends it `failed`, with the reason, when that can still
-    // be written (the error goes on to the caller either way).
-    if (started !== null && !guard.settled) {
-      started.status = "failed";
-      started.error = { type: (err as Error).name || "Error", message: (err as Error).message };
-      started.finishedAt = new Date().toISOString();
-      try {
-        writeJsonAtomic(path.join(dir, "result.json"), started);
-        guard.finish();
-      } catch {
-        guard.abandon();
-      }
-    } else {
-      guard.finish();
-    }
-    throw err;
-  }
-
-  async function runInDir(): Promise<RunResult> {
-    const strategyCopy = storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
-    const intraday = isIntraday(data.times);
-    const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
-    const strategy: Strategy<unknown> = llm
-      ? await llm.create({
-          runDir: dir,
-          startIndex,
-          totalBars: data.times.length - startIndex,
-          timeLabelOf: (t) => timeLabel(t, intraday),
-          broker: config.broker,
-          onEvent: emit,
-          onWarning: (message) => emit({ type: "warning", message }),
-        })
-      : (code as Strategy<unknown>);
-    const startedAt = new Date().toISOString();
-    const result = startResult({
-      id,
-      name,
-      strategy: {
-        kind: llm ? "llm" : "code",
-        path: config.strategyPath,
-        name: strategy.name,
-        params,
-        ...strategyCopy,
-      },
-      dataInfo,
-      data,
-      startIndex,
-      label,
-      warnings,
-      loadMs,
-      startedAt,
-    });
-    // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
-    const paramOverrides = config.paramOverrides ?? config.params;
-    writeJsonAtomic(path.join(dir, "config.json"), {
-      id,
-      ...config,
-      params,
-      paramOverrides,
-      strategyCopy,
-    });
-    writeJsonAtomic(path.join(dir, "result.json"), result);
-    started = result;
-    guard.attach(result);
-    // The handle exists before the first bar: a signal during setup interrupts at the first bar.
-    let loop: RunHandle | null = null;
-    let interruptAsked = false;
-    options.onStart?.({
-      interrupt: () => {
-        interruptAsked = true;
-        loop?.interrupt();
-      },
-      abort: (signal) => guard.abort(signal),
-    });
-    emit({
-      type: "run_started",
-      id,
-      dir,
-      strategy: strategy.name,
+  guarded.guard = guard;
+  const strategyCopy = storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
+  const intraday = isIntraday(data.times);
+  const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
+  const strategy: Strategy<unknown> = llm
+    ? await llm.create({
+        runDir: dir,
+        startIndex,
+        totalBars: data.times.length - startIndex,
+        timeLabelOf: (t) => timeLabel(t, intraday),
+        broker: config.broker,
+        onEvent: emit,
+        onWarning: (message) => emit({ type: "warning", message }),
+      })
+    : (code as Strategy<unknown>);
+  const startedAt = new Date().toISOString();
+  const result = startResult({
+    id,
+    name,
+    strategy: {
       kind: llm ? "llm" : "code",
-      symbols: [...data.symbols],
-      bars: result.period.requested.bars,
-      start: result.period.requested.start,
-      end: result.period.requested.end,
-      initialCash: config.broker.initialCash,
-    });
-    for (const w of warnings) emit({ type: "warning", message: w });
-
-    const workspace = new MemoryWorkspace({ dir, runId: id });
-    workspace.seed(copied, "copied");
-    workspace.seed(presets, "preset");
-    workspace.init(
-      llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params),
-    );
-    const recall = new RunRecall(
-      dir,
-      config.recall,
-      config.agent?.replay ?? null,
-      process.env,
-      data.times,
-    );
-    const simulated = await simulate({
-      data,
-      broker: config.broker,
-      strategy,
-      startIndex,
+      path: config.strategyPath,
+      name: strategy.name,
       params,
-      memory: memoryPort(workspace, recall),
-      onEvent: options.onEvent,
-      onStart: (h) => {
-        loop = h;
-        if (interruptAsked) h.interrupt();
-      },
-      strategyPath: config.strategyPath,
-      hookTimeoutMs: hookTimeoutOf(config),
-    });
-    const agentFailure = simulated.status === "completed" ? (llm?.endFailure() ?? null) : null;
-    if (agentFailure) {
-      simulated.status = "failed";
-      simulated.error = agentFailure;
-    }
+      ...strategyCopy,
+    },
+    dataInfo,
+    data,
+    startIndex,
+    label,
+    warnings,
+    loadMs,
+    startedAt,
+  });
+  // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
+  const paramOverrides = config.paramOverrides ?? config.params;
+  writeJsonAtomic(path.join(dir, "config.json"), {
+    id,
+    ...config,
+    params,
+    paramOverrides,
+    strategyCopy,
+  });
+  writeJsonAtomic(path.join(dir, "result.json"), result);
+  guarded.started = result;
+  guard.attach(result);
+  // The handle exists before the first bar: a signal during setup interrupts at the first bar.
+  let loop: RunHandle | null = null;
+  let interruptAsked = false;
+  options.onStart?.({
+    interrupt: () => {
+      interruptAsked = true;
+      loop?.interrupt();
+    },
+    abort: (signal) => guard.abort(signal),
+  });
+  emit({
+    type: "run_started",
+    id,
+    dir,
+    strategy: strategy.name,
+    kind: llm ? "llm" : "code",
+    symbols: [...data.symbols],
+    bars: result.period.requested.bars,
+    start: result.period.requested.start,
+    end: result.period.requested.end,
+    initialCash: config.broker.initialCash,
+  });
+  for (const w of warnings) emit({ type: "warning", message: w });
 
-    const t2 = performance.now();
-    const { times, equity, benchmark: bench } = simulated;
-    try {
-      finishResult(result, simulated, config.broker.initialCash);
-      result.memory = { ...workspace.stats() };
-      result.index = recall.finish();
-      result.llm = llm?.info() ?? null;
-      const cacheWarning = cacheFailureWarning(result.llm);
-      if (cacheWarning !== null) result.warnings.push(cacheWarning);
-      writeEquityCsv(
-        path.join(dir, "equity.csv"),
-        times,
-        equity,
-        simulated.cash,
-        bench,
-        simulated.intraday,
-      );
-      writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
-      writeText(path.join(dir, "orders.jsonl"), lines(simulated.orderLog));
-      writeText(path.join(dir, "decisions.jsonl"), lines(simulated.decisionLog));
-    } catch (err) {
-      // A full disk (or any write error): the run fails with the file named in the message.
-      result.status = "failed";
-      result.error = { type: (err as Error).name || "Error", message: (err as Error).message };
-    }
-    const simulateMs = simulated.simulateMs;
-    result.timings = {
-      loadMs: round(loadMs),
-      simulateMs: round(simulateMs),
-      writeMs: round(performance.now() - t2),
-      totalMs: round(performance.now() - t0),
-    };
-    result.finishedAt = new Date().toISOString();
-    try {
-      writeJsonAtomic(path.join(dir, "result.json"), result);
-    } catch (err) {
-      guard.abandon();
-      throw new RunWriteError(dir, result, err);
-    }
-    guard.finish();
-    const reportWarning = await writeReport(dir, {
-      curve: { times, equity, benchmark: bench },
-      prices: { series: data.series },
-      orderLog: simulated.orderLog,
-    });
-    if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
-    emit({ type: "run_finished", result });
-    return result;
+  const workspace = new MemoryWorkspace({ dir, runId: id });
+  workspace.seed(copied, "copied");
+  workspace.seed(presets, "preset");
+  workspace.init(llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params));
+  const recall = new RunRecall(
+    dir,
+    config.recall,
+    config.agent?.replay ?? null,
+    process.env,
+    data.times,
+  );
+  const simulated = await simulate({
+    data,
+    broker: config.broker,
+    strategy,
+    startIndex,
+    params,
+    memory: memoryPort(workspace, recall),
+    onEvent: options.onEvent,
+    onStart: (h) => {
+      loop = h;
+      if (interruptAsked) h.interrupt();
+    },
+    strategyPath: config.strategyPath,
+    hookTimeoutMs: hookTimeoutOf(config),
+  });
+  const agentFailure = simulated.status === "completed" ? (llm?.endFailure() ?? null) : null;
+  if (agentFailure) {
+    simulated.status = "failed";
+    simulated.error = agentFailure;
   }
+
+  const t2 = performance.now();
+  const { times, equity, benchmark: bench } = simulated;
+  try {
+    finishResult(result, simulated, config.broker.initialCash);
+    result.memory = { ...workspace.stats() };
+    result.index = recall.finish();
+    result.llm = llm?.info() ?? null;
+    const cacheWarning = cacheFailureWarning(result.llm);
+    if (cacheWarning !== null) result.warnings.push(cacheWarning);
+    writeEquityCsv(
+      path.join(dir, "equity.csv"),
+      times,
+      equity,
+      simulated.cash,
+      bench,
+      simulated.intraday,
+    );
+    writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
+    writeText(path.join(dir, "orders.jsonl"), lines(simulated.orderLog));
+    writeText(path.join(dir, "decisions.jsonl"), lines(simulated.decisionLog));
+  } catch (err) {
+    // A full disk (or any write error): the run fails with the file named in the message.
+    result.status = "failed";
+    result.error = { type: (err as Error).name || "Error", message: (err as Error).message };
+  }
+  const simulateMs = simulated.simulateMs;
+  result.timings = {
+    loadMs: round(loadMs),
+    simulateMs: round(simulateMs),
+    writeMs: round(performance.now() - t2),
+    totalMs: round(performance.now() - t0),
+  };
+  result.finishedAt = new Date().toISOString();
+  try {
+    writeJsonAtomic(path.join(dir, "result.json"), result);
+  } catch (err) {
+    guard.abandon();
+    throw new RunWriteError(dir, result, err);
+  }
+  guard.finish();
+  const reportWarning = await writeReport(dir, {
+    curve: { times, equity, benchmark: bench },
+    prices: { series: data.series },
+    orderLog: simulated.orderLog,
+  });
+  if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
+  emit({ type: "run_finished", result });
+  return result;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;

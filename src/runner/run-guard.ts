@@ -45,7 +45,7 @@ export class RunGuard {
   private done = false;
   private lastUncaught: unknown = null;
 
-  constructor(private readonly dir: string) {
+  constructor(readonly dir: string) {
     this.lock = new RunLock(dir);
     process.on("exit", this.onExit);
     process.on("uncaughtExceptionMonitor", this.onUncaught);
