@@ -97,6 +97,10 @@ export function buildProgram(): Command {
     .option("--runs-dir <dir>", "where run directories go", DEFAULT_RUNS_DIR)
     .option("--strict", "reject unsorted data instead of sorting it with a warning")
     .option(
+      "--hook-timeout <seconds>",
+      "fail the run when a strategy hook's promise stays pending this long (default 600 for code strategies, none for LLM ones)",
+    )
+    .option(
       "--tz <zone>",
       "IANA time zone that timestamps with a UTC offset, and epoch timestamps, are converted to",
     )

@@ -7,6 +7,8 @@ import { brokerConfig } from "../engine/broker-config.js";
 import { presetTarget } from "../memory/workspace.js";
 import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
+import { HOOK_TIMEOUT_RANGE } from "../runner/hook-timeout.js";
+import { cacheFailureWarning } from "../runner/llm-cache-warning.js";
 import { rejectionWarning } from "../runner/order-outcomes.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
@@ -16,6 +18,7 @@ import {
   type RunConfig,
 } from "../runner/run-config.js";
 import { UsageError } from "../runner/run-errors.js";
+import { exitNow } from "../runner/run-guard.js";
 import type { RunHandle } from "../runner/simulate.js";
 import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
 import { runsRootOf } from "./commands/runs-root.js";
@@ -23,6 +26,7 @@ import { formatRunError, relativeIfInside } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
 import { numberOption } from "./parse-number.js";
 import { chooseRenderer } from "./plain-renderer.js";
+import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "./terminal-text.js";
 
 export interface RunCommandOptions {
@@ -88,6 +92,7 @@ export interface RunCommandOptions {
   recallWeights?: string;
   recallMinScore?: string;
   recallHalfLife?: string;
+  hookTimeout?: string;
 }
 
 /** Whether a strategy argument (or --prompt) means an LLM trader rather than code. */
@@ -207,12 +212,19 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     memoryFrom: o.memoryFrom ?? null,
     recall: recallOptions(o),
     ...checkpointOption(o),
+    ...hookTimeoutOption(o),
   };
 }
 
 function checkpointOption(o: RunCommandOptions): Pick<RunConfig, "checkpointEvery"> {
   const every = numberOption("--checkpoint-every", o.checkpointEvery, { min: 1, integer: true });
   return every === undefined ? {} : { checkpointEvery: every };
+}
+
+/** `--hook-timeout <seconds>`: absent, the runner's default applies (see hookTimeoutOf). */
+function hookTimeoutOption(o: RunCommandOptions): Pick<RunConfig, "hookTimeoutMs"> {
+  const s = numberOption("--hook-timeout", o.hookTimeout, HOOK_TIMEOUT_RANGE);
+  return s === undefined ? {} : { hookTimeoutMs: Math.round(s * 1000) };
 }
 
 /** `--time-unit`, `--date-format`, `--columns`, checked before any file is read (exit 2). */
@@ -303,18 +315,27 @@ export async function runCommand(
         stream: process.stderr,
       });
   let handle: RunHandle | null = null;
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    const notice =
-      "Interrupted: finishing the current bar and writing the run (Ctrl-C again to abort).";
-    // On the live view a write to the terminal would tear its frame: the notice goes into it.
-    if (live) live.notice(notice);
-    else process.stderr.write(`\n${notice}\n`);
+  const onSignal = (signal: StopSignal) => {
+    const second = stopSignals.again();
+    if (second || handle === null) {
+      // Nothing to finish yet (no run directory), or asked twice: exit now. A run directory's
+      // result.json is written `interrupted` first, synchronously.
+      handle?.abort?.(signal);
+      exitNow(exitCodeOf(signal));
+    }
+    // SIGHUP: the terminal that would show the notice is gone.
+    if (signal !== "SIGHUP") {
+      const notice =
+        signal === "SIGINT"
+          ? "Interrupted: finishing the current bar and writing the run (Ctrl-C again to abort)."
+          : `Interrupted by ${signal}: finishing the current bar and writing the run (${signal} again to abort).`;
+      // On the live view a write to the terminal would tear its frame: the notice goes into it.
+      if (live) live.notice(notice);
+      else process.stderr.write(`\n${notice}\n`);
+    }
     handle?.interrupt();
   };
-  process.on("SIGINT", onSigint);
+  const stopSignals = listenForStopSignals(onSignal);
   try {
     const result = await runBacktest(config, {
       onEvent: render,
@@ -343,12 +364,15 @@ export async function runCommand(
     const rejections = rejectionWarning(result.orders);
     if (rejections !== null && result.error?.type !== "AllOrdersRejected")
       process.stderr.write(escapeControl(`\nWARNING: ${rejections}\n`));
+    // Loud too: answers not cached are paid for again by the next run.
+    const cacheWarning = cacheFailureWarning(result.llm);
+    if (cacheWarning !== null) process.stderr.write(escapeControl(`\nWARNING: ${cacheWarning}\n`));
     // A resume that could not re-derive its checkpoint is refused input, not a failed backtest.
     if (result.error?.type === "resume_divergence") return 2;
     return result.status === "completed" ? 0 : 1;
   } finally {
     await live?.close();
-    process.off("SIGINT", onSigint);
+    stopSignals.remove();
   }
 }
 

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { liveStatus } from "../runner/run-lock.js";
 import { keyParams } from "./key-params.js";
 import { llmCostUsd, llmModel, numberAt, readConfig, readResult } from "./run-record.js";
 import type { ListOutput, RunListEntry } from "./schemas.js";
@@ -33,7 +34,8 @@ function listEntry(dir: string, id: string): RunListEntry {
       keyParams: keyParamsOf(dir),
       strategy: r.strategy.name,
       model: llmModel(r),
-      status: r.status,
+      // A run whose process died (kill -9, a power cut) is not `running`: its lock says so.
+      status: liveStatus(dir, r.status),
       finishedAt: r.finishedAt,
       returnPct: numberAt(r.metrics, "returnPct"),
       buyHoldReturnPct: numberAt(r.benchmark.metrics, "returnPct"),

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { resolveRunDir } from "../runner/resolve-run.js";
+import { baseStatus, liveStatus } from "../runner/run-lock.js";
 import { lstatOrNull } from "../util/no-follow.js";
 import { listRuns } from "./list-runs.js";
 import { readResult } from "./run-record.js";
@@ -29,15 +30,16 @@ export function refusal(dir: string, runsRoot: string): string | null {
   }
   if (!st.isDirectory()) return `${dir} is not a directory.`;
   if (statusOf(dir) === "running") {
-    return `${path.basename(dir)} is running (its result.json says so): a backtest may still be writing it. Let it finish or interrupt it first; if its process is gone, delete the directory by hand.`;
+    return `${path.basename(dir)} is running (its result.json says so, and its process is alive or unknown): a backtest may still be writing it. Let it finish or interrupt it first; if its process is gone, delete the directory by hand.`;
   }
   return null;
 }
 
-/** result.json's status, or null when it cannot be read (a damaged run may be deleted). */
+/** result.json's status as judged live (a `running` run whose process is gone is
+ * `interrupted (process gone)`, and may be deleted), or null when it cannot be read. */
 function statusOf(dir: string): string | null {
   try {
-    return readResult(dir).status;
+    return liveStatus(dir, readResult(dir).status);
   } catch {
     return null;
   }
@@ -96,7 +98,7 @@ export function runsToPrune(runsRoot: string, c: PruneCriteria): RemovedRun[] {
   return listRuns(root)
     .runs.filter((r) => {
       if (r.error !== null || r.status === "running") return false;
-      if (c.statuses.length && !c.statuses.includes(r.status)) return false;
+      if (c.statuses.length && !c.statuses.includes(baseStatus(r.status))) return false;
       if (c.olderThanMs !== null) {
         const at = Date.parse(r.finishedAt ?? r.startedAt ?? "");
         if (!Number.isFinite(at) || c.now - at < c.olderThanMs) return false;

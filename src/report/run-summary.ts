@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { liveStatus } from "../runner/run-lock.js";
 import { type ResultFile, readConfig, readResult } from "./run-record.js";
 import {
   type RecallHealthView,
@@ -16,10 +17,12 @@ const isRec = (v: unknown): v is Rec => v !== null && typeof v === "object" && !
 export function summarizeRun(dir: string): ShowOutput {
   const result = readResult(dir);
   const config = readConfig(dir);
+  const status = liveStatus(dir, result.status);
   return {
     id: result.id,
     dir,
-    highlights: highlights(result, config),
+    status,
+    highlights: highlights(result, config, status),
     result,
     config,
     memory: result.memory ?? null,
@@ -36,7 +39,7 @@ function indexHealth(value: unknown): RecallHealthView | null {
   return parsed.success ? parsed.data : null;
 }
 
-function highlights(r: ResultFile, c: Rec): { label: string; value: string }[] {
+function highlights(r: ResultFile, c: Rec, status: string): { label: string; value: string }[] {
   const out: { label: string; value: string }[] = [];
   const add = (label: string, value: string | null) => {
     if (value !== null && value !== "") out.push({ label, value });
@@ -86,7 +89,7 @@ function highlights(r: ResultFile, c: Rec): { label: string; value: string }[] {
   add("Presets", presets.map((p) => `${String(p.target)}=${String(p.file)}`).join(", "));
   add("Memory from", typeof c.memoryFrom === "string" ? c.memoryFrom : null);
   const error = isRec(r.error) ? ` (${String(r.error.type)}: ${String(r.error.message)})` : "";
-  add("Status", `${r.status}${error}`);
+  add("Status", `${status}${error}`);
   const t = isRec(r.timings) ? r.timings.totalMs : undefined;
   add(
     "Started",

@@ -69,6 +69,9 @@ export type RunFile = z.infer<typeof runFileSchema>;
 export const showOutputSchema = z.object({
   id: z.string(),
   dir: z.string(),
+  /** result.json's status, or `interrupted (process gone)` for a `running` run whose process
+   * is dead (its run.lock). */
+  status: z.string(),
   highlights: z.array(z.object({ label: z.string(), value: z.string() })),
   result: z.looseObject({
     status: z.string(),

@@ -3,6 +3,7 @@ import type { EngineEvent } from "../engine/types.js";
 import type { BacktestContext } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
 import type { HookRunner } from "./hook-runner.js";
+import { settleWithin } from "./hook-timeout.js";
 import type { RunEventListener } from "./run-events.js";
 
 /** The steps of one bar, in order. A step may start asynchronous work; the next waits for it. */
@@ -38,7 +39,12 @@ export interface BarLoopParts {
   progress: boolean;
   /** Called once a bar is wholly done, its hooks settled (the checkpoint). */
   afterBar?: ((i: number) => void) | undefined;
+  /** How long a hook's promise may stay pending (null: no limit). */
+  hookTimeoutMs?: number | null;
 }
+
+/** Which hook a step awaits, for the timeout's message. */
+const STEP_HOOK = ["an event hook", "onBar", "an event hook", "an event hook", "onBarEnd"];
 
 /**
  * Drives the simulation bar by bar around the strategy. Steps run synchronously and the loop only
@@ -74,6 +80,7 @@ export class BarLoop {
     this.peakScanned = start;
     this.startedAt = performance.now();
     this.lastProgressAt = this.startedAt;
+    const timeoutMs = this.p.hookTimeoutMs ?? null;
     let i = start;
     let step = OPEN;
     const afterBar = this.p.afterBar;
@@ -87,7 +94,19 @@ export class BarLoop {
           if (this.interrupted) return "interrupted";
           if (ctx.stopRequest) return ctx.stopRequest.status;
         }
-        const wait = this.step(i, step, state);
+        let wait = this.step(i, step, state);
+        if (wait && timeoutMs !== null) {
+          const bar = i;
+          const fallback = STEP_HOOK[step] ?? "a hook";
+          const decide = step === DECIDE;
+          // Event hooks name themselves when they hand back a promise (onFill, onDayEnd…).
+          const hook = () => (decide ? "onBar" : (this.p.hooks.lastHook ?? fallback));
+          wait = settleWithin(
+            wait,
+            timeoutMs,
+            () => `The strategy's ${hook()} at ${this.p.label(bar)}`,
+          );
+        }
         step++;
         if (step > AFTER_CLOSE) {
           const done = i - start + 1;

@@ -20,6 +20,9 @@ export class HookRunner {
   /** The strategy's state, set once its `init` has run. */
   state: unknown = undefined;
 
+  /** The hook whose promise is awaited now (`onFill`, `onDayEnd`…), for a timeout's message. */
+  lastHook: string | null = null;
+
   constructor(
     private readonly strategy: Strategy<unknown>,
     private readonly ctx: BacktestContext,
@@ -163,6 +166,7 @@ export class HookRunner {
     this.ctx.resetActivity();
     const r = call();
     if (r instanceof Promise) {
+      this.lastHook = HOOK_NAMES[kind] ?? kind;
       return r.then(() => this.record(index, kind, this.ctx.resetActivity()));
     }
     this.record(index, kind, this.ctx.resetActivity());
@@ -208,3 +212,14 @@ export class HookRunner {
     );
   }
 }
+
+const HOOK_NAMES: Record<string, string> = {
+  order_update: "onOrderUpdate",
+  fill: "onFill",
+  trade_closed: "onTradeClosed",
+  day_end: "onDayEnd",
+  week_end: "onWeekEnd",
+  month_end: "onMonthEnd",
+  run_end: "onRunEnd",
+  bar_end: "onBarEnd",
+};

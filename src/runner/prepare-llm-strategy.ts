@@ -25,6 +25,9 @@ export interface LlmRunInfo {
   every: number;
   moments: MomentKind[];
   cache: boolean;
+  /** The cache directory, and the answers that could not be stored there (a full disk). */
+  cacheDir?: string | null;
+  cacheWriteFailures?: number;
   replayOf: string | null;
   agent: AgentStats;
   usage: unknown;
@@ -44,6 +47,8 @@ export interface PreparedLlm {
     onEvent?: AgentEventListener;
     /** A resumed run: the calls it made before it was killed, answered first as recorded. */
     resumed?: ResumedCalls | null;
+    /** A warning for the user now (an answer the cache could not store). */
+    onWarning?: (message: string) => void;
   }): Promise<Strategy<unknown>>;
   /** For the checkpoint: the usage counters (result.json's llm.usage) and the transcript's
    * length so far, once the strategy exists. */
@@ -116,12 +121,23 @@ export async function prepareLlmStrategy(
       const agentStats = emptyAgentStats();
       stats = agentStats;
       const cacheDir = path.resolve(o.cacheDir ?? DEFAULT_CACHE_DIR);
-      const cache = o.cache && !replay ? new ResponseCache(cacheDir) : null;
       const transcript = new TranscriptWriter(path.join(args.runDir, "transcript.jsonl"));
       progress = () => ({
         usage: meter.snapshot(),
         transcript: { bytes: transcript.bytes, lines: transcript.lines },
       });
+      let warned = false;
+      const cache =
+        o.cache && !replay
+          ? new ResponseCache(cacheDir, (file, err) => {
+              // Once: every later failure is counted in result.json (llm.cacheWriteFailures).
+              if (warned) return;
+              warned = true;
+              args.onWarning?.(
+                `The LLM cache could not store an answer (${file}: ${(err as Error).message}); the run goes on, and result.json counts every answer not cached (llm.cacheWriteFailures).`,
+              );
+            })
+          : null;
       const client = new LlmClient({
         resumed: args.resumed ?? null,
         model: o.model,
@@ -145,6 +161,8 @@ export async function prepareLlmStrategy(
         every: o.every,
         moments: o.moments,
         cache: cache !== null,
+        cacheDir: cache === null ? null : cacheDir,
+        cacheWriteFailures: cache?.stats().writeFailures ?? 0,
         replayOf: o.replay,
         agent: agentStats,
         usage: meter.snapshot(),

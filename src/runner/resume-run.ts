@@ -8,6 +8,7 @@ import { hasMemorySnapshot, removeTempFiles, restoreMemory } from "./memory-snap
 import { resolveRunDir } from "./resolve-run.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "./run-config.js";
 import { UsageError } from "./run-errors.js";
+import { processGone, readLock } from "./run-lock.js";
 import type { DataFileInfo, RunResult } from "./run-result.js";
 import { type StrategyCopy, storedPrompt } from "./strategy-copy.js";
 
@@ -49,6 +50,13 @@ export function planResume(name: string, runsRoot: string): ResumePlan {
     throw new UsageError(
       `${dir} is ${previous.status}: only a run that was killed (status running) or interrupted ` +
         `can be resumed.${previous.status === "completed" ? " It is finished already." : " Run it again from the start."}`,
+    );
+  }
+  const lock = previous.status === "running" ? readLock(dir) : null;
+  if (lock !== null && !processGone(lock)) {
+    throw new UsageError(
+      `${dir} is still running (pid ${lock.pid} on ${lock.host}): stop it first (Ctrl-C or ` +
+        "kill), then resume it.",
     );
   }
   if (!config.strategyCopy) {

@@ -18,6 +18,8 @@ import { writeJsonAtomic } from "../util/atomic-write.js";
 import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import { Checkpointer, DEFAULT_CODE_CHECKPOINT_EVERY, MemoryTally } from "./checkpoint.js";
 import { finishResult, startResult } from "./finish-result.js";
+import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
+import { cacheFailureWarning } from "./llm-cache-warning.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
@@ -32,8 +34,9 @@ import {
   type ResumeRecord,
 } from "./resume-run.js";
 import type { RunConfig } from "./run-config.js";
-import { UsageError } from "./run-errors.js";
+import { RunWriteError, UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
+import { RunGuard } from "./run-guard.js";
 import { createRunDir } from "./run-id.js";
 import { checkRecallOptions, RunRecall } from "./run-recall.js";
 import type { RunResult } from "./run-result.js";
@@ -57,6 +60,47 @@ export interface RunOptions {
  * result.json, and every file is written atomically.
  */
 export async function runBacktest(config: RunConfig, options: RunOptions = {}): Promise<RunResult> {
+  const guarded: Guarded = { guard: null, started: null };
+  try {
+    return await runGuarded(config, options, guarded);
+  } catch (err) {
+    failStarted(guarded, err);
+    throw err;
+  }
+}
+
+/** The run's guard once its directory exists, and its result once result.json says `running`. */
+interface Guarded {
+  guard: RunGuard | null;
+  started: RunResult | null;
+}
+
+/**
+ * Anything thrown past the run's start ends it `failed`, with the reason, when that can still be
+ * written (the error goes on to the caller either way).
+ */
+function failStarted({ guard, started }: Guarded, err: unknown): void {
+  if (guard === null || guard.settled) return;
+  if (started === null) {
+    guard.finish();
+    return;
+  }
+  started.status = "failed";
+  started.error = { type: (err as Error).name || "Error", message: (err as Error).message };
+  started.finishedAt = new Date().toISOString();
+  try {
+    writeJsonAtomic(path.join(guard.dir, "result.json"), started);
+    guard.finish();
+  } catch {
+    guard.abandon();
+  }
+}
+
+async function runGuarded(
+  config: RunConfig,
+  options: RunOptions,
+  guarded: Guarded,
+): Promise<RunResult> {
   const t0 = performance.now();
   const emit = options.onEvent ?? (() => {});
   const loaded = loadData(config);
@@ -84,6 +128,9 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
   const { id, dir } = resume ?? createRunDir(config.runsRoot, name);
+  // From here until result.json is final, no end of the process leaves the run `running`.
+  const guard = new RunGuard(dir);
+  guarded.guard = guard;
   const strategyCopy = resume
     ? resume.strategyCopy
     : storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
@@ -102,6 +149,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
         resumed: resume
           ? new ResumedCalls(readTranscript(path.join(dir, TRANSCRIPT_FILE)), dir)
           : null,
+        onWarning: (message) => emit({ type: "warning", message }),
       })
     : (code as Strategy<unknown>);
   const startedAt = resume?.previous.startedAt ?? new Date().toISOString();
@@ -143,6 +191,18 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     });
   }
   writeJsonAtomic(path.join(dir, "result.json"), result);
+  guarded.started = result;
+  guard.attach(result);
+  // The handle exists before the first bar: a signal during setup interrupts at the first bar.
+  let loop: RunHandle | null = null;
+  let interruptAsked = false;
+  options.onStart?.({
+    interrupt: () => {
+      interruptAsked = true;
+      loop?.interrupt();
+    },
+    abort: (signal) => guard.abort(signal),
+  });
   emit({
     type: "run_started",
     id,
@@ -192,9 +252,13 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     params,
     memory: memoryTally.wrap(memoryPort(workspace, recall)),
     onEvent: options.onEvent,
-    onStart: options.onStart,
+    onStart: (h) => {
+      loop = h;
+      if (interruptAsked) h.interrupt();
+    },
     strategyPath: config.strategyPath,
     checkpoint: checkpointer,
+    hookTimeoutMs: hookTimeoutOf(config),
   });
   // A divergence is the resume's failure, not the strategy's: no bar or line to point at.
   if (simulated.error?.type === "resume_divergence") {
@@ -214,22 +278,30 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   }
 
   const t2 = performance.now();
-  finishResult(result, simulated, config.broker.initialCash);
-  result.memory = { ...workspace.stats() };
-  result.index = recall.finish();
-  result.llm = llm?.info() ?? null;
   const { times, equity, benchmark: bench } = simulated;
-  writeEquityCsv(
-    path.join(dir, "equity.csv"),
-    times,
-    equity,
-    simulated.cash,
-    bench,
-    simulated.intraday,
-  );
-  writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
-  writeText(path.join(dir, "orders.jsonl"), lines(simulated.orderLog));
-  writeText(path.join(dir, "decisions.jsonl"), lines(simulated.decisionLog));
+  try {
+    finishResult(result, simulated, config.broker.initialCash);
+    result.memory = { ...workspace.stats() };
+    result.index = recall.finish();
+    result.llm = llm?.info() ?? null;
+    const cacheWarning = cacheFailureWarning(result.llm);
+    if (cacheWarning !== null) result.warnings.push(cacheWarning);
+    writeEquityCsv(
+      path.join(dir, "equity.csv"),
+      times,
+      equity,
+      simulated.cash,
+      bench,
+      simulated.intraday,
+    );
+    writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
+    writeText(path.join(dir, "orders.jsonl"), lines(simulated.orderLog));
+    writeText(path.join(dir, "decisions.jsonl"), lines(simulated.decisionLog));
+  } catch (err) {
+    // A full disk (or any write error): the run fails with the file named in the message.
+    result.status = "failed";
+    result.error = { type: (err as Error).name || "Error", message: (err as Error).message };
+  }
   const simulateMs = simulated.simulateMs;
   result.timings = {
     loadMs: round(loadMs),
@@ -238,7 +310,13 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     totalMs: round(performance.now() - t0),
   };
   result.finishedAt = new Date().toISOString();
-  writeJsonAtomic(path.join(dir, "result.json"), result);
+  try {
+    writeJsonAtomic(path.join(dir, "result.json"), result);
+  } catch (err) {
+    guard.abandon();
+    throw new RunWriteError(dir, result, err);
+  }
+  guard.finish();
   const reportWarning = await writeReport(dir, {
     curve: { times, equity, benchmark: bench },
     prices: { series: data.series },
@@ -250,6 +328,13 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** `--hook-timeout`, or its default: 10 minutes for code, none for an LLM strategy (each model
+ * request has its own --timeout and --max-retries, so its hooks cannot hang). */
+function hookTimeoutOf(config: RunConfig): number | null {
+  if (config.hookTimeoutMs !== undefined) return config.hookTimeoutMs;
+  return config.agent ? null : DEFAULT_HOOK_TIMEOUT_S * 1000;
+}
 
 const lines = (records: string[]) => (records.length ? `${records.join("\n")}\n` : "");
 

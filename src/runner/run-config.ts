@@ -43,6 +43,9 @@ export interface RunConfig {
   recall: RecallOptions;
   /** Bars between two checkpoints (default: every bar for an LLM agent, 1000 for code). */
   checkpointEvery?: number;
+  /** `--hook-timeout` in ms: how long a strategy hook's promise may stay pending. Absent: the
+   * default for code strategies (DEFAULT_HOOK_TIMEOUT_S), none for LLM ones; null: none. */
+  hookTimeoutMs?: number | null;
 }
 
 export interface RecallOptions {

@@ -9,3 +9,28 @@ export class StrategyLoadError extends Error {
   override readonly name = "StrategyLoadError";
   readonly exitCode = 2;
 }
+
+/**
+ * result.json itself could not be written at the end of a run (a full disk): the run directory
+ * still says `running`, and its lock names this process, so `list` shows it as
+ * `interrupted (process gone)` once the process has exited. Exit code 1, like a failed run.
+ */
+export class RunWriteError extends Error {
+  override readonly name = "RunWriteError";
+  readonly exitCode = 1;
+
+  constructor(
+    dir: string,
+    result: { status: string; error: { message: string } | null },
+    cause: unknown,
+  ) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const earlier = result.error
+      ? `\nThe run had ended ${result.status}: ${result.error.message}`
+      : "";
+    super(
+      `The run in ${dir} ended ${result.status}, but its result.json could not be written: ${reason}${earlier}\nFree disk space; the run directory is incomplete (delete it with agenticbt rm) and the run must be started again.`,
+      { cause },
+    );
+  }
+}

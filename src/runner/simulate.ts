@@ -16,6 +16,11 @@ import type { ReportedTrade } from "./write-outputs.js";
 export interface RunHandle {
   /** Asks the loop to stop after the current bar; the run ends with status `interrupted`. */
   interrupt(): void;
+  /**
+   * A run directory's run only: ends the run at once, synchronously (a second Ctrl-C). Its
+   * result.json says `interrupted`; the caller exits the process next.
+   */
+  abort?(signal: string): void;
 }
 
 export interface SimulateInput {
@@ -37,6 +42,8 @@ export interface SimulateInput {
   strategyPath?: string;
   /** Told after each bar, hooks settled: saves (or, resuming, verifies) the run's checkpoint. */
   checkpoint?: { afterBar(i: number, view: BarView): void } | null;
+  /** How long a hook's promise may stay pending before the run fails (null: no limit). */
+  hookTimeoutMs?: number | null;
 }
 
 /** Everything a run produced, in memory: the arrays behind equity.csv, trades, orders, records. */
@@ -108,6 +115,7 @@ export async function simulate(input: SimulateInput): Promise<Simulated> {
     initialCash,
     progress: input.onEvent !== undefined,
     afterBar: checkpoint ? (i) => checkpoint.afterBar(i, view) : undefined,
+    hookTimeoutMs: input.hookTimeoutMs ?? null,
   });
   input.onStart?.({ interrupt: () => loop.interrupt() });
   const t0 = performance.now();

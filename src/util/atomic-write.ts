@@ -9,6 +9,8 @@ import { readFileNoFollow, refuseSymlink, SymlinkError } from "./no-follow.js";
 export class AtomicWriteError extends Error {
   override readonly name = "AtomicWriteError";
   readonly file: string;
+  /** A full disk is not something an agent's tool call can fix: the run fails with it. */
+  readonly fatal = true;
 
   constructor(file: string, cause: unknown) {
     const reason = cause instanceof Error ? cause.message : String(cause);

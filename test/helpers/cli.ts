@@ -13,8 +13,17 @@ export function tempDir(prefix = "agenticbt-test-"): string {
 }
 
 /** Runs the built CLI (`npm test` builds first) as a user would. */
-export function cli(args: string[], cwd: string): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", maxBuffer: 1 << 26 });
+export function cli(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    env,
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
 }
 
 export function cliAsync(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {

@@ -66,7 +66,11 @@ export class ResponseCache {
     writeFailures: 0,
   };
 
-  constructor(readonly dir: string = DEFAULT_CACHE_DIR) {}
+  constructor(
+    readonly dir: string = DEFAULT_CACHE_DIR,
+    /** Told of each answer that could not be stored (the run warns at the first one). */
+    private readonly onWriteFailure: ((file: string, error: unknown) => void) | null = null,
+  ) {}
 
   get(hash: string): CachedAnswer | null {
     const file = this.fileFor(hash);
@@ -106,8 +110,9 @@ export class ResponseCache {
     try {
       writeFileAtomic(file, `${JSON.stringify(body)}\n`);
       this.counters.writes += 1;
-    } catch {
+    } catch (err) {
       this.counters.writeFailures += 1;
+      this.onWriteFailure?.(file, err);
     }
   }
 

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { openWriteNoFollow, readFileNoFollow, SymlinkError } from "../../util/no-follow.js";
+import { appendLines, truncatePartialLastLine } from "../../util/append-lines.js";
+import { readFileNoFollow, SymlinkError } from "../../util/no-follow.js";
 import {
   type ChatRequest,
   LLM_ERROR_TYPES,
@@ -72,7 +73,7 @@ export class TranscriptWriter {
 
   constructor(readonly file: string) {
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    dropPartialLastLine(file);
+    truncatePartialLastLine(file);
     const existing = readTranscript(file);
     this.nextSeq = (existing.at(-1)?.seq ?? 0) + 1;
     this.lines = existing.length;
@@ -83,15 +84,10 @@ export class TranscriptWriter {
   append(entry: Omit<TranscriptEntry, "seq">): number {
     const seq = this.nextSeq;
     this.nextSeq += 1;
-    const line = Buffer.from(`${JSON.stringify({ seq, ...entry })}\n`, "utf8");
-    const fd = openWriteNoFollow(this.file, { append: true });
-    try {
-      let done = 0;
-      while (done < line.length) done += fs.writeSync(fd, line, done, line.length - done);
-    } finally {
-      fs.closeSync(fd);
-    }
-    this.bytes += line.length;
+    // A failed append (disk full) leaves no partial line and fails the run (AppendError).
+    const line = `${JSON.stringify({ seq, ...entry })}\n`;
+    appendLines(this.file, line);
+    this.bytes += Buffer.byteLength(line, "utf8");
     this.lines += 1;
     return seq;
   }
@@ -156,15 +152,4 @@ function parseEntry(line: string): TranscriptEntry | null {
     attempts: e.attempts,
     source: e.source,
   };
-}
-
-function dropPartialLastLine(file: string): void {
-  const text = readFileNoFollow(file)?.toString("utf8") ?? "";
-  if (text === "" || text.endsWith("\n")) return;
-  const fd = openWriteNoFollow(file, { append: false });
-  try {
-    fs.ftruncateSync(fd, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1), "utf8"));
-  } finally {
-    fs.closeSync(fd);
-  }
 }

@@ -28,7 +28,8 @@ export function queryRuns(runs: RunListEntry[], q: ListQuery): RunListEntry[] {
   const needle = q.strategy?.toLowerCase();
   const kept = runs.filter(
     (r) =>
-      (q.status === undefined || r.status === q.status) &&
+      // `interrupted (process gone)` is an interrupted run.
+      (q.status === undefined || r.status === q.status || r.status.startsWith(`${q.status} (`)) &&
       (needle === undefined ||
         [r.strategy, r.name].some((s) => s?.toLowerCase().includes(needle) === true)),
   );
