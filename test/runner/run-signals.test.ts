@@ -228,7 +228,7 @@ describe("a strategy that hangs or ends the process fails the run", () => {
 });
 
 describe("run.lock: a run whose process is gone is not running", () => {
-  it("a live run holds a lock with its pid, host and a beating heart; after kill -9, list and show say interrupted (process gone) and rm deletes it", async () => {
+  it("a live run holds a lock with its pid, host and a beating heart; after kill -9, list and show say interrupted (process gone) and rm deletes it; resume refuses it while alive", async () => {
     const runs = path.join(work, "runs-kill9");
     const child = cliAsync(["run", SLOW, "--data", GOOG, "--runs-dir", runs, "--no-ui"], work);
     const dir = await runStarted(runs);
@@ -245,6 +245,12 @@ describe("run.lock: a run whose process is gone is not running", () => {
     const alive = JSON.parse(cli(["list", "--runs-dir", runs, "--json"], work).stdout);
     expect(alive.runs[0].status).toBe("running");
     expect(cli(["rm", path.basename(dir), "--runs-dir", runs, "--yes"], work).status).toBe(2);
+    // Alive: resume refuses too (two processes would write one directory), and changes nothing.
+    const before = fs.readFileSync(path.join(dir, "result.json"), "utf8");
+    const resumeAlive = cli(["resume", path.basename(dir), "--runs-dir", runs], work);
+    expect(resumeAlive.status).toBe(2);
+    expect(resumeAlive.stderr).toContain(`still running (pid ${child.pid}`);
+    expect(fs.readFileSync(path.join(dir, "result.json"), "utf8")).toBe(before);
 
     child.kill("SIGKILL");
     await waitExit(child);
