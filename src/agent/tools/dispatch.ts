@@ -8,7 +8,8 @@ export type ToolCallErrorType =
   | "malformed_json"
   | "unknown_tool"
   | "invalid_arguments"
-  | "tool_error";
+  | "tool_error"
+  | "call_limit";
 
 export interface ToolCallError {
   type: ToolCallErrorType;
@@ -128,6 +129,27 @@ export async function dispatchToolCall(
     error: null,
     // A tool without a meaningful answer still confirms it ran.
     content: bound(text ?? JSON.stringify({ ok: true }), tool.name),
+  };
+}
+
+/**
+ * A call that is not run at all (past the per-answer cap): it still gets a result, since the API
+ * requires one per call id, and that result says why it did not run.
+ */
+export function refuseToolCall(
+  call: ToolCall,
+  type: ToolCallErrorType,
+  message: string,
+  hint: string,
+): ToolCallOutcome {
+  const parsed = parseArguments(call.arguments);
+  return {
+    id: call.id,
+    name: call.name,
+    args: parsed.ok ? parsed.value : null,
+    result: null,
+    error: { type, message },
+    content: JSON.stringify({ error: message, hint }),
   };
 }
 
