@@ -167,6 +167,14 @@ export function buildProgram(): Command {
       "--replay <run>",
       "re-run a recorded LLM run from its transcript, with zero network calls",
     )
+    .option(
+      "--anonymize",
+      "the model sees ASSET_A… for tickers, dates moved to 2300 and prices rebased to 100 (results stay real)",
+    )
+    .option(
+      "--model-cutoff <date>",
+      "the model's training cut-off (YYYY-MM-DD); default: a built-in table of common models",
+    )
     .optionsGroup("Output:")
     .addOption(new Option("--json", "print result.json alone on stdout"))
     .option("-q, --quiet", "no progress output")
