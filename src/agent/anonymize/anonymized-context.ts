@@ -222,7 +222,7 @@ export class AnonymizedContext implements StrategyContext {
 
   readNote(key: string): string | null {
     const text = this.guard(() => this.real.readNote(key));
-    return text === null ? null : this.a.text(text);
+    return text === null ? null : this.a.tickers(text);
   }
 
   review(period: "week" | "month", content: string): void {
@@ -252,8 +252,8 @@ export class AnonymizedContext implements StrategyContext {
 
   private mapCitation(c: Citation): Citation {
     // Memory written during the run is already anonymized (the model wrote it, stamped with
-    // shifted times); text seeded from outside (--preset, --memory-from) may not be.
-    return { ...c, path: this.a.text(c.path), snippet: this.a.text(c.snippet) };
+    // shifted times); text seeded from outside (--preset, --memory-from) may hold real tickers.
+    return { ...c, snippet: this.a.tickers(c.snippet) };
   }
 
   private mapBar(real: string, b: Bar): Bar {

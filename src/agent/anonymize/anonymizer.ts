@@ -112,13 +112,21 @@ export class Anonymizer {
   }
 
   /**
+   * Real tickers in `text` replaced by their names, nothing else: for memory, which the run wrote
+   * on the shifted clock already (a date there must not be shifted twice).
+   */
+  tickers(text: string): string {
+    return this.tickerPattern ? text.replace(this.tickerPattern, (t) => this.symbol(t)) : text;
+  }
+
+  /**
    * Free text from the framework (order reasons, error messages, the strategy prompt, memory
    * seeded from outside): real tickers become their names, and dates (YYYY-MM-DD, optionally with
    * a time) are shifted. With `money`, amounts written with exactly two decimals and not followed
    * by "%" (the broker's money format) are scaled as money.
    */
   text(text: string, options: { money?: boolean } = {}): string {
-    let out = this.tickerPattern ? text.replace(this.tickerPattern, (t) => this.symbol(t)) : text;
+    let out = this.tickers(text);
     out = out.replace(/\b(\d{4})-(\d{2})-(\d{2})\b/g, (whole, y: string, m: string, d: string) => {
       const t = Date.UTC(Number(y), Number(m) - 1, Number(d));
       return Number.isFinite(t) ? dayKey(t + this.offsetMs) : whole;
