@@ -246,6 +246,17 @@ describe("--anonymize", async () => {
     expect(journal.every((f) => f.startsWith("2300-"))).toBe(true);
   });
 
+  it("month reviews follow the shifted calendar, not the real one", () => {
+    const reviews = anonServer.requests.filter(
+      (r) => isMoment(r) && turnMessages(r).length === 0 && userOf(r).includes('key "month_'),
+    );
+    const dates = reviews.map((r) => /Bar \d+ of \d+: (\S+),/.exec(userOf(r))?.[1]);
+    // Real August 2004 ends 9 bars in (2004-08-31, shown as 2300-01-16): no review there. The
+    // shifted January ends on Wednesday 2300-01-31 (real 2004-09-15, a trading day).
+    expect(dates).toEqual(["2300-01-31"]);
+    expect(userOf(reviews[0] as RecordedRequest)).toContain('key "month_2300-01"');
+  });
+
   it("trades, equity and metrics are the real run's: identical to the same answers without --anonymize", () => {
     for (const file of ["trades.csv", "equity.csv"]) {
       expect(fs.readFileSync(path.join(anon.dir, file), "utf8"), file).toBe(
