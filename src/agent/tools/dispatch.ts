@@ -58,14 +58,8 @@ export async function dispatchToolCall(
 ): Promise<ToolCallOutcome> {
   const parsed = parseArguments(call.arguments);
   const args = parsed.ok ? parsed.value : null;
-  const fail = (type: ToolCallErrorType, message: string, hint: string): ToolCallOutcome => ({
-    id: call.id,
-    name: call.name,
-    args,
-    result: null,
-    error: { type, message },
-    content: JSON.stringify({ error: message, hint }),
-  });
+  const fail = (type: ToolCallErrorType, message: string, hint: string) =>
+    failedCall(call, args, type, message, hint);
 
   const tool = tools.find((candidate) => candidate.name === call.name);
   if (tool === undefined) {
@@ -143,10 +137,20 @@ export function refuseToolCall(
   hint: string,
 ): ToolCallOutcome {
   const parsed = parseArguments(call.arguments);
+  return failedCall(call, parsed.ok ? parsed.value : null, type, message, hint);
+}
+
+function failedCall(
+  call: ToolCall,
+  args: unknown | null,
+  type: ToolCallErrorType,
+  message: string,
+  hint: string,
+): ToolCallOutcome {
   return {
     id: call.id,
     name: call.name,
-    args: parsed.ok ? parsed.value : null,
+    args,
     result: null,
     error: { type, message },
     content: JSON.stringify({ error: message, hint }),
