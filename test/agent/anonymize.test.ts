@@ -272,6 +272,21 @@ describe("--anonymize", async () => {
     expect(trades.split("\n")[1]).toMatch(/,10,/);
   });
 
+  it("an anonymized run replays from its recording with no network call", async () => {
+    const before = anonServer.requests.length;
+    const replay = await runLlm({
+      ...common,
+      baseURL: anonServer.url,
+      runsRoot: path.join(work, "anon-replay"),
+      agent: { cache: false, anonymize: true, replay: anon.dir },
+    });
+    expect(replay.result.status).toBe("completed");
+    expect(anonServer.requests.length).toBe(before);
+    expect(fs.readFileSync(path.join(replay.dir, "trades.csv"), "utf8")).toBe(
+      fs.readFileSync(path.join(plain.dir, "trades.csv"), "utf8"),
+    );
+  });
+
   it("result.json records the mapping and the cut-off", () => {
     const record = anon.result.lookAhead;
     expect(record?.anonymized?.symbols).toEqual({ SPY: "ASSET_A", GOOG: "ASSET_B" });
