@@ -1,9 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { Anonymizer } from "../agent/anonymize/anonymizer.js";
-import { shiftedMemoryPort } from "../agent/anonymize/shifted-memory-port.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
-import type { MarketData } from "../engine/types.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
 import {
   type MemorySeed,
@@ -18,8 +15,8 @@ import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import { finishResult, startResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
+import { lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
-import { cutoffWarning, modelCutoff } from "./model-cutoff.js";
 import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
@@ -105,7 +102,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     loadMs,
     startedAt,
   });
-  if (config.agent) result.lookAhead = lookAhead.record;
+  if (lookAhead.record) result.lookAhead = lookAhead.record;
   // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
   const paramOverrides = config.paramOverrides ?? config.params;
   writeJsonAtomic(path.join(dir, "config.json"), {
@@ -139,16 +136,15 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     config.recall,
     config.agent?.replay ?? null,
     process.env,
-    lookAhead.anonymizer ? data.times.map((t) => lookAhead.anonymizer?.time(t) ?? t) : data.times,
+    lookAhead.memoryTimes(data.times),
   );
-  const port = memoryPort(workspace, recall);
   const simulated = await simulate({
     data,
     broker: config.broker,
     strategy,
     startIndex,
     params,
-    memory: lookAhead.anonymizer ? shiftedMemoryPort(port, lookAhead.anonymizer) : port,
+    memory: lookAhead.memoryPort(memoryPort(workspace, recall)),
     onEvent: options.onEvent,
     onStart: options.onStart,
     strategyPath: config.strategyPath,
@@ -193,32 +189,6 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
   emit({ type: "run_finished", result });
   return result;
-}
-
-/**
- * The two guards against the model remembering history (SPEC §8): `--anonymize` builds the
- * translation of everything the model sees; otherwise a window that starts before the model's
- * training cut-off (`--model-cutoff`, or the built-in table) is warned about. Both are recorded.
- */
-function lookAheadGuard(config: RunConfig, data: MarketData, startIndex: number) {
-  const agent = config.agent;
-  if (!agent) return { anonymizer: null, warning: null, record: undefined };
-  const intraday = isIntraday(data.times);
-  const cutoff = modelCutoff(agent.model, agent.modelCutoff);
-  // The test window: the first simulated bar on (the bars before --from are history).
-  const first = data.times[startIndex];
-  const start = first === undefined ? null : timeLabel(first, intraday);
-  const anonymizer = agent.anonymize ? new Anonymizer(data, intraday) : null;
-  const warning = anonymizer ? null : cutoffWarning(agent.model, cutoff, start);
-  return {
-    anonymizer,
-    warning,
-    record: {
-      anonymized: anonymizer?.describe() ?? null,
-      modelCutoff: cutoff,
-      overlapsTrainingData: cutoff && start ? start.slice(0, 10) <= cutoff.date : null,
-    },
-  };
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
