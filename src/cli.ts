@@ -176,6 +176,14 @@ export function buildProgram(): Command {
       "--checkpoint-every <bars>",
       "bars between checkpoints for `agenticbt resume` (default 1 for an LLM agent, 1000 for code)",
     )
+    .option(
+      "--anonymize",
+      "the model sees ASSET_A… for tickers, dates moved to 2300 and prices rebased to 100 (results stay real)",
+    )
+    .option(
+      "--model-cutoff <date>",
+      "the model's training cut-off (YYYY-MM-DD); default: a built-in table of common models",
+    )
     .optionsGroup("Output:")
     .addOption(new Option("--json", "print result.json alone on stdout"))
     .option("-q, --quiet", "no progress output")

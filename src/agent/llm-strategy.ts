@@ -49,7 +49,8 @@ export interface AgentStats {
   toolCalls: number;
   /** Turns that ended abnormally, by type (max_steps, timeout, rate_limit, budget_exhausted…). */
   turnErrors: Record<string, number>;
-  /** Tool calls that failed, by type (malformed_json, unknown_tool, invalid_arguments, tool_error). */
+  /** Tool calls that failed, by type (malformed_json, unknown_tool, invalid_arguments, tool_error,
+   * call_limit). */
   toolErrors: Record<string, number>;
 }
 

@@ -1,4 +1,4 @@
-import { dispatchToolCall, type ToolCallOutcome } from "./tools/dispatch.js";
+import { dispatchToolCall, refuseToolCall, type ToolCallOutcome } from "./tools/dispatch.js";
 import { type ToolDefinition, toOpenAiTools } from "./tools/tool-definition.js";
 import type { ToolHost } from "./tools/tool-host.js";
 import {
@@ -12,6 +12,13 @@ import {
 /** Failures that end the run rather than one decision: a replay that no longer matches its
  * recording cannot go on meaningfully. */
 const FATAL = new Set(["replay_divergence", "replay_exhausted"]);
+
+/**
+ * Most tool calls of one answer that are run. A model (or a hostile prompt) can ask for hundreds in
+ * one answer; each would run and its result re-enter the prompt. The excess is answered with a
+ * `call_limit` tool error and not run, so the model learns the cap and can go on with a next step.
+ */
+export const MAX_TOOL_CALLS_PER_ANSWER = 16;
 
 /** Thrown by `beforeCall` when the run's token or cost budget is spent. */
 export class BudgetExhaustedError extends Error {
@@ -94,8 +101,16 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
       }
       return out;
     }
-    for (const call of calls) {
-      const outcome = await dispatchToolCall(call, o.tools, o.host);
+    for (const [index, call] of calls.entries()) {
+      const outcome =
+        index < MAX_TOOL_CALLS_PER_ANSWER
+          ? await dispatchToolCall(call, o.tools, o.host)
+          : refuseToolCall(
+              call,
+              "call_limit",
+              `Too many tool calls in one answer: ${calls.length} were sent and only the first ${MAX_TOOL_CALLS_PER_ANSWER} ran; this one (number ${index + 1}) did not run.`,
+              `Send at most ${MAX_TOOL_CALLS_PER_ANSWER} tool calls per answer; repeat the ones you still need in your next answer.`,
+            );
       out.toolCalls.push(outcome);
       messages.push({ role: "tool", tool_call_id: call.id, content: outcome.content });
     }

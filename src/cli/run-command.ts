@@ -9,6 +9,7 @@ import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
 import { HOOK_TIMEOUT_RANGE } from "../runner/hook-timeout.js";
 import { cacheFailureWarning } from "../runner/llm-cache-warning.js";
+import { parseModelCutoff } from "../runner/model-cutoff.js";
 import { rejectionWarning } from "../runner/order-outcomes.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
@@ -85,6 +86,8 @@ export interface RunCommandOptions {
   resume?: string;
   checkpointEvery?: string;
   prompt?: string;
+  anonymize?: boolean;
+  modelCutoff?: string;
   preset?: string[];
   memoryFrom?: string;
   embedModel?: string;
@@ -139,6 +142,8 @@ function agentOptions(strategy: string | undefined, o: RunCommandOptions): Agent
     cacheDir: o.cacheDir === undefined ? null : path.resolve(nonBlank("--cache-dir", o.cacheDir)),
     replay: o.replay ?? null,
     prompt: o.prompt ?? null,
+    anonymize: o.anonymize === true,
+    modelCutoff: o.modelCutoff === undefined ? null : parseModelCutoff(o.modelCutoff),
   };
 }
 
@@ -157,6 +162,11 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
   if (o.prompt !== undefined && o.prompt.trim() === "") {
     throw new UsageError(
       '--prompt is empty: write the strategy in it (--prompt "Buy when RSI(14) < 30…"), or pass a strategies/<name>.md file.',
+    );
+  }
+  if ((o.anonymize || o.modelCutoff !== undefined) && !isLlmStrategy(strategy, o)) {
+    throw new UsageError(
+      `${o.anonymize ? "--anonymize" : "--model-cutoff"} is for LLM strategies (a .md file or --prompt): a code strategy does not remember history.`,
     );
   }
   if (!o.data || o.data.length === 0) {

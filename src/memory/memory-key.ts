@@ -15,6 +15,9 @@ const KEY_SHAPE =
 
 const KEY_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
 
+/** Windows device names: "NUL.md" or "com1.txt.md" opens the device there, not a file. */
+const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/i;
+
 /**
  * Returns `key` unchanged when it is safe as a single file name inside the run directory. The
  * checks are ordered so the message names the most telling problem (a traversal attempt is
@@ -37,6 +40,9 @@ export function validateMemoryKey(key: string): string {
       "it contains a character other than A-Z a-z 0-9 _ . -",
       KEY_SHAPE,
     );
+  }
+  if (RESERVED.test(key)) {
+    throw new MemoryKeyError(key, "it is a reserved device name on Windows", KEY_SHAPE);
   }
   return key;
 }

@@ -28,6 +28,10 @@ export interface AgentOptions {
   replay: string | null;
   /** `--prompt "…"` instead of a .md file. */
   prompt: string | null;
+  /** `--anonymize`: the model sees neutral tickers, shifted dates and rebased prices. */
+  anonymize: boolean;
+  /** `--model-cutoff YYYY-MM-DD`; null: the built-in table's entry for the model, if any. */
+  modelCutoff: string | null;
 }
 
 export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
@@ -51,6 +55,8 @@ export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
   cacheDir: null,
   replay: null,
   prompt: null,
+  anonymize: false,
+  modelCutoff: null,
 };
 
 /** `--moments eod,fill,close,week,month,run_end` (any subset, comma-separated; "none" for none). */

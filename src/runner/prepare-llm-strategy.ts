@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { AgentEventListener } from "../agent/agent-events.js";
+import { anonymizeStrategy } from "../agent/anonymize/anonymized-strategy.js";
+import type { Anonymizer } from "../agent/anonymize/anonymizer.js";
 import type { ResumedCalls } from "../agent/llm/resumed-calls.js";
 import {
   type AgentStats,
@@ -49,6 +51,10 @@ export interface PreparedLlm {
     resumed?: ResumedCalls | null;
     /** A warning for the user now (an answer the cache could not store). */
     onWarning?: (message: string) => void;
+    /** `--anonymize`: the translation of everything the model sees, or null. */
+    anonymizer?: Anonymizer | null;
+    /** The master timeline's real times (the anonymized calendar is computed from them). */
+    realTimes?: Float64Array;
   }): Promise<Strategy<unknown>>;
   /** For the checkpoint: the usage counters (result.json's llm.usage) and the transcript's
    * length so far, once the strategy exists. */
@@ -180,21 +186,31 @@ export async function prepareLlmStrategy(
           );
         }
       };
+      const anon = args.anonymizer ?? null;
       const settingsForStrategy: Parameters<typeof createLlmStrategy>[0] = {
         name,
-        prompt,
+        prompt: anon ? anon.text(prompt) : prompt,
         model: o.model,
         maxSteps: o.maxSteps,
         maxFailedDecisions: o.maxFailedDecisions,
         every: o.every,
         contextBars: o.contextBars,
         moments: new Set(o.moments),
-        tradingTerms: tradingTerms(args.broker),
+        tradingTerms: tradingTerms(
+          anon
+            ? {
+                ...args.broker,
+                initialCash: anon.money(args.broker.initialCash),
+                commissionFixed: anon.money(args.broker.commissionFixed),
+                tickSize: anon.money(args.broker.tickSize),
+              }
+            : args.broker,
+        ),
       };
       if (o.temperature !== null) settingsForStrategy.temperature = o.temperature;
       if (o.seed !== null) settingsForStrategy.seed = o.seed;
       if (o.maxOutputTokens !== null) settingsForStrategy.maxOutputTokens = o.maxOutputTokens;
-      return createLlmStrategy(settingsForStrategy, {
+      const strategy = createLlmStrategy(settingsForStrategy, {
         stats: agentStats,
         model: client,
         onResponse: () => {},
@@ -204,6 +220,9 @@ export async function prepareLlmStrategy(
         totalBars: args.totalBars,
         ...(args.onEvent ? { onEvent: args.onEvent } : {}),
       }) as Strategy<unknown>;
+      return anon
+        ? anonymizeStrategy(strategy, anon, args.realTimes ?? new Float64Array())
+        : strategy;
     },
   };
 }

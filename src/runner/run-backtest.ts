@@ -22,6 +22,7 @@ import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
 import { cacheFailureWarning } from "./llm-cache-warning.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
+import { lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
 import { snapshotMemory } from "./memory-snapshot.js";
 import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
@@ -124,6 +125,8 @@ async function runGuarded(
   checkRecallOptions(config.recall);
   const resume = options.resume ?? null;
   if (resume) checkResumeInputs(resume, dataInfo, sha256(strategyText));
+  const lookAhead = lookAheadGuard(config, data, startIndex);
+  if (lookAhead.warning !== null) warnings.push(lookAhead.warning);
   const loadMs = performance.now() - t0;
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
@@ -150,6 +153,8 @@ async function runGuarded(
           ? new ResumedCalls(readTranscript(path.join(dir, TRANSCRIPT_FILE)), dir)
           : null,
         onWarning: (message) => emit({ type: "warning", message }),
+        anonymizer: lookAhead.anonymizer,
+        realTimes: data.times,
       })
     : (code as Strategy<unknown>);
   const startedAt = resume?.previous.startedAt ?? new Date().toISOString();
@@ -171,6 +176,7 @@ async function runGuarded(
     loadMs,
     startedAt,
   });
+  if (lookAhead.record) result.lookAhead = lookAhead.record;
   const checkpoint = resume?.checkpoint ?? null;
   if (resume) {
     const record: ResumeRecord = {
@@ -231,7 +237,7 @@ async function runGuarded(
     config.recall,
     config.agent?.replay ?? null,
     process.env,
-    data.times,
+    lookAhead.memoryTimes(data.times),
   );
   const memoryTally = new MemoryTally();
   const checkpointer = new Checkpointer({
@@ -250,7 +256,7 @@ async function runGuarded(
     strategy,
     startIndex,
     params,
-    memory: memoryTally.wrap(memoryPort(workspace, recall)),
+    memory: memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall))),
     onEvent: options.onEvent,
     onStart: (h) => {
       loop = h;

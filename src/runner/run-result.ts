@@ -1,3 +1,4 @@
+import type { AnonymizationRecord } from "../agent/anonymize/anonymizer.js";
 import type { RecallHealth } from "../memory/recall/index.js";
 import type { BenchmarkMetrics, Metrics } from "../metrics/types.js";
 import type { OrderCounts } from "./order-outcomes.js";
@@ -81,6 +82,16 @@ export interface RunResult {
   /** Each `agenticbt resume` of this run: when, and from which checkpoint (absent: never). */
   resumed?: ResumeRecord[];
   agenticbt: { version: string; node: string };
+  /**
+   * LLM runs: the guards against the model remembering the real history (SPEC §8): the
+   * `--anonymize` mapping (null when off) and the model's training cut-off, if known.
+   */
+  lookAhead?: {
+    anonymized: AnonymizationRecord | null;
+    modelCutoff: { date: string; source: "flag" | "table" } | null;
+    /** Whether the test window starts on or before the cut-off (null: cut-off unknown). */
+    overlapsTrainingData: boolean | null;
+  };
   /** An LLM strategy's model settings and usage (tokens, calls, latency, errors, cost). */
   llm: LlmRunInfo | null;
 }

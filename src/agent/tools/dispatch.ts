@@ -8,7 +8,8 @@ export type ToolCallErrorType =
   | "malformed_json"
   | "unknown_tool"
   | "invalid_arguments"
-  | "tool_error";
+  | "tool_error"
+  | "call_limit";
 
 export interface ToolCallError {
   type: ToolCallErrorType;
@@ -57,14 +58,8 @@ export async function dispatchToolCall(
 ): Promise<ToolCallOutcome> {
   const parsed = parseArguments(call.arguments);
   const args = parsed.ok ? parsed.value : null;
-  const fail = (type: ToolCallErrorType, message: string, hint: string): ToolCallOutcome => ({
-    id: call.id,
-    name: call.name,
-    args,
-    result: null,
-    error: { type, message },
-    content: JSON.stringify({ error: message, hint }),
-  });
+  const fail = (type: ToolCallErrorType, message: string, hint: string) =>
+    failedCall(call, args, type, message, hint);
 
   const tool = tools.find((candidate) => candidate.name === call.name);
   if (tool === undefined) {
@@ -128,6 +123,37 @@ export async function dispatchToolCall(
     error: null,
     // A tool without a meaningful answer still confirms it ran.
     content: bound(text ?? JSON.stringify({ ok: true }), tool.name),
+  };
+}
+
+/**
+ * A call that is not run at all (past the per-answer cap): it still gets a result, since the API
+ * requires one per call id, and that result says why it did not run.
+ */
+export function refuseToolCall(
+  call: ToolCall,
+  type: ToolCallErrorType,
+  message: string,
+  hint: string,
+): ToolCallOutcome {
+  const parsed = parseArguments(call.arguments);
+  return failedCall(call, parsed.ok ? parsed.value : null, type, message, hint);
+}
+
+function failedCall(
+  call: ToolCall,
+  args: unknown | null,
+  type: ToolCallErrorType,
+  message: string,
+  hint: string,
+): ToolCallOutcome {
+  return {
+    id: call.id,
+    name: call.name,
+    args,
+    result: null,
+    error: { type, message },
+    content: JSON.stringify({ error: message, hint }),
   };
 }
 

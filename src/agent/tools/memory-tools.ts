@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { validateMemoryKey } from "../../memory/memory-key.js";
+import { plainText } from "./plain-text.js";
 import { defineTool } from "./tool-definition.js";
 
 export const memoryLogTool = defineTool({
@@ -8,7 +9,7 @@ export const memoryLogTool = defineTool({
     "Append one entry to today's journal (journal/<simulated date>.md), stamped with the " +
     "simulated time. Use it for observations, decisions and the end-of-day review. Append-only.",
   parameters: z.strictObject({
-    content: z.string().min(1).max(4000).describe("Markdown text, 1-4000 characters."),
+    content: plainText(1, 4000).describe("Markdown text, 1-4000 characters."),
   }),
   run: (args, host) => host.memoryLog(args.content),
 });
@@ -45,7 +46,7 @@ export const memoryNoteTool = defineTool({
     "Any other key is a free note.",
   parameters: z.strictObject({
     key: memoryKey,
-    content: z.string().min(1).max(20_000).describe("Markdown text, 1-20000 characters."),
+    content: plainText(1, 20_000).describe("Markdown text, 1-20000 characters."),
   }),
   run: (args, host) => host.memoryNote(args.key, args.content),
 });
@@ -56,7 +57,7 @@ export const memoryRecallTool = defineTool({
     "Search your journal, notes, reviews and playbook (only what was written up to now) by " +
     "keywords. Returns citations {path, startLine, endLine, snippet, score, source}, best first.",
   parameters: z.strictObject({
-    query: z.string().min(1).max(500).describe("Keywords, 1-500 characters."),
+    query: plainText(1, 500).describe("Keywords, 1-500 characters."),
     limit: z
       .number()
       .int()

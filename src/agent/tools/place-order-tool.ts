@@ -1,11 +1,19 @@
 import { z } from "zod";
 import type { TimeInForce } from "../../engine/types.js";
 import { didYouMean } from "../../util/did-you-mean.js";
+import { plainText } from "./plain-text.js";
 import { resolveSymbol, symbolParameter } from "./resolve-symbol.js";
 import { defineTool } from "./tool-definition.js";
 import type { PlaceOrderArgs } from "./tool-host.js";
 
-const priceParameter = (what: string) => z.number().positive().describe(what);
+/**
+ * Largest quantity or price an order may state. Far above any real instrument (a price of 1e12, or
+ * 1e12 units), yet small enough that quantity × price stays exact enough in a double and finite:
+ * 1e308 passes `positive()` and would otherwise reach the broker as a real order.
+ */
+export const MAX_ORDER_NUMBER = 1e12;
+
+const priceParameter = (what: string) => z.number().positive().max(MAX_ORDER_NUMBER).describe(what);
 
 /** Names a model may borrow from elsewhere (the code strategy API, other brokers' APIs). */
 const PARAMETER_ALIASES: Readonly<Record<string, string>> = {
@@ -52,7 +60,12 @@ const placeOrderShape = {
       "market (default): fills at the next bar's open. limit: buy fills at or below limit_price, " +
         "sell at or above. stop: buy triggers at or above stop_price, sell at or below.",
     ),
-  quantity: z.number().positive().optional().describe("Size in units (shares, coins), > 0."),
+  quantity: z
+    .number()
+    .positive()
+    .max(MAX_ORDER_NUMBER)
+    .optional()
+    .describe("Size in units (shares, coins), > 0."),
   fraction_of_equity: z
     .number()
     .positive()
@@ -90,9 +103,7 @@ const placeOrderShape = {
       'How long the order works: "gtc" until filled or cancelled (default), "day" until the end ' +
         "of its first trading day, or a number of bars.",
     ),
-  reason: z
-    .string()
-    .max(500)
+  reason: plainText(0, 500)
     .optional()
     .describe("Why, in one sentence (<= 500 characters); kept in the order records."),
 };

@@ -1,0 +1,53 @@
+import {
+  type CalendarFlags,
+  calendarFlagsAt,
+  isoWeekKey,
+  monthKey,
+} from "../../engine/calendar.js";
+import type { Strategy, StrategyContext } from "../../strategy/types.js";
+import { AnonymizedContext } from "./anonymized-context.js";
+import type { Anonymizer } from "./anonymizer.js";
+
+/**
+ * `inner` (the LLM trader) as it runs under --anonymize: each hook gets the anonymized view of the
+ * context and of the fill, trade or order update it is about. Month ends follow the shifted
+ * calendar (a whole-week shift keeps days and weeks, not months), so a month review is asked for
+ * at the end of a shifted month and names it; the real month end is not passed on.
+ */
+export function anonymizeStrategy<S>(
+  inner: Strategy<S>,
+  a: Anonymizer,
+  realTimes: Float64Array,
+): Strategy<S> {
+  const shifted = realTimes.map((t) => a.time(t));
+  const flags: CalendarFlags = { dayEnd: false, weekEnd: false, monthEnd: false };
+  const view = (ctx: StrategyContext) => new AnonymizedContext(ctx, a);
+  const out: Strategy<S> = {
+    name: inner.name,
+    onBar: (ctx, state) => inner.onBar(view(ctx), state),
+    async onBarEnd(ctx, state) {
+      const v = view(ctx);
+      if (inner.onMonthEnd && calendarFlagsAt(shifted, ctx.index, flags).monthEnd) {
+        await inner.onMonthEnd(v, monthKey(v.time), state);
+      }
+      await inner.onBarEnd?.(v, state);
+    },
+  };
+  if (inner.description !== undefined) out.description = a.text(inner.description);
+  if (inner.params !== undefined) out.params = inner.params;
+  if (inner.init) {
+    const init = inner.init.bind(inner);
+    out.init = (ctx) => init(view(ctx));
+  }
+  const { onFill, onTradeClosed, onOrderUpdate, onDayEnd, onWeekEnd, onRunEnd } = inner;
+  if (onFill) out.onFill = (ctx, fill, s) => onFill(view(ctx), view(ctx).mapFill(fill), s);
+  if (onTradeClosed)
+    out.onTradeClosed = (ctx, t, s) => onTradeClosed(view(ctx), view(ctx).mapTrade(t), s);
+  if (onOrderUpdate)
+    out.onOrderUpdate = (ctx, u, s) => onOrderUpdate(view(ctx), view(ctx).mapUpdate(u), s);
+  if (onDayEnd) out.onDayEnd = (ctx, day, s) => onDayEnd(view(ctx), a.text(day), s);
+  if (onWeekEnd)
+    out.onWeekEnd = (ctx, _week, s) => onWeekEnd(view(ctx), isoWeekKey(a.time(ctx.time)), s);
+  if (onRunEnd) out.onRunEnd = (ctx, s) => onRunEnd(view(ctx), s);
+  return out;
+}
