@@ -50,7 +50,7 @@ function fingerprints(dir: string, id: string): Record<string, string> {
   return out;
 }
 
-const rows: { ms: number; rss: number; t: Record<string, number> }[] = [];
+const rows: { ms: number; cpu: number; rss: number; t: Record<string, number> }[] = [];
 let prints: Record<string, string> = {};
 for (let k = 0; k < runs; k++) {
   const runsDir = path.join(tmp, "runs");
@@ -77,11 +77,11 @@ for (let k = 0; k < runs; k++) {
   );
   const line = r.stderr.split("\n").find((l) => l.startsWith("BENCH "));
   if (r.status !== 0 || !line) throw new Error(`run failed (${r.status}): ${r.stderr}`);
-  const b = JSON.parse(line.slice(6)) as { ms: number; maxRssMB: number };
+  const b = JSON.parse(line.slice(6)) as { ms: number; cpuMs: number; maxRssMB: number };
   const result = JSON.parse(r.stdout) as { id: string; timings: Record<string, number> };
-  rows.push({ ms: b.ms, rss: b.maxRssMB, t: result.timings });
+  rows.push({ ms: b.ms, cpu: b.cpuMs, rss: b.maxRssMB, t: result.timings });
   console.log(
-    `run ${k + 1}: ${(b.ms / 1000).toFixed(2)} s (load ${result.timings.loadMs}, simulate ${result.timings.simulateMs}, write ${result.timings.writeMs} ms), peak RSS ${b.maxRssMB.toFixed(0)} MB, load avg ${os.loadavg()[0]?.toFixed(2)}`,
+    `run ${k + 1}: ${(b.ms / 1000).toFixed(2)} s, CPU ${(b.cpuMs / 1000).toFixed(2)} s (load ${result.timings.loadMs}, simulate ${result.timings.simulateMs}, write ${result.timings.writeMs} ms), peak RSS ${b.maxRssMB.toFixed(0)} MB, load avg ${os.loadavg()[0]?.toFixed(2)}`,
   );
   const p = fingerprints(path.join(runsDir, result.id), result.id);
   if (process.env.KEEP)
@@ -93,7 +93,7 @@ for (let k = 0; k < runs; k++) {
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const key = (k: string) => med(rows.map((r) => r.t[k] as number));
 console.log(
-  `median of ${runs}: ${(med(rows.map((r) => r.ms)) / 1000).toFixed(2)} s (load ${key("loadMs")}, simulate ${key("simulateMs")} = ${(1e6 / (key("simulateMs") / 1000) / 1e6).toFixed(2)}M bars/s, write ${key("writeMs")} ms), peak RSS ${Math.max(...rows.map((r) => r.rss)).toFixed(0)} MB`,
+  `median of ${runs}: ${(med(rows.map((r) => r.ms)) / 1000).toFixed(2)} s, CPU ${(med(rows.map((r) => r.cpu)) / 1000).toFixed(2)} s (load ${key("loadMs")}, simulate ${key("simulateMs")} = ${(1e6 / (key("simulateMs") / 1000) / 1e6).toFixed(2)}M bars/s, write ${key("writeMs")} ms), peak RSS ${Math.max(...rows.map((r) => r.rss)).toFixed(0)} MB`,
 );
 const save = opt("--save");
 if (save) fs.writeFileSync(save, `${JSON.stringify(prints, null, 2)}\n`);

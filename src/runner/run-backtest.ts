@@ -27,7 +27,7 @@ import { checkRecallOptions, RunRecall } from "./run-recall.js";
 import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
 import { storeStrategy } from "./strategy-copy.js";
-import { tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
+import { tradesCsv, writeEquityCsv, writeLines, writeText } from "./write-outputs.js";
 
 export type { RunHandle };
 
@@ -164,8 +164,8 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     simulated.intraday,
   );
   writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
-  writeText(path.join(dir, "orders.jsonl"), lines(simulated.orderLog));
-  writeText(path.join(dir, "decisions.jsonl"), lines(simulated.decisionLog));
+  writeLines(path.join(dir, "orders.jsonl"), simulated.orderLog);
+  writeLines(path.join(dir, "decisions.jsonl"), simulated.decisionLog);
   const simulateMs = simulated.simulateMs;
   result.timings = {
     loadMs: round(loadMs),
@@ -186,8 +186,6 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
-
-const lines = (records: string[]) => (records.length ? `${records.join("\n")}\n` : "");
 
 /** report.html from the arrays in memory; a page that cannot be written never fails the run. */
 async function writeReport(dir: string, inputs: ReportInputs): Promise<string | null> {
