@@ -10,7 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { randomWalk, writeCsv } from "./generate-series.js";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
+// AGENTICBT_ROOT: another checkout's build to measure (a before/after comparison).
+const ROOT = process.env.AGENTICBT_ROOT ?? path.resolve(import.meta.dirname, "..");
 const argv = process.argv.slice(2);
 const runs = Number(argv.find((a) => /^\d+$/.test(a)) ?? 3);
 const opt = (name: string) => {
@@ -59,6 +60,7 @@ for (let k = 0; k < runs; k++) {
     process.execPath,
     [
       ...(process.env.CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.CPU_PROF] : []),
+      ...(process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(" ") : []),
       path.join(ROOT, "bench", "e2e-child.mjs"),
       "run",
       path.join(ROOT, "strategies", "sma-crossover.ts"),
