@@ -6,6 +6,13 @@ const t0 = performance.now();
 const code = await main(["node", "agenticbt", ...process.argv.slice(2)]);
 const ms = performance.now() - t0;
 process.stderr.write(
-  `\nBENCH ${JSON.stringify({ code, ms, maxRssMB: process.resourceUsage().maxRSS / 1024 })}\n`,
+  `\nBENCH ${JSON.stringify({ code, ms, cpuMs: cpuMs(), maxRssMB: process.resourceUsage().maxRSS / 1024 })}\n`,
 );
 process.exitCode = code;
+
+/** CPU time of the whole process (all threads), user and system: steadier than wall time on a
+ * shared machine. */
+function cpuMs() {
+  const u = process.resourceUsage();
+  return (u.userCPUTime + u.systemCPUTime) / 1000;
+}

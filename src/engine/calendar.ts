@@ -146,6 +146,30 @@ export function timeLabel(t: Millis, intraday: boolean): string {
   return `${dayKey(t)} ${pad2(h)}:${pad2(m)}:${pad2(secs % 60)}`;
 }
 
+const CLOCK = Array.from({ length: 60 }, (_, n) => pad2(n));
+
+/**
+ * `timeLabel` for many timestamps in time order (a million-row CSV): the day's key is formatted
+ * once per day, the clock from a table. Same text as `timeLabel`.
+ */
+export function timeLabeler(intraday: boolean): (t: Millis) => string {
+  let day = Number.NaN;
+  let dayText = "";
+  let dayPrefix = "";
+  return (t) => {
+    const d = Math.floor(t / DAY_MS);
+    if (d !== day) {
+      day = d;
+      dayText = dayKey(t);
+      dayPrefix = `${dayText} `;
+    }
+    if (!intraday) return dayText;
+    const secs = Math.floor((t - d * DAY_MS) / 1000);
+    const m = Math.floor((secs % 3600) / 60);
+    return `${dayPrefix}${CLOCK[Math.floor(secs / 3600)]}:${CLOCK[m]}:${CLOCK[secs % 60]}`;
+  };
+}
+
 /** Whether any timestamp carries a time of day (then labels show it). */
 export function isIntraday(times: Float64Array): boolean {
   for (let i = 0; i < times.length; i++) if ((times[i] as number) % DAY_MS !== 0) return true;

@@ -20,10 +20,45 @@ export function medianSpacingDays(times: Float64Array): number | null {
   if (times.length < 2) return null;
   const gaps = new Float64Array(times.length - 1);
   for (let i = 1; i < times.length; i++) gaps[i - 1] = (times[i]! - times[i - 1]!) / MS_PER_DAY;
-  // Typed arrays sort numerically and natively: fast at a million bars.
-  gaps.sort();
+  // Selection, not a sort: linear at a million bars (whose gaps are mostly equal).
   const mid = gaps.length >> 1;
-  return gaps.length % 2 === 1 ? gaps[mid]! : (gaps[mid - 1]! + gaps[mid]!) / 2;
+  const upper = select(gaps, mid);
+  if (gaps.length % 2 === 1) return upper;
+  // The lower middle is the largest value left of `mid` once it is in place.
+  let lower = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < mid; i++) if (gaps[i]! > lower) lower = gaps[i]!;
+  return (lower + upper) / 2;
+}
+
+/** The k-th smallest value of `xs` (0-based), partitioning `xs` in place around it (Hoare's
+ * selection with a three-way split, so runs of equal values cost one pass). */
+function select(xs: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = xs.length - 1;
+  while (lo < hi) {
+    const pivot = xs[(lo + hi) >> 1]!;
+    // Three-way partition of [lo, hi]: < pivot, = pivot, > pivot.
+    let lt = lo;
+    let gt = hi;
+    let i = lo;
+    while (i <= gt) {
+      const v = xs[i]!;
+      if (v < pivot) {
+        xs[i] = xs[lt]!;
+        xs[lt] = v;
+        lt++;
+        i++;
+      } else if (v > pivot) {
+        xs[i] = xs[gt]!;
+        xs[gt] = v;
+        gt--;
+      } else i++;
+    }
+    if (k < lt) hi = lt - 1;
+    else if (k > gt) lo = gt + 1;
+    else return pivot;
+  }
+  return xs[k]!;
 }
 
 /** UTC day number (days since the epoch) of a timestamp. */

@@ -62,6 +62,12 @@ export class BarLoop {
   private start = 0;
   private startedAt = 0;
   private lastProgressAt = 0;
+  /** Where the loop is: the bar, and the next step of it. */
+  private i = 0;
+  private stepNo = OPEN;
+  private progressEvery = 1;
+  /** A bar finished while its last hook was pending: told to afterBar once that settles. */
+  private finished = -1;
 
   constructor(private readonly p: BarLoopParts) {}
 
@@ -71,71 +77,116 @@ export class BarLoop {
 
   /** Runs bars `start`..end; resolves how it ended. */
   async run(start: number, state: unknown): Promise<LoopEnd> {
-    const { sim, ctx } = this.p;
-    const end = sim.length;
-    const total = end - start;
-    const progressEvery = Math.max(1, Math.floor(total / PROGRESS_STEPS));
-    const progress = this.p.progress;
-    this.start = start;
-    this.peakScanned = start;
-    this.startedAt = performance.now();
-    this.lastProgressAt = this.startedAt;
-    const timeoutMs = this.p.hookTimeoutMs ?? null;
-    let i = start;
-    let step = OPEN;
-    const afterBar = this.p.afterBar;
-    let finished = -1;
-    while (i < end) {
-      const sliceEnd = Math.min(end, i + SLICE);
-      // Synchronous inner loop: it awaits only when a step hands back a promise.
-      while (i < sliceEnd) {
-        // An interrupt or a stop lets the current bar finish and ends before the next one opens.
-        if (step === OPEN) {
-          if (this.interrupted) return "interrupted";
-          if (ctx.stopRequest) return ctx.stopRequest.status;
-        }
-        let wait = this.step(i, step, state);
-        if (wait && timeoutMs !== null) {
-          const bar = i;
-          const fallback = STEP_HOOK[step] ?? "a hook";
-          const decide = step === DECIDE;
-          // Event hooks name themselves when they hand back a promise (onFill, onDayEnd…).
-          const hook = () => (decide ? "onBar" : (this.p.hooks.lastHook ?? fallback));
-          wait = settleWithin(
-            wait,
-            timeoutMs,
-            () => `The strategy's ${hook()} at ${this.p.label(bar)}`,
-          );
-        }
-        step++;
-        if (step > AFTER_CLOSE) {
-          const done = i - start + 1;
-          if (progress && (done % progressEvery === 0 || done === total)) {
-            this.progress(i, done, total);
-          }
-          step = OPEN;
-          finished = i;
-          i++;
-        }
-        if (wait) await wait;
-        if (finished >= 0 && afterBar) {
-          afterBar(finished);
-          finished = -1;
-        }
+    const end = this.begin(start);
+    while (this.i < end) {
+      const sliceEnd = Math.min(end, this.i + SLICE);
+      for (;;) {
+        const r = this.steps(sliceEnd, state);
+        if (r === undefined) break;
+        if (typeof r === "string") return r;
+        await r;
       }
+      const i = this.i;
       if (
-        progress &&
-        step === OPEN &&
+        this.p.progress &&
         i < end &&
         i > start &&
         performance.now() - this.lastProgressAt >= PROGRESS_EVERY_MS
       ) {
-        this.progress(i - 1, i - start, total);
+        this.progress(i - 1, i - start, end - start);
       }
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    if (this.interrupted && i < end) return "interrupted";
-    return ctx.stopRequest?.status ?? "completed";
+    return this.ended(end);
+  }
+
+  /** The same bars without ever yielding, for a strategy whose hooks never return a promise. */
+  runSync(start: number, state: unknown): LoopEnd {
+    const end = this.begin(start);
+    const r = this.steps(end, state);
+    if (r instanceof Promise) {
+      throw new TypeError("a strategy hook returned a promise: run it with simulate()");
+    }
+    return r ?? this.ended(end);
+  }
+
+  private begin(start: number): number {
+    this.start = start;
+    this.peakScanned = start;
+    this.startedAt = performance.now();
+    this.lastProgressAt = this.startedAt;
+    this.i = start;
+    this.stepNo = OPEN;
+    this.progressEvery = Math.max(1, Math.floor((this.p.sim.length - start) / PROGRESS_STEPS));
+    return this.p.sim.length;
+  }
+
+  private ended(end: number): LoopEnd {
+    if (this.interrupted && this.i < end) return "interrupted";
+    return this.p.ctx.stopRequest?.status ?? "completed";
+  }
+
+  /**
+   * Runs steps synchronously up to bar `until` (exclusive, at a bar's start): undefined when it got
+   * there, how the run ended when it stopped, or the promise a step handed back (the caller awaits
+   * it, then calls again to go on from the next step).
+   */
+  private steps(until: number, state: unknown): Promise<void> | LoopEnd | undefined {
+    const { ctx } = this.p;
+    const progress = this.p.progress;
+    const total = this.p.sim.length - this.start;
+    const afterBar = this.p.afterBar;
+    const timeoutMs = this.p.hookTimeoutMs ?? null;
+    // Back from awaiting the hook that ended a bar: that bar is now wholly done.
+    if (this.finished >= 0) {
+      afterBar?.(this.finished);
+      this.finished = -1;
+    }
+    let i = this.i;
+    let step = this.stepNo;
+    while (i < until) {
+      // An interrupt or a stop lets the current bar finish and ends before the next one opens.
+      if (step === OPEN) {
+        if (this.interrupted) return "interrupted";
+        if (ctx.stopRequest) return ctx.stopRequest.status;
+      }
+      let wait = this.step(i, step, state);
+      if (wait && timeoutMs !== null) wait = this.withTimeout(wait, timeoutMs, i, step);
+      step++;
+      let finished = -1;
+      if (step > AFTER_CLOSE) {
+        const done = i - this.start + 1;
+        if (progress && (done % this.progressEvery === 0 || done === total)) {
+          this.progress(i, done, total);
+        }
+        step = OPEN;
+        finished = i;
+        i++;
+      }
+      if (wait) {
+        this.i = i;
+        this.stepNo = step;
+        this.finished = finished;
+        return wait;
+      }
+      if (finished >= 0) afterBar?.(finished);
+    }
+    this.i = i;
+    this.stepNo = step;
+    return undefined;
+  }
+
+  /** A hook's promise that fails the run once it stays pending past the timeout. */
+  private withTimeout(
+    wait: Promise<void>,
+    timeoutMs: number,
+    bar: number,
+    step: number,
+  ): Promise<void> {
+    const fallback = STEP_HOOK[step] ?? "a hook";
+    // Event hooks name themselves when they hand back a promise (onFill, onDayEnd…).
+    const hook = () => (step === DECIDE ? "onBar" : (this.p.hooks.lastHook ?? fallback));
+    return settleWithin(wait, timeoutMs, () => `The strategy's ${hook()} at ${this.p.label(bar)}`);
   }
 
   /** The live view of the account at bar `i`: everything a renderer shows, no file read. */

@@ -19,18 +19,37 @@ export function orderSummary(o: Order) {
   };
 }
 
-/** One orders.jsonl line for an order event. */
+const EVENT_NAMES: Record<string, string> = {
+  order_accepted: "accepted",
+  order_rejected: "rejected",
+  order_cancelled: "cancelled",
+  order_expired: "expired",
+};
+
+/** One orders.jsonl line for an order event: `orderSummary`'s fields in its order, the event's
+ * status and reason in place of the order's, then the links. One object, built once per event. */
 export function orderEventRecord(e: Extract<EngineEvent, { order: unknown }>, time: string) {
-  const event = e.type.replace("order_", "");
+  const event = EVENT_NAMES[e.type] ?? e.type.replace("order_", "");
+  const o = e.order;
   // The order object may have moved on by the time the event is written: the event is the status.
   return {
     event,
     time,
     bar: e.index,
-    ...orderSummary(e.order),
+    id: o.id,
+    symbol: o.symbol,
+    side: o.side,
+    type: o.type,
+    size: o.size,
+    limitPrice: o.limitPrice,
+    stopPrice: o.stopPrice,
+    stopLoss: o.stopLoss,
+    takeProfit: o.takeProfit,
+    tif: o.tif,
     status: event,
-    reason: "reason" in e ? e.reason : e.order.reason,
-    parentId: e.order.parentId,
-    ocoId: e.order.ocoId,
+    reason: "reason" in e ? e.reason : o.reason,
+    tag: o.tag,
+    parentId: o.parentId,
+    ocoId: o.ocoId,
   };
 }

@@ -43,7 +43,7 @@ import { checkRecallOptions, RunRecall } from "./run-recall.js";
 import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
 import { storeStrategy } from "./strategy-copy.js";
-import { tradesCsv, writeEquityCsv, writeText } from "./write-outputs.js";
+import { tradesCsv, writeEquityCsv, writeLines, writeText } from "./write-outputs.js";
 
 export type { RunHandle };
 
@@ -301,8 +301,8 @@ async function runGuarded(
       simulated.intraday,
     );
     writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
-    writeText(path.join(dir, "orders.jsonl"), lines(simulated.orderLog));
-    writeText(path.join(dir, "decisions.jsonl"), lines(simulated.decisionLog));
+    writeLines(path.join(dir, "orders.jsonl"), simulated.orderLog);
+    writeLines(path.join(dir, "decisions.jsonl"), simulated.decisionLog);
   } catch (err) {
     // A full disk (or any write error): the run fails with the file named in the message.
     result.status = "failed";
@@ -341,8 +341,6 @@ function hookTimeoutOf(config: RunConfig): number | null {
   if (config.hookTimeoutMs !== undefined) return config.hookTimeoutMs;
   return config.agent ? null : DEFAULT_HOOK_TIMEOUT_S * 1000;
 }
-
-const lines = (records: string[]) => (records.length ? `${records.join("\n")}\n` : "");
 
 /** report.html from the arrays in memory; a page that cannot be written never fails the run. */
 async function writeReport(dir: string, inputs: ReportInputs): Promise<string | null> {

@@ -1,5 +1,5 @@
 import type { AnonymizationRecord } from "../agent/anonymize/anonymizer.js";
-import type { RecallHealth } from "../memory/recall/index.js";
+import type { RecallHealth } from "../memory/recall/recall-health.js";
 import type { BenchmarkMetrics, Metrics } from "../metrics/types.js";
 import type { OrderCounts } from "./order-outcomes.js";
 import type { LlmRunInfo } from "./prepare-llm-strategy.js";

@@ -74,6 +74,14 @@ export interface Simulated {
   simulateMs: number;
 }
 
+/** The engine underneath, for tests and tools that drive the broker themselves. */
+export interface EngineTap {
+  /** Every engine event as the engine emits it (day, week and month ends included). */
+  onEvent?: (e: EngineEvent) => void;
+  /** The simulation, before the first bar. */
+  onReady?: (sim: Simulation) => void;
+}
+
 /**
  * The one backtest core: drives the simulation, the strategy context and the hooks bar by bar, in
  * memory (no fs), and reports run events as they happen. Used by the runner (which adds the run
@@ -82,96 +90,155 @@ export interface Simulated {
  * run `failed` with the error; nothing is thrown past here once the first bar may have run.
  */
 export async function simulate(input: SimulateInput): Promise<Simulated> {
-  const { data, strategy } = input;
-  const startIndex = input.startIndex ?? 0;
-  const emit = input.onEvent ?? noop;
-  const intraday = isIntraday(data.times);
-  const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
-  const pending: EngineEvent[] = [];
-  const sink = (e: EngineEvent) => {
-    pending.push(e);
-  };
-  const wantsCalendar = Boolean(
-    strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd || strategy.onRunEnd,
-  );
-  const sim = new Simulation(data, input.broker, sink, { bars: false, calendar: wantsCalendar });
-  const ctx = new BacktestContext(data, sim.broker, input.params ?? {}, input.memory ?? null);
-  const hooks = new HookRunner(strategy, ctx, emit, label, input.records ?? true);
-  const cash = new Float64Array(data.times.length);
-  const initialCash = input.broker.initialCash;
-  const benchmark = buyAndHoldEquity(data, initialCash, startIndex);
-  const checkpoint = input.checkpoint ?? null;
-  const view: BarView = { sim, hooks, pending, cash, startIndex };
-  const loop = new BarLoop({
-    sim,
-    ctx,
-    strategy,
-    hooks,
-    pending,
-    cash,
-    emit,
-    label,
-    benchmark,
-    initialCash,
-    progress: input.onEvent !== undefined,
-    afterBar: checkpoint ? (i) => checkpoint.afterBar(i, view) : undefined,
-    hookTimeoutMs: input.hookTimeoutMs ?? null,
-  });
-  input.onStart?.({ interrupt: () => loop.interrupt() });
+  const run = new CoreRun(input);
   const t0 = performance.now();
   let status: Simulated["status"];
   let error: RunError | null = null;
   try {
-    for (let i = 0; i <= startIndex && i < data.times.length; i++) ctx.advance(i);
-    const state = strategy.init ? strategy.init(ctx) : undefined;
-    hooks.state = state;
-    status = await loop.run(startIndex, state);
+    status = await run.loop.run(run.startIndex, run.init());
   } catch (err) {
     status = "failed";
+    error = run.failure(err);
+  }
+  return run.finish(status, error, performance.now() - t0);
+}
+
+/**
+ * The same core without ever yielding, for a strategy whose hooks never return a promise (the
+ * engine tests). Unlike `simulate()` an error is thrown as it is, with its own class.
+ */
+export function simulateSync(input: SimulateInput, engine: EngineTap = {}): Simulated {
+  const run = new CoreRun(input, engine);
+  const t0 = performance.now();
+  const status = run.loop.runSync(run.startIndex, run.init());
+  return run.finish(status, null, performance.now() - t0);
+}
+
+/** One run's parts, wired once for both drivers. */
+class CoreRun {
+  readonly startIndex: number;
+  readonly loop: BarLoop;
+  private readonly sim: Simulation;
+  private readonly ctx: BacktestContext;
+  private readonly hooks: HookRunner;
+  private readonly cash: Float64Array;
+  private readonly benchmark: Float64Array;
+  private readonly intraday: boolean;
+  private readonly label: (i: number) => string;
+
+  constructor(
+    private readonly input: SimulateInput,
+    engine: EngineTap = {},
+  ) {
+    const { data, strategy } = input;
+    const startIndex = input.startIndex ?? 0;
+    this.startIndex = startIndex;
+    const emit = input.onEvent ?? noop;
+    const intraday = isIntraday(data.times);
+    this.intraday = intraday;
+    const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
+    this.label = label;
+    const pending: EngineEvent[] = [];
+    const tap = engine.onEvent;
+    const sink = tap
+      ? (e: EngineEvent) => {
+          tap(e);
+          pending.push(e);
+        }
+      : (e: EngineEvent) => {
+          pending.push(e);
+        };
+    const wantsCalendar = Boolean(
+      tap || strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd || strategy.onRunEnd,
+    );
+    const sim = new Simulation(data, input.broker, sink, { bars: false, calendar: wantsCalendar });
+    this.sim = sim;
+    const ctx = new BacktestContext(data, sim.broker, input.params ?? {}, input.memory ?? null);
+    this.ctx = ctx;
+    this.hooks = new HookRunner(strategy, ctx, emit, label, input.records ?? true);
+    this.cash = new Float64Array(data.times.length);
+    const initialCash = input.broker.initialCash;
+    this.benchmark = buyAndHoldEquity(data, initialCash, startIndex);
+    const checkpoint = input.checkpoint ?? null;
+    const view: BarView = { sim, hooks: this.hooks, pending, cash: this.cash, startIndex };
+    this.loop = new BarLoop({
+      sim,
+      ctx,
+      strategy,
+      hooks: this.hooks,
+      pending,
+      cash: this.cash,
+      emit,
+      label,
+      benchmark: this.benchmark,
+      initialCash,
+      progress: input.onEvent !== undefined,
+      afterBar: checkpoint ? (i) => checkpoint.afterBar(i, view) : undefined,
+      hookTimeoutMs: input.hookTimeoutMs ?? null,
+    });
+    engine.onReady?.(sim);
+    input.onStart?.({ interrupt: () => this.loop.interrupt() });
+  }
+
+  /** The context up to the first bar, then the strategy's `init`: its state. */
+  init(): unknown {
+    const { data, strategy } = this.input;
+    for (let i = 0; i <= this.startIndex && i < data.times.length; i++) this.ctx.advance(i);
+    const state = strategy.init ? strategy.init(this.ctx) : undefined;
+    this.hooks.state = state;
+    return state;
+  }
+
+  failure(err: unknown): RunError {
     const typed = (err as { type?: unknown }).type;
-    error = {
+    const loop = this.loop;
+    return {
       // A typed failure (auth, max_failed_decisions, replay_divergence…) keeps its type.
       type: typeof typed === "string" ? typed : (err as Error).name || "Error",
       message: (err as Error).message ?? String(err),
-      at: loop.current < 0 ? null : label(loop.current),
-      location: input.strategyPath ? strategyLocation(err, input.strategyPath) : null,
+      at: loop.current < 0 ? null : this.label(loop.current),
+      location: this.input.strategyPath ? strategyLocation(err, this.input.strategyPath) : null,
     };
   }
-  const simulateMs = performance.now() - t0;
-  const lastIndex = loop.lastClosed < startIndex ? startIndex - 1 : loop.lastClosed;
-  const broker = sim.broker;
-  // Positions still open are valued at the last close as trades for the statistics (like
-  // backtesting.py's finalize_trades); they are flagged and no exit fill or commission is invented.
-  const open =
-    lastIndex >= startIndex
-      ? broker.portfolio.openLotsAsTrades(lastIndex, data.times[lastIndex] ?? 0)
-      : [];
-  const trades = hooks.trades;
-  for (const t of open) trades.push({ ...t, openAtEnd: true });
-  let exposedBars = 0;
-  for (let i = startIndex; i <= lastIndex; i++) exposedBars += sim.exposed[i] as number;
-  const out: Simulated = {
-    status,
-    error,
-    startIndex,
-    lastIndex,
-    times: data.times.subarray(startIndex, lastIndex + 1),
-    equity: sim.equity.subarray(startIndex, lastIndex + 1),
-    cash: cash.subarray(startIndex, lastIndex + 1),
-    benchmark: benchmark.subarray(0, lastIndex + 1 - startIndex),
-    exposedBars,
-    trades,
-    orders: broker.orders,
-    commissions: broker.portfolio.totalCommission,
-    slippage: broker.portfolio.totalSlippage,
-    orderLog: hooks.orderLog,
-    decisionLog: hooks.decisionLog,
-    intraday,
-    label,
-    simulateMs,
-  };
-  if (ctx.stopRequest) out.stopReason = ctx.stopRequest.reason;
-  return out;
+
+  finish(status: Simulated["status"], error: RunError | null, simulateMs: number): Simulated {
+    const { data } = this.input;
+    const { startIndex, sim, cash, benchmark, hooks } = this;
+    const lastIndex = this.loop.lastClosed < startIndex ? startIndex - 1 : this.loop.lastClosed;
+    const broker = sim.broker;
+    // Positions still open are valued at the last close as trades for the statistics (like
+    // backtesting.py's finalize_trades); they are flagged and no exit fill or commission is invented.
+    const open =
+      lastIndex >= startIndex
+        ? broker.portfolio.openLotsAsTrades(lastIndex, data.times[lastIndex] ?? 0)
+        : [];
+    const trades = hooks.trades;
+    for (const t of open) trades.push({ ...t, openAtEnd: true });
+    let exposedBars = 0;
+    for (let i = startIndex; i <= lastIndex; i++) exposedBars += sim.exposed[i] as number;
+    const out: Simulated = {
+      status,
+      error,
+      startIndex,
+      lastIndex,
+      times: data.times.subarray(startIndex, lastIndex + 1),
+      equity: sim.equity.subarray(startIndex, lastIndex + 1),
+      cash: cash.subarray(startIndex, lastIndex + 1),
+      benchmark: benchmark.subarray(0, lastIndex + 1 - startIndex),
+      exposedBars,
+      trades,
+      orders: broker.orders,
+      commissions: broker.portfolio.totalCommission,
+      slippage: broker.portfolio.totalSlippage,
+      orderLog: hooks.orderLog,
+      decisionLog: hooks.decisionLog,
+      intraday: this.intraday,
+      label: this.label,
+      simulateMs,
+    };
+    if (this.ctx.stopRequest) out.stopReason = this.ctx.stopRequest.reason;
+    return out;
+  }
 }
 
 const noop = () => {};

@@ -1,4 +1,4 @@
-import { timeLabel } from "../engine/calendar.js";
+import { timeLabel, timeLabeler } from "../engine/calendar.js";
 import type { ClosedTrade } from "../engine/types.js";
 import { writeFileAtomic, writeTextAtomic } from "../util/atomic-write.js";
 
@@ -17,11 +17,13 @@ export function writeEquityCsv(
   intraday: boolean,
 ): void {
   writeTextAtomic(file, (out) => {
-    out.write("time,equity,cash,drawdown_pct,benchmark\n");
+    const label = timeLabeler(intraday);
     let peak = Number.NEGATIVE_INFINITY;
     // Cash only changes on fills: reuse its text (number formatting is most of this loop's cost).
     let lastCash = Number.NaN;
     let cashText = "";
+    // Rows are joined into pieces of about 64 KiB: one buffer write per piece, not per row.
+    let piece = "time,equity,cash,drawdown_pct,benchmark\n";
     for (let i = 0; i < equity.length; i++) {
       const e = equity[i] as number;
       if (e > peak) peak = e;
@@ -31,12 +33,17 @@ export function writeEquityCsv(
         cashText = String(c);
       }
       const dd = peak > 0 && e < peak ? String((e / peak - 1) * 100) : "0";
-      out.write(
-        `${timeLabel(times[i] as number, intraday)},${e},${cashText},${dd},${benchmark[i]}\n`,
-      );
+      piece += `${label(times[i] as number)},${e},${cashText},${dd},${benchmark[i]}\n`;
+      if (piece.length >= PIECE) {
+        out.write(piece);
+        piece = "";
+      }
     }
+    out.write(piece);
   });
 }
+
+const PIECE = 1 << 16;
 
 export function tradesCsv(trades: readonly ReportedTrade[], intraday: boolean): string {
   const lines = [
@@ -66,6 +73,21 @@ export function tradesCsv(trades: readonly ReportedTrade[], intraday: boolean): 
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** orders.jsonl, decisions.jsonl: one record a line, streamed (no second copy of them all). */
+export function writeLines(file: string, records: readonly string[]): void {
+  writeTextAtomic(file, (out) => {
+    let piece = "";
+    for (const r of records) {
+      piece += `${r}\n`;
+      if (piece.length >= PIECE) {
+        out.write(piece);
+        piece = "";
+      }
+    }
+    out.write(piece);
+  });
 }
 
 export function writeText(file: string, text: string): void {

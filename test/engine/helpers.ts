@@ -6,7 +6,7 @@ import {
   DEFAULT_BROKER_CONFIG,
   type RiskLimits,
 } from "../../src/engine/broker-config.js";
-import { Simulation } from "../../src/engine/simulation.js";
+import type { Simulation } from "../../src/engine/simulation.js";
 import type {
   ClosedTrade,
   EngineEvent,
@@ -15,6 +15,8 @@ import type {
   Order,
   SymbolSeries,
 } from "../../src/engine/types.js";
+import { simulateSync } from "../../src/runner/simulate.js";
+import type { Strategy } from "../../src/strategy/types.js";
 
 /** `[date, open, high, low, close, volume]`; date is `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM` or ms. */
 export type Row = readonly [string | number, number, number, number, number, number];
@@ -69,7 +71,11 @@ export interface RunResult {
 /** Broker overrides; risk limits may be given one at a time. */
 export type TestConfig = Omit<Partial<BrokerConfig>, "risk"> & { risk?: Partial<RiskLimits> };
 
-/** Runs the two-phase loop: openBar(i) → decision (script[i]) → closeBar(i). */
+/**
+ * Runs the script through the one core every run uses (`simulateSync`, the loop of `simulate()`):
+ * each bar opens (working orders fill), `script[i]` acts on the broker as the bar's decision, and
+ * the bar closes. Every engine event is collected as emitted; an engine error is thrown as is.
+ */
 export function run(
   input: SymbolSeries | readonly SymbolSeries[],
   config: TestConfig,
@@ -78,17 +84,29 @@ export function run(
   const list = Array.isArray(input) ? (input as readonly SymbolSeries[]) : [input as SymbolSeries];
   const data = alignSeries(list);
   const events: EngineEvent[] = [];
-  const sim = new Simulation(
-    data,
-    brokerConfig({ ...config, risk: { ...DEFAULT_BROKER_CONFIG.risk, ...config.risk } }),
-    (e) => events.push(e),
+  let sim: Simulation | null = null;
+  const broker = () => (sim as Simulation).broker;
+  const strategy: Strategy<unknown> = {
+    name: "engine-test-script",
+    onBar(ctx) {
+      script[ctx.index]?.(broker(), ctx.index);
+    },
+  };
+  simulateSync(
+    {
+      data,
+      broker: brokerConfig({ ...config, risk: { ...DEFAULT_BROKER_CONFIG.risk, ...config.risk } }),
+      strategy,
+      records: false,
+    },
+    {
+      onEvent: (e) => events.push(e),
+      onReady: (s) => {
+        sim = s;
+      },
+    },
   );
-  const n = sim.length;
-  for (let i = 0; i < n; i++) {
-    sim.openBar(i);
-    script[i]?.(sim.broker, i);
-    sim.closeBar(i);
-  }
+  const done = sim as unknown as Simulation;
   const fills: Fill[] = [];
   const trades: ClosedTrade[] = [];
   for (const e of events) {
@@ -97,12 +115,12 @@ export function run(
   }
   return {
     events,
-    equity: Array.from(sim.equity),
+    equity: Array.from(done.equity),
     trades,
     fills,
-    orders: sim.broker.orders,
-    broker: sim.broker,
-    sim,
+    orders: done.broker.orders,
+    broker: done.broker,
+    sim: done,
   };
 }
 

@@ -46,6 +46,16 @@ describe("detectAnnualisation", () => {
     expect(detectAnnualisation(times)).toEqual({ periodsPerYear: 12, sampling: "bar" });
   });
 
+  it("takes the median of an even number of gaps as the mean of the two middle ones", () => {
+    // Gaps 1, 3, 2, 10, 2, 5 days (six): sorted 1 2 2 3 5 10, middle (2 + 3) / 2.
+    const days = [0, 1, 4, 6, 16, 18, 23];
+    const times = Float64Array.from(days, (d) => d * DAY);
+    expect(medianSpacingDays(times)).toBe(2.5);
+    // Seven gaps: the fourth of 1 1 2 2 3 5 10 is 2.
+    const odd = Float64Array.from([...days, 24], (d) => d * DAY);
+    expect(medianSpacingDays(odd)).toBe(2);
+  });
+
   it("resamples hourly weekday bars to days and uses 252", () => {
     // Mon–Wed, bars at 10:00…15:00: median gap 1 h = 1/24 day.
     const times = Float64Array.from(

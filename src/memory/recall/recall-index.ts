@@ -11,11 +11,14 @@ import { eligibleTest, JOURNAL_RECALL_DAYS } from "./eligibility.js";
 import { type EmbeddingsConfig, httpEmbedder } from "./embeddings.js";
 import { openIndexDb } from "./index-db.js";
 import { RecallIndexError, RecallInputError } from "./recall-errors.js";
+import type { RecallHealth } from "./recall-health.js";
 import { snippet } from "./snippet.js";
 import { currentSeq, type SyncReport, syncIndex } from "./sync-index.js";
 import { type ChunkMeta, TermIndex, visibleAt } from "./term-index.js";
 import { queryTokens } from "./tokenize.js";
 import { VectorStore } from "./vector-search.js";
+
+export type { RecallHealth };
 
 export const INDEX_FILE = "index.sqlite";
 export const DEFAULT_LIMIT = 5;
@@ -72,16 +75,6 @@ export interface SearchOptions {
   halfLifeDays?: number;
   /** Hits scoring below this are dropped (default: 0 for BM25, 0.1 for hybrid). */
   minScore?: number;
-}
-
-export interface RecallHealth {
-  files: number;
-  chunks: number;
-  /** When the index was last synced (this process) or last changed (any process), ISO time. */
-  lastSync: string | null;
-  /** Problems of the last sync (unreadable files). */
-  errors: string[];
-  embeddings: { model: string; baseURL: string; vectors: number } | null;
 }
 
 interface ChunkRow {
