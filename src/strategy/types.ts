@@ -22,7 +22,8 @@ export interface Citation {
   snippet: string;
   /** In (0, 1]. */
   score: number;
-  source: "journal" | "note" | "review" | "playbook";
+  /** The file kind for files; the layer (short, mid, long, reflection) for layered. */
+  source: "journal" | "note" | "review" | "playbook" | "short" | "mid" | "long" | "reflection";
 }
 
 /**
