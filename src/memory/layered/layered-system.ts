@@ -314,4 +314,25 @@ export const layeredMemoryFactory: MemorySystemFactory = {
     "seed 003 (FinMem / INVESTOR-BENCH): short/mid/long/reflection layers, decay, promotion, clean-up",
   resolveConfig: (raw) => resolveLayeredParams(raw),
   create: (env) => new LayeredMemory(env.dir, resolveLayeredParams(env.config)),
+  recallRun(r) {
+    const params = resolveLayeredParams(r.config);
+    const ops = readLayeredLog(r.dir);
+    let seq: number | null = null;
+    if (r.asOf !== null) {
+      // The state at the start of the bar: every operation of an earlier bar.
+      const asOf = r.asOf;
+      seq = r.seq ?? r.recordedSeq ?? ops.filter((op) => op.time < asOf).length;
+      const last = ops.length;
+      if (seq > last) {
+        throw new RangeError(`--seq ${seq} is after the last line of ${LAYERED_LOG} (${last}).`);
+      }
+    }
+    const state = new LayeredState(params);
+    for (const op of ops) {
+      if (seq !== null && op.seq > seq) break;
+      state.apply(op);
+    }
+    const citations = state.search(r.query).slice(0, r.limit).map(citation);
+    return { citations, seq, items: state.items.length };
+  },
 };
