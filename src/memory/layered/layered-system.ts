@@ -52,7 +52,6 @@ const REFLECTION_PROMPT = {
   loss: "A reflection is due: your equity fell more than the loss threshold over the last days.",
 } as const;
 
-const layerEnum = z.enum(LAYERS);
 const importance = z
   .number()
   .min(0)
