@@ -15,13 +15,7 @@ import {
 } from "../memory-system.js";
 import { MAX_SNIPPET_CHARS } from "../recall/snippet.js";
 import { resolveLayeredParams } from "./layered-config.js";
-import {
-  LAYERS,
-  type LayeredParams,
-  layerForImportance,
-  type Ranked,
-  recency,
-} from "./layered-math.js";
+import { type LayeredParams, layerForImportance, type Ranked, recency } from "./layered-math.js";
 import { type LayeredOp, LayeredState } from "./layered-state.js";
 
 /** The layered memory's log in the run directory: one operation per line, append-only. */
