@@ -30,8 +30,8 @@ const requests: RecordedRequest[] = [];
 
 const FIRST = "GOOG IPO gapped and held above 100";
 
-/** Bar 1 stores (short, importance 70), bar 2 stores with defaults, bar 3 recalls; the run_end
- * moment writes a reflection; other turns answer without tools. */
+/** Bar 1 stores (short, importance 70), bar 2 stores with defaults, bar 3 recalls; a due
+ * reflection and the run_end moment write the same reflection; other turns answer without tools. */
 function script(req: RecordedRequest): Step {
   requests.push(req);
   if (turnMessages(req).some((m) => m.role === "tool")) return { content: "done" };
@@ -39,7 +39,8 @@ function script(req: RecordedRequest): Step {
     toolCalls: [{ name, arguments: JSON.stringify(args) }],
   });
   if (isMoment(req)) {
-    return userOf(req).includes("The backtest ends at this bar")
+    const text = userOf(req);
+    return text.includes("The backtest ends at this bar") || text.includes("A reflection is due")
       ? call("memory_reflect", { content: "Gaps on news fade within a week." })
       : { content: "nothing to add" };
   }
@@ -60,7 +61,8 @@ beforeAll(async () => {
     data: [data],
     runsRoot,
     agent: { cache: false },
-    memory: { system: "layered", config: resolveLayeredParams(undefined) },
+    // A reflection every 5 days instead of 30, so this 10-bar run has two.
+    memory: { system: "layered", config: resolveLayeredParams({ reflectionEveryDays: 5 }) },
   });
   dir = run.dir;
   id = run.result.id;
@@ -110,6 +112,23 @@ describe("--memory layered, end to end with the scripted server", () => {
     // No layer and no importance: short with the initial 50.
     expect(log[2]).toMatchObject({ seq: 3, op: "store", id: 2, layer: "short", importance: 50 });
     expect(log.filter((l) => l.op === "day_end")).toHaveLength(10);
+    // The first event is on day 0 (2004-08-19); 2004-08-25 is day 6 > 5: a reflection is due
+    // (bar 4), the clock restarts, and 2004-08-31 (day 12, bar 8) is the next.
+    const due = log.filter((l) => l.op === "day_end" && l.reflection !== null);
+    expect(due.map((l) => [l.bar, l.reflection])).toEqual([
+      [4, "days"],
+      [8, "days"],
+    ]);
+  });
+
+  it("asks for a due reflection in that bar's memory turn, and stores the same reflection once", () => {
+    const asked = requests.filter(
+      (r) =>
+        isMoment(r) && turnMessages(r).length === 0 && userOf(r).includes("A reflection is due"),
+    );
+    expect(asked.map(barOf)).toEqual([5, 9]);
+    const log = readJsonl(path.join(dir, "layered.jsonl"));
+    expect(log.filter((l) => l.op === "duplicate").map((l) => l.of)).toEqual([3, 3]);
   });
 
   it("shows the best memories of each layer in the next decision's context", () => {
@@ -133,6 +152,8 @@ describe("--memory layered, end to end with the scripted server", () => {
     expect(result.memory).toMatchObject({
       stores: 3,
       reflections: 1,
+      reflectionDuplicates: 2,
+      reflectionTriggers: 2,
       promotions: 1,
       recalls: 1,
       recallHits: 1,
