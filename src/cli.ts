@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { registerCompareCommand } from "./cli/commands/compare-command.js";
 import { registerDiffCommand } from "./cli/commands/diff-command.js";
 import { registerListCommand } from "./cli/commands/list-command.js";
 import { registerPruneCommand } from "./cli/commands/prune-command.js";
@@ -118,6 +119,10 @@ export function buildProgram(): Command {
       "seed a memory file before the run, e.g. notes/experience.md=./exp.md (repeatable)",
       collect,
     )
+    .option(
+      "--memory <names>",
+      "memory system: files (default), layered, …; a comma list runs one backtest per system and compares them",
+    )
     .option("--memory-from <run>", "start from another run's playbook, notes and reviews")
     .option("--embed-model <name>", "hybrid recall: embeddings model (BM25 alone without it)")
     .option("--embed-base-url <url>", "hybrid recall: OpenAI-compatible /embeddings endpoint")
@@ -207,6 +212,7 @@ export function buildProgram(): Command {
   registerListCommand(program);
   registerShowCommand(program);
   registerDiffCommand(program);
+  registerCompareCommand(program);
   registerRecallCommand(program);
   registerReportCommand(program);
   registerResumeCommand(program);

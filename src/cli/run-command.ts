@@ -4,6 +4,12 @@ import { DATE_FORMAT_HELP, parseDateFormat } from "../data/date-format.js";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { TIME_UNITS } from "../data/timestamp-reader.js";
 import { brokerConfig } from "../engine/broker-config.js";
+import {
+  DEFAULT_MEMORY_SYSTEM,
+  memorySystemFactory,
+  parseMemorySystems,
+  UnknownMemorySystemError,
+} from "../memory/memory-registry.js";
 import { presetTarget } from "../memory/workspace.js";
 import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
@@ -11,10 +17,13 @@ import { HOOK_TIMEOUT_RANGE } from "../runner/hook-timeout.js";
 import { cacheFailureWarning } from "../runner/llm-cache-warning.js";
 import { parseModelCutoff } from "../runner/model-cutoff.js";
 import { rejectionWarning } from "../runner/order-outcomes.js";
+import { PROJECT_CONFIG_FILE, readMemoryConfig } from "../runner/project-config.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
+import type { ResumePlan } from "../runner/resume-run.js";
 import {
   DEFAULT_RECALL_OPTIONS,
+  type MemoryChoice,
   type RecallOptions,
   type RunConfig,
 } from "../runner/run-config.js";
@@ -96,6 +105,8 @@ export interface RunCommandOptions {
   recallMinScore?: string;
   recallHalfLife?: string;
   hookTimeout?: string;
+  /** `--memory files` or a comma list (one run per system, then a comparison). */
+  memory?: string;
 }
 
 /** Whether a strategy argument (or --prompt) means an LLM trader rather than code. */
@@ -223,6 +234,7 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     recall: recallOptions(o),
     ...checkpointOption(o),
     ...hookTimeoutOption(o),
+    memory: memoryChoice(memorySystemsOf(o)[0] ?? DEFAULT_MEMORY_SYSTEM),
   };
 }
 
@@ -235,6 +247,28 @@ function checkpointOption(o: RunCommandOptions): Pick<RunConfig, "checkpointEver
 function hookTimeoutOption(o: RunCommandOptions): Pick<RunConfig, "hookTimeoutMs"> {
   const s = numberOption("--hook-timeout", o.hookTimeout, HOOK_TIMEOUT_RANGE);
   return s === undefined ? {} : { hookTimeoutMs: Math.round(s * 1000) };
+}
+
+/** `--memory`'s names (default files); an unknown one lists the registered systems (exit 2). */
+export function memorySystemsOf(o: RunCommandOptions): string[] {
+  if (o.memory === undefined) return [DEFAULT_MEMORY_SYSTEM];
+  try {
+    return parseMemorySystems(o.memory);
+  } catch (err) {
+    if (err instanceof UnknownMemorySystemError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** A system with its config from agenticbt.config.json (`memory.<name>`), resolved and checked. */
+export function memoryChoice(system: string): MemoryChoice {
+  const factory = memorySystemFactory(system);
+  const raw = readMemoryConfig()[system];
+  try {
+    return { system, config: factory.resolveConfig ? factory.resolveConfig(raw) : (raw ?? null) };
+  } catch (err) {
+    throw new UsageError(`${PROJECT_CONFIG_FILE} memory.${system}: ${(err as Error).message}`);
+  }
 }
 
 /** `--time-unit`, `--date-format`, `--columns`, checked before any file is read (exit 2). */
@@ -306,10 +340,70 @@ export async function runCommand(
   strategy: string | undefined,
   o: RunCommandOptions,
 ): Promise<number> {
-  const resume = o.resume
-    ? (await import("../runner/resume-run.js")).planResume(o.resume, runsRootOf(o.runsDir))
-    : null;
-  const config = resume ? resume.config : o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
+  if (o.replay && o.memory !== undefined) {
+    throw new UsageError(
+      "--replay re-runs the recorded run with its own memory system: drop --memory.",
+    );
+  }
+  if (o.resume) {
+    const { planResume } = await import("../runner/resume-run.js");
+    const resume = planResume(o.resume, runsRootOf(o.runsDir));
+    return (await runOne(resume.config, o, o.json === true, resume)).code;
+  }
+  if (o.replay) return (await runOne(replayConfig(o), o, o.json === true)).code;
+  const systems = memorySystemsOf(o);
+  if (systems.length === 1)
+    return (await runOne(buildRunConfig(strategy, o), o, o.json === true)).code;
+  return runEachMemorySystem(strategy, o, systems);
+}
+
+/**
+ * `run … --memory a,b,c`: one run per system over the same data and settings, one after the
+ * other, then the comparison (`compare`'s table, or its JSON with --json). Every config is built
+ * (and checked) before the first run starts.
+ */
+async function runEachMemorySystem(
+  strategy: string | undefined,
+  o: RunCommandOptions,
+  systems: string[],
+): Promise<number> {
+  const base = buildRunConfig(strategy, o);
+  const stem =
+    o.name ??
+    (base.agent?.prompt != null
+      ? "prompt"
+      : path.basename(base.strategyPath).replace(/\.[^.]+$/, ""));
+  const configs = systems.map((system) => ({
+    ...base,
+    name: `${stem}-${system}`,
+    memory: memoryChoice(system),
+  }));
+  const dirs: string[] = [];
+  let code = 0;
+  for (const config of configs) {
+    const one = await runOne(config, o, false);
+    dirs.push(one.runDir);
+    if (one.code !== 0) code = one.code;
+    // Ctrl-C (or a signal) ends the series, not only the run under way.
+    if (one.status === "interrupted") return code;
+  }
+  const [{ compareRuns }, { formatCompare }] = await Promise.all([
+    import("../report/compare-runs.js"),
+    import("./commands/format-compare.js"),
+  ]);
+  const comparison = compareRuns(dirs);
+  if (o.json) process.stdout.write(`${jsonForTerminal(comparison)}\n`);
+  else process.stdout.write(`\n${escapeControl(formatCompare(escapeStrings(comparison)))}\n`);
+  return code;
+}
+
+/** One backtest with its progress view and summary (`json`: result.json alone on stdout). */
+async function runOne(
+  config: RunConfig,
+  o: RunCommandOptions,
+  json: boolean,
+  resume: ResumePlan | null = null,
+): Promise<{ code: number; runDir: string; status: string }> {
   const { runBacktest } = await import("../runner/run-backtest.js");
   const live = wantsLiveView(o, process.stdout, process.env)
     ? (await import("../ui/live-renderer.js")).liveRenderer(
@@ -360,9 +454,9 @@ export async function runCommand(
     // The error first (stderr, even with --json): it is what the user has to act on.
     const error = formatRunError(result, runDir);
     if (error !== null) process.stderr.write(escapeControl(error));
-    if (o.json) {
+    if (json) {
       process.stdout.write(`${jsonForTerminal(result)}\n`);
-    } else {
+    } else if (!o.json) {
       process.stdout.write(
         escapeControl(
           `${formatSummary(escapeStrings(result), { allMetrics: o.metrics === "all" })}\n\nRun ${result.id}\n${relativeIfInside(runDir) || "."}\n`,
@@ -378,8 +472,9 @@ export async function runCommand(
     const cacheWarning = cacheFailureWarning(result.llm);
     if (cacheWarning !== null) process.stderr.write(escapeControl(`\nWARNING: ${cacheWarning}\n`));
     // A resume that could not re-derive its checkpoint is refused input, not a failed backtest.
-    if (result.error?.type === "resume_divergence") return 2;
-    return result.status === "completed" ? 0 : 1;
+    const code =
+      result.error?.type === "resume_divergence" ? 2 : result.status === "completed" ? 0 : 1;
+    return { code, runDir, status: result.status };
   } finally {
     await live?.close();
     stopSignals.remove();

@@ -2,13 +2,18 @@ import fs from "node:fs";
 import path from "node:path";
 import { MEMORY_DIRS, PLAYBOOK_FILE } from "../memory/memory-layout.js";
 import { INDEX_FILE } from "../memory/recall/index.js";
+import { MEMORY_SYSTEMS } from "../memory/systems/index.js";
 
 /** Where a run keeps what a resume needs besides checkpoint.json (hidden: not run output). */
 export const RESUME_DIR = ".resume";
 const SNAPSHOT = "memory-start";
 
 /** The memory of a run directory: what a resume rolls back. */
-const MEMORY_ENTRIES: readonly string[] = [PLAYBOOK_FILE, ...MEMORY_DIRS];
+const MEMORY_ENTRIES: readonly string[] = [
+  PLAYBOOK_FILE,
+  ...MEMORY_DIRS,
+  ...MEMORY_SYSTEMS.flatMap((f) => f.runFiles ?? []),
+];
 /** The recall index and SQLite's side files: derived from the memory, rebuilt by the resume. */
 const INDEX_ENTRIES = ["", "-wal", "-shm", "-journal"].map((s) => `${INDEX_FILE}${s}`);
 

@@ -13,6 +13,7 @@ import {
 } from "../agent/llm-strategy.js";
 import type { MomentKind } from "../agent/prompts.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
+import type { MemorySystem } from "../memory/memory-system.js";
 import type { Strategy } from "../strategy/types.js";
 import type { AgentOptions } from "./agent-options.js";
 import { StrategyLoadError, UsageError } from "./run-errors.js";
@@ -55,6 +56,8 @@ export interface PreparedLlm {
     anonymizer?: Anonymizer | null;
     /** The master timeline's real times (the anonymized calendar is computed from them). */
     realTimes?: Float64Array;
+    /** The run's memory system. */
+    memory: MemorySystem;
   }): Promise<Strategy<unknown>>;
   /** For the checkpoint: the usage counters (result.json's llm.usage) and the transcript's
    * length so far, once the strategy exists. */
@@ -218,6 +221,7 @@ export async function prepareLlmStrategy(
         timeLabelOf: args.timeLabelOf,
         startIndex: args.startIndex,
         totalBars: args.totalBars,
+        memory: args.memory,
         ...(args.onEvent ? { onEvent: args.onEvent } : {}),
       }) as Strategy<unknown>;
       return anon

@@ -5,6 +5,12 @@ import { ResumedCalls } from "../agent/llm/resumed-calls.js";
 import { readTranscript } from "../agent/llm/transcript.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
+import {
+  DEFAULT_MEMORY_SYSTEM,
+  memorySystemFactory,
+  UnknownMemorySystemError,
+} from "../memory/memory-registry.js";
+import type { MemorySystemFactory } from "../memory/memory-system.js";
 import { sha256 } from "../memory/recall/sync-index.js";
 import {
   type MemorySeed,
@@ -25,6 +31,7 @@ import { loadStrategy } from "./load-strategy.js";
 import { lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
 import { snapshotMemory } from "./memory-snapshot.js";
+import { memoryToolbox } from "./memory-toolbox.js";
 import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
@@ -34,7 +41,7 @@ import {
   type ResumePlan,
   type ResumeRecord,
 } from "./resume-run.js";
-import type { RunConfig } from "./run-config.js";
+import type { MemoryChoice, RunConfig } from "./run-config.js";
 import { RunWriteError, UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import { RunGuard } from "./run-guard.js";
@@ -127,6 +134,8 @@ async function runGuarded(
   if (resume) checkResumeInputs(resume, dataInfo, sha256(strategyText));
   const lookAhead = lookAheadGuard(config, data, startIndex);
   if (lookAhead.warning !== null) warnings.push(lookAhead.warning);
+  const memoryChoice = config.memory ?? { system: DEFAULT_MEMORY_SYSTEM, config: null };
+  const memoryFactory = checkedMemoryFactory(memoryChoice);
   const loadMs = performance.now() - t0;
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
@@ -141,22 +150,9 @@ async function runGuarded(
   const memoryRestored = resume ? prepareResume(resume) : false;
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
-  const strategy: Strategy<unknown> = llm
-    ? await llm.create({
-        runDir: dir,
-        startIndex,
-        totalBars: data.times.length - startIndex,
-        timeLabelOf: (t) => timeLabel(t, intraday),
-        broker: config.broker,
-        onEvent: emit,
-        resumed: resume
-          ? new ResumedCalls(readTranscript(path.join(dir, TRANSCRIPT_FILE)), dir)
-          : null,
-        onWarning: (message) => emit({ type: "warning", message }),
-        anonymizer: lookAhead.anonymizer,
-        realTimes: data.times,
-      })
-    : (code as Strategy<unknown>);
+  // The strategy is built after result.json exists (the memory it needs writes playbook.md,
+  // and a run directory with memory files always has a result.json): its name is known before.
+  const strategyName = llm ? llm.name : (code as Strategy<unknown>).name;
   const startedAt = resume?.previous.startedAt ?? new Date().toISOString();
   const result = startResult({
     id,
@@ -164,7 +160,7 @@ async function runGuarded(
     strategy: {
       kind: llm ? "llm" : "code",
       path: config.strategyPath,
-      name: strategy.name,
+      name: strategyName,
       params,
       ...strategyCopy,
     },
@@ -213,7 +209,7 @@ async function runGuarded(
     type: "run_started",
     id,
     dir,
-    strategy: strategy.name,
+    strategy: strategyName,
     kind: llm ? "llm" : "code",
     symbols: [...data.symbols],
     bars: result.period.requested.bars,
@@ -228,7 +224,9 @@ async function runGuarded(
     workspace.seed(copied, "copied");
     workspace.seed(presets, "preset");
     workspace.init(
-      llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params),
+      llm
+        ? llmPlaybook(llm.name, config.strategyPath)
+        : playbookFor(code as Strategy<unknown>, params),
     );
     snapshotMemory(dir);
   }
@@ -250,13 +248,43 @@ async function runGuarded(
     transcript: llm ? () => llm.progress()?.transcript ?? { bytes: 0, lines: 0 } : null,
     expected: checkpoint,
   });
+  const files = memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall)));
+  const memory = memoryFactory.create({
+    dir,
+    runId: id,
+    config: memoryChoice.config,
+    barTimes: lookAhead.memoryTimes(data.times),
+    replayOf: config.agent?.replay ?? null,
+    files,
+    fileStats: () => ({ ...workspace.stats() }),
+  });
+  const strategy: Strategy<unknown> = llm
+    ? await llm.create({
+        runDir: dir,
+        startIndex,
+        totalBars: data.times.length - startIndex,
+        timeLabelOf: (t) => timeLabel(t, intraday),
+        broker: config.broker,
+        onEvent: emit,
+        memory,
+        resumed: resume
+          ? new ResumedCalls(readTranscript(path.join(dir, TRANSCRIPT_FILE)), dir)
+          : null,
+        onWarning: (message) => emit({ type: "warning", message }),
+        anonymizer: lookAhead.anonymizer,
+        realTimes: data.times,
+      })
+    : (code as Strategy<unknown>);
+
   const simulated = await simulate({
     data,
     broker: config.broker,
     strategy,
     startIndex,
     params,
-    memory: memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall))),
+    memory: files,
+    toolbox: memoryToolbox(memory),
+    onMemoryMoment: (m) => memory.onMoment(m),
     onEvent: options.onEvent,
     onStart: (h) => {
       loop = h;
@@ -287,7 +315,9 @@ async function runGuarded(
   const { times, equity, benchmark: bench } = simulated;
   try {
     finishResult(result, simulated, config.broker.initialCash);
-    result.memory = { ...workspace.stats() };
+    memory.finish();
+    result.memorySystem = memory.name;
+    result.memory = memory.stats();
     result.index = recall.finish();
     result.llm = llm?.info() ?? null;
     const cacheWarning = cacheFailureWarning(result.llm);
@@ -358,6 +388,18 @@ async function writeReport(dir: string, inputs: ReportInputs): Promise<string | 
  * --memory-from). */
 function llmPlaybook(name: string, source: string): string {
   return `# Playbook: ${name}\n\nThe manual is the strategy prompt (${source}). Lessons learned are appended below.\n`;
+}
+
+/** `--memory`'s system and its config, checked before a run directory exists (exit code 2). */
+function checkedMemoryFactory(choice: MemoryChoice): MemorySystemFactory {
+  try {
+    const factory = memorySystemFactory(choice.system);
+    factory.resolveConfig?.(choice.config);
+    return factory;
+  } catch (err) {
+    if (err instanceof UnknownMemorySystemError) throw new UsageError(err.message);
+    throw new UsageError(`--memory ${choice.system}: ${(err as Error).message}`);
+  }
 }
 
 /** A memory source that cannot be used is bad input (exit code 2), named by its option. */

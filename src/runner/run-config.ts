@@ -46,6 +46,17 @@ export interface RunConfig {
   /** `--hook-timeout` in ms: how long a strategy hook's promise may stay pending. Absent: the
    * default for code strategies (DEFAULT_HOOK_TIMEOUT_S), none for LLM ones; null: none. */
   hookTimeoutMs?: number | null;
+  /**
+   * `--memory <name>`: the memory system and its resolved config (`memory.<name>` of
+   * agenticbt.config.json with run options over it). Absent (runs recorded before it): files.
+   */
+  memory?: MemoryChoice;
+}
+
+export interface MemoryChoice {
+  system: string;
+  /** The system's own settings, as it validated them (null: its defaults). */
+  config: unknown;
 }
 
 export interface RecallOptions {

@@ -5,6 +5,7 @@ import { type AgentOptions, DEFAULT_AGENT_OPTIONS } from "../../src/runner/agent
 import { runBacktest } from "../../src/runner/run-backtest.js";
 import {
   DEFAULT_RECALL_OPTIONS,
+  type MemoryChoice,
   type RecallOptions,
   type RunConfig,
 } from "../../src/runner/run-config.js";
@@ -35,6 +36,8 @@ export interface LlmRunArgs {
   presets?: { target: string; file: string }[];
   memoryFrom?: string;
   recall?: Partial<RecallOptions>;
+  /** `--memory`: the system and its resolved config (default files). */
+  memory?: MemoryChoice;
   /** The run's live events. */
   onEvent?: RunEventListener;
 }
@@ -66,6 +69,7 @@ export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: s
     presets: a.presets ?? [],
     memoryFrom: a.memoryFrom ?? null,
     recall: { ...DEFAULT_RECALL_OPTIONS, ...a.recall },
+    ...(a.memory ? { memory: a.memory } : {}),
   };
   const result = await runBacktest(config, a.onEvent ? { onEvent: a.onEvent } : {});
   return { result, dir: path.join(a.runsRoot, result.id) };

@@ -72,6 +72,11 @@ export class AnonymizedContext implements StrategyContext {
   get stopRequested() {
     return this.real.stopRequested;
   }
+  /** The memory system as is: it keeps the model's own (anonymized) words, on the shifted clock
+   * the runner gave it (`barTimes`), so nothing real comes out of it. */
+  get memory() {
+    return this.real.memory;
+  }
 
   private sym(name: string | undefined): string | undefined {
     return name === undefined ? undefined : this.a.realSymbol(name);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { TimeInForce } from "../../engine/types.js";
 import { didYouMean } from "../../util/did-you-mean.js";
-import { plainText } from "./plain-text.js";
+import { plainText } from "../../util/plain-text.js";
 import { resolveSymbol, symbolParameter } from "./resolve-symbol.js";
 import { defineTool } from "./tool-definition.js";
 import type { PlaceOrderArgs } from "./tool-host.js";
