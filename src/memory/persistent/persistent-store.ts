@@ -166,6 +166,36 @@ export class PersistentStore {
     return this.readText(INDEX_FILE) ?? "";
   }
 
+  /**
+   * Long-term compression (seed 001, `long_term_compress_char_threshold`): when MEMORY.md is over
+   * `threshold` characters, it is first copied to `backups/MEMORY.<label>.<n>.md`, then rewritten
+   * without descriptions (`- [title](file)`), and if that is still too long, to the newest lines
+   * that fit (entries dropped from the index are still on disk and still recalled). Deterministic,
+   * no model call. Returns the backup's path, or null when the index was within the threshold.
+   */
+  compressIndex(threshold: number, label: string): string | null {
+    const text = this.currentIndex();
+    if (threshold <= 0 || text.length <= threshold) return null;
+    const backup = this.backupAs(INDEX_FILE, `MEMORY.${label}`);
+    const short = indexLines(text).map((line) => {
+      const file = linkedFile(line);
+      const entry = file === null ? undefined : this.list.get(file);
+      return entry === undefined
+        ? line
+        : indexLine(entry.file, { ...entry.fields, description: "" });
+    });
+    const kept: string[] = [];
+    let size = 0;
+    for (let i = short.length - 1; i >= 0; i--) {
+      const line = short[i] as string;
+      if (size + line.length + 1 > threshold) break;
+      kept.unshift(line);
+      size += line.length + 1;
+    }
+    this.writeIndex(kept);
+    return backup;
+  }
+
   private updateIndexLine(file: string, fields: EntryFields): void {
     const lines = indexLines(this.currentIndex());
     const line = indexLine(file, fields);
@@ -187,16 +217,20 @@ export class PersistentStore {
 
   /** Copies the current version of `file` to `backups/` (first free number); false if absent. */
   private backup(file: string): boolean {
+    return this.backupAs(file, file.replace(/\.md$/, "")) !== null;
+  }
+
+  /** Copies `file` to `backups/<stem>.<n>.md` with the first free n; null when it is absent. */
+  private backupAs(file: string, stem: string): string | null {
     const current = readFileNoFollow(this.writable(file));
-    if (current === null) return false;
-    const stem = file.replace(/\.md$/, "");
+    if (current === null) return null;
     for (let n = 1; ; n++) {
       const rel = `backups/${stem}.${n}.md`;
       const target = this.writable(rel);
       // A dangling link counts as taken: writeFileAtomic refuses it rather than writing through.
       if (lstatOrNull(target) === null) {
         writeFileAtomic(target, current);
-        return true;
+        return rel;
       }
     }
   }

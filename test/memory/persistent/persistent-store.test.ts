@@ -147,6 +147,29 @@ describe("entries and the index", () => {
   });
 });
 
+describe("long-term compression (policy long_term_compress_char_threshold)", () => {
+  it("backs MEMORY.md up, then drops descriptions, then keeps the newest lines that fit", () => {
+    const { store, dir } = freshStore();
+    store.save({ title: "alpha", content: "a", description: "first of three lessons" }, null);
+    store.save({ title: "beta", content: "b", description: "second of three lessons" }, null);
+    store.save({ title: "gamma", content: "c", description: "third of three lessons" }, null);
+    const before = fs.readFileSync(path.join(dir, "MEMORY.md"), "utf8");
+    // "- [alpha](lesson_alpha.md) — first of three lessons" is 9 + 17 + 3 + 22 = 51 characters,
+    // beta's 8 + 16 + 3 + 23 = 50, gamma's 9 + 17 + 3 + 22 = 51; with newlines 52 + 51 + 52.
+    expect(before.length).toBe(155);
+    expect(store.compressIndex(0, "x")).toBeNull();
+    expect(store.compressIndex(155, "x")).toBeNull();
+    // Without descriptions the lines are 26, 24 and 26 characters (+1 newline each): 27 + 25 +
+    // 27 = 79 > 60, so only the newest two (25 + 27 = 52) fit.
+    expect(store.compressIndex(60, "20240131")).toBe("backups/MEMORY.20240131.1.md");
+    expect(fs.readFileSync(path.join(dir, "backups", "MEMORY.20240131.1.md"), "utf8")).toBe(before);
+    expect(fs.readFileSync(path.join(dir, "MEMORY.md"), "utf8")).toBe(
+      "- [beta](lesson_beta.md)\n- [gamma](lesson_gamma.md)\n",
+    );
+    expect(store.find("alpha", 5)).toHaveLength(1);
+  });
+});
+
 describe("token-overlap scoring (seed 004: metadata ×2.0, body ×1.0)", () => {
   it("scores by hand-counted shared tokens and breaks ties by the newest write", () => {
     const { store } = freshStore();
