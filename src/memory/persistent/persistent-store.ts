@@ -19,7 +19,7 @@ import {
   parseEntry,
 } from "./entry-file.js";
 import { RememberError } from "./persistent-errors.js";
-import { overlapScore, queryTokenSet, tokenSet } from "./relevance.js";
+import { METADATA_WEIGHT, queryTokenSet, tokenSet } from "./relevance.js";
 import { slugify } from "./slug.js";
 
 export const INDEX_FILE = "MEMORY.md";
@@ -65,6 +65,9 @@ export class PersistentStore {
   /** The first MAX_INDEX_LINES lines of MEMORY.md as it was at open ("" when absent). */
   readonly frozenIndex: string;
   private readonly list = new Map<string, StoreEntry>();
+  /** token → entry file → its weight there (2 in title/description, +1 in the body): the
+   * overlap score of a query is the sum over its tokens, so only matching entries are touched. */
+  private readonly postings = new Map<string, Map<string, number>>();
 
   private constructor(dir: string) {
     this.dir = dir;
@@ -72,7 +75,7 @@ export class PersistentStore {
     for (const file of listMarkdown(dir).sort()) {
       if (file === INDEX_FILE) continue;
       const text = this.readText(file);
-      if (text !== null) this.list.set(file, toEntry(file, parseEntry(text, file)));
+      if (text !== null) this.put(toEntry(file, parseEntry(text, file)));
     }
   }
 
@@ -112,7 +115,7 @@ export class PersistentStore {
     const replaced = this.backup(file);
     const text = formatEntry(fields);
     writeFileAtomic(this.writable(file), text);
-    this.list.set(file, toEntry(file, parseEntry(text, file)));
+    this.put(toEntry(file, parseEntry(text, file)));
     this.updateIndexLine(file, fields);
     return { file, replaced };
   }
@@ -132,25 +135,31 @@ export class PersistentStore {
     for (const file of files) {
       this.backup(file);
       fs.rmSync(this.writable(file));
-      this.list.delete(file);
+      this.drop(file);
     }
     this.rebuildIndex();
     return files;
   }
 
   /**
-   * Entries sharing tokens with `query`, best first: score (seed 004's overlap, metadata counted
-   * twice), then the newest write, then the file name, so equal scores always come out in the
-   * same order. Only entries `visible` accepts are considered.
+   * Entries sharing tokens with `query`, best first: score (seed 004's overlap: each shared token
+   * counts 2.0 in the title or description and 1.0 in the body: `|q ∩ meta| × 2 + |q ∩ body|`), then the newest
+   * write, then the file name, so equal scores always come out in the same order. Only entries
+   * `visible` accepts are returned.
    */
   find(query: string, limit: number, visible: (e: StoreEntry) => boolean = () => true): Recalled[] {
     const q = queryTokenSet(query);
     if (q.size === 0 || limit <= 0) return [];
+    const scores = new Map<string, number>();
+    for (const token of q) {
+      const posting = this.postings.get(token);
+      if (posting === undefined) continue;
+      for (const [file, weight] of posting) scores.set(file, (scores.get(file) ?? 0) + weight);
+    }
     const hits: Recalled[] = [];
-    for (const entry of this.list.values()) {
-      if (!visible(entry)) continue;
-      const score = overlapScore(q, entry.metaTokens, entry.bodyTokens);
-      if (score > 0) hits.push({ entry, score });
+    for (const [file, score] of scores) {
+      const entry = this.list.get(file);
+      if (entry !== undefined && visible(entry)) hits.push({ entry, score });
     }
     hits.sort(
       (a, b) =>
@@ -159,6 +168,33 @@ export class PersistentStore {
         (a.entry.file < b.entry.file ? -1 : a.entry.file > b.entry.file ? 1 : 0),
     );
     return hits.slice(0, limit);
+  }
+
+  private put(entry: StoreEntry): void {
+    this.drop(entry.file);
+    this.list.set(entry.file, entry);
+    const weights = new Map<string, number>();
+    for (const t of entry.metaTokens) weights.set(t, METADATA_WEIGHT);
+    for (const t of entry.bodyTokens) weights.set(t, (weights.get(t) ?? 0) + 1);
+    for (const [token, weight] of weights) {
+      let posting = this.postings.get(token);
+      if (posting === undefined) {
+        posting = new Map();
+        this.postings.set(token, posting);
+      }
+      posting.set(entry.file, weight);
+    }
+  }
+
+  private drop(file: string): void {
+    const old = this.list.get(file);
+    if (old === undefined) return;
+    this.list.delete(file);
+    for (const t of [...old.metaTokens, ...old.bodyTokens]) {
+      const posting = this.postings.get(t);
+      posting?.delete(file);
+      if (posting?.size === 0) this.postings.delete(t);
+    }
   }
 
   /** MEMORY.md as it is on disk now (not the frozen copy). */

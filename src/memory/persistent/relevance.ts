@@ -18,17 +18,3 @@ export function queryTokenSet(query: string): Set<string> {
 }
 
 const keep = (t: string) => isCjk(t) || [...t].length >= 3;
-
-/** `|query ∩ meta| × 2.0 + |query ∩ body| × 1.0`, the seed's set-overlap score. */
-export function overlapScore(
-  query: ReadonlySet<string>,
-  meta: ReadonlySet<string>,
-  body: ReadonlySet<string>,
-): number {
-  let score = 0;
-  for (const t of query) {
-    if (meta.has(t)) score += METADATA_WEIGHT;
-    if (body.has(t)) score += 1;
-  }
-  return score;
-}
