@@ -16,9 +16,9 @@ export const POLICY_SHAPE = {
   retrieve_limit: int(1, 20, "most recall results returned or injected per query"),
   recent_days: int(1, 366, "trading days of journal kept recallable in full"),
   session_summary_message_threshold: int(
-    2,
+    0,
     1000,
-    "messages in one decision's conversation before older tool results are summarised",
+    "messages in one decision's conversation before older tool results are summarised; 0 = never",
   ),
   session_summary_token_percent: int(
     1,
@@ -41,13 +41,14 @@ export const POLICY_KEYS = Object.keys(POLICY_SHAPE) as PolicyKey[];
 
 /**
  * Defaults that leave every system as it was without a policy (PicoClaw's own defaults are
- * retrieve_limit 10 and recent_days 3): 20 is the recall tools' own maximum, so nothing is capped,
- * and recent_days is the files memory's journal tier (5 trading days).
+ * retrieve_limit 10, recent_days 3 and a summary after 20 messages): 20 is the recall tools' own
+ * maximum, so nothing is capped, recent_days is the files memory's journal tier (5 trading days),
+ * and no decision's conversation is summarised.
  */
 export const DEFAULT_MEMORY_POLICY: Readonly<MemoryPolicy> = Object.freeze({
   retrieve_limit: 20,
   recent_days: JOURNAL_RECALL_DAYS,
-  session_summary_message_threshold: 20,
+  session_summary_message_threshold: 0,
   session_summary_token_percent: 75,
   session_summary_keep_count: 4,
   long_term_compress_char_threshold: 0,
