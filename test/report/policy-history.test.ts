@@ -58,3 +58,31 @@ describe("policy history for diff", () => {
     expect(readPolicyHistory(tempDir())).toEqual([]);
   });
 });
+
+describe("the recorded policy at a time (recall --as-of)", () => {
+  it("is config.json's policy with the changes whose month has begun", async () => {
+    const { recordedPolicyAt } = await import("../../src/report/recorded-policy.js");
+    const run = tempDir();
+    try {
+      fs.writeFileSync(
+        `${run}/config.json`,
+        JSON.stringify({
+          memoryPolicy: { policy: { ...DEFAULT_MEMORY_POLICY, evolution_enabled: true } },
+        }),
+      );
+      const state = new PolicyState(run, { ...DEFAULT_MEMORY_POLICY, evolution_enabled: true }, {});
+      state.openMonthEnd("2024-01", 20);
+      state.propose(policyProposalSchema.parse({ retrieve_limit: 4, reason: "r" }), {
+        time: Date.parse("2024-01-31T00:00:00Z"),
+        label: "2024-01-31",
+        index: 20,
+      });
+      expect(recordedPolicyAt(run, Date.parse("2024-01-31T00:00:00Z"))?.retrieve_limit).toBe(20);
+      expect(recordedPolicyAt(run, Date.parse("2024-02-01T00:00:00Z"))?.retrieve_limit).toBe(4);
+      fs.writeFileSync(`${run}/config.json`, "{}");
+      expect(recordedPolicyAt(run, Date.parse("2024-02-01T00:00:00Z"))).toBeNull();
+    } finally {
+      fs.rmSync(run, { recursive: true, force: true });
+    }
+  });
+});
