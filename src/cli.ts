@@ -113,6 +113,10 @@ export function buildProgram(): Command {
       "seed a memory file before the run, e.g. notes/experience.md=./exp.md (repeatable)",
       collect,
     )
+    .option(
+      "--memory <names>",
+      "memory system: files (default), layered, …; a comma list runs one backtest per system and compares them",
+    )
     .option("--memory-from <run>", "start from another run's playbook, notes and reviews")
     .option("--embed-model <name>", "hybrid recall: embeddings model (BM25 alone without it)")
     .option("--embed-base-url <url>", "hybrid recall: OpenAI-compatible /embeddings endpoint")

@@ -1,4 +1,5 @@
 import type { OrderRequest } from "../engine/types.js";
+import { noteDestination } from "../memory/systems/files-tools.js";
 import type { StrategyContext } from "../strategy/types.js";
 import { money, price } from "./context/format-numbers.js";
 import type { PlaceOrderArgs, ToolHost } from "./tools/tool-host.js";
@@ -126,17 +127,15 @@ export class BacktestToolHost implements ToolHost {
 
   memoryNote(key: string, content: string) {
     this.ctx.note(key, content);
-    const where =
-      key === "playbook"
-        ? "playbook.md (lesson appended)"
-        : /^(week|month)_/.test(key)
-          ? `reviews/${key}.md`
-          : `notes/${key}.md`;
-    return { ok: true, written: where };
+    return { ok: true, written: noteDestination(key) };
   }
 
   memoryRecall(query: string, limit: number) {
     return this.ctx.recallAsync(query, limit);
+  }
+
+  memoryUse(tool: string, args: unknown) {
+    return this.ctx.memory.use(tool, args as Record<string, unknown>);
   }
 }
 

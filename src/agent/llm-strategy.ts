@@ -1,15 +1,23 @@
 import { createHash } from "node:crypto";
 import { isoWeekKey, monthKey } from "../engine/calendar.js";
 import type { ClosedTrade, Fill } from "../engine/types.js";
+import type { MemorySystem } from "../memory/memory-system.js";
 import type { OrderUpdate, Strategy, StrategyContext } from "../strategy/types.js";
 import type { AgentEventListener, DecisionStartedEvent } from "./agent-events.js";
 import { BacktestToolHost } from "./backtest-tool-host.js";
 import { money, price } from "./context/format-numbers.js";
 import { buildStablePrefix } from "./context/stable-prefix.js";
 import { buildVolatileContext } from "./context/volatile-context.js";
-import { DECISION_REQUEST, MOMENT_PREAMBLE, MOMENT_PROMPTS, type MomentKind } from "./prompts.js";
+import {
+  DECISION_REQUEST,
+  MOMENT_PREAMBLE,
+  MOMENT_PROMPTS,
+  type MomentKind,
+  systemRules,
+  toolGuide,
+} from "./prompts.js";
 import { BudgetExhaustedError, type LoopOutcome, runToolLoop } from "./tool-loop.js";
-import { MEMORY_TOOLS, TRADING_TOOLS } from "./tools/all-tools.js";
+import { agentTools } from "./tools/all-tools.js";
 import {
   type ChatCompletionMessageParam,
   type ChatModel,
@@ -78,6 +86,8 @@ export interface LlmStrategyDeps {
   totalBars: number;
   /** Decisions as they start and end (the run's live events). */
   onEvent?: AgentEventListener;
+  /** The run's memory system (`--memory`): its rules, tools and context sections. */
+  memory: MemorySystem;
 }
 
 interface AgentState {
@@ -129,6 +139,10 @@ export function createLlmStrategy(
   s: LlmStrategySettings,
   deps: LlmStrategyDeps,
 ): Strategy<AgentState> {
+  const memory = deps.memory;
+  const tools = agentTools(memory);
+  const rules = systemRules(memory.rules);
+  const guide = toolGuide(memory.tools.map((t) => t.guide));
   const due = (state: AgentState, kind: MomentKind) => {
     if (s.moments.has(kind)) state.due.add(kind);
   };
@@ -156,23 +170,20 @@ export function createLlmStrategy(
     if (moments) started.moments = moments;
     deps.onEvent?.(started);
     const prefix = buildStablePrefix({
+      rules,
+      toolGuide: guide,
       strategyPrompt: s.prompt,
-      playbook: ctx.readNote("playbook") ?? "",
+      memory: memory.stableSection(),
       symbols: ctx.symbols,
       tradingTerms: s.tradingTerms,
     });
-    const positionNotes: { key: string; content: string }[] = [];
-    for (const p of ctx.account().positions) {
-      const key = `position_${p.symbol}`;
-      const content = ctx.readNote(key);
-      if (content !== null) positionNotes.push({ key, content });
-    }
+    const held = ctx.account().positions.map((p) => p.symbol);
     const volatile = buildVolatileContext({
       timeLabel: ctx.timeLabel,
       barNumber: ctx.index - deps.startIndex + 1,
       totalBars: deps.totalBars,
       account: ctx.account(),
-      positionNotes,
+      memory: memory.volatileSections({ time: ctx.time, index: ctx.index, held }),
       orders: ctx.orders(),
       events,
       bars: ctx.symbols.map((symbol) => ({
@@ -198,7 +209,7 @@ export function createLlmStrategy(
       model: deps.model,
       request,
       messages,
-      tools: moment === null ? TRADING_TOOLS : MEMORY_TOOLS,
+      tools: moment === null ? tools.trading : tools.memory,
       host: new BacktestToolHost(ctx, deps.timeLabelOf),
       maxSteps: s.maxSteps,
       beforeCall: deps.checkBudget,
@@ -287,19 +298,22 @@ export function createLlmStrategy(
     onRunEnd: (_ctx, state) => due(state, "run_end"),
     async onBarEnd(ctx, state) {
       if (pendingFailure) throw pendingFailure;
-      if (state.due.size === 0) return;
+      const at = { time: ctx.time, index: ctx.index, label: ctx.timeLabel };
+      // A system may ask for a memory turn of its own (a layered reflection) at any bar.
+      const extra = ctx.stopRequested ? null : memory.pendingPrompt(at);
+      if (state.due.size === 0 && extra === null) return;
       const kinds = [...state.due];
       state.due.clear();
       if (ctx.stopRequested) return;
       const events = state.momentEvents;
       state.momentEvents = [];
-      const prompt = kinds
-        .map((k) =>
-          MOMENT_PROMPTS[k]
-            .replace("{WEEK}", isoWeekKey(ctx.time))
-            .replace("{MONTH}", monthKey(ctx.time)),
-        )
-        .join("\n\n");
+      const prompts = kinds.map((k) =>
+        (memory.momentPrompt(k, at) ?? MOMENT_PROMPTS[k])
+          .replace("{WEEK}", isoWeekKey(ctx.time))
+          .replace("{MONTH}", monthKey(ctx.time)),
+      );
+      if (extra !== null) prompts.push(extra);
+      const prompt = prompts.join("\n\n");
       ctx.annotate({ type: "moment", moments: kinds });
       await turn(ctx, events, prompt, kinds);
       if (pendingFailure) throw pendingFailure;

@@ -1,25 +1,39 @@
 // Every text the framework says to the model lives here, in English (a strategy prompt may be in
 // any language). Changing any of it changes request hashes, so cached runs and replays of older
-// runs will (correctly) report a divergence.
+// runs will (correctly) report a divergence. A memory system brings its own rules and tool lines.
 
-export const SYSTEM_RULES = `You are a trader being evaluated in a historical backtest. You trade through tools against a simulated broker, one decision at a time, at the close of each bar.
+import { FILES_RULES } from "../memory/systems/files-system.js";
+import { FILES_TOOL_GUIDE } from "../memory/systems/files-tools.js";
+
+const RULES_HEAD = `You are a trader being evaluated in a historical backtest. You trade through tools against a simulated broker, one decision at a time, at the close of each bar.
 
 Rules of the simulation:
 - You only ever see data up to the current bar. Do not assume or invent later prices.
-- Orders you place now can fill from the next bar: market orders at the next bar's open, limit and stop orders when the price reaches them. Costs (commission, slippage) are charged on every fill.
-- Your memory is a set of files you write with tools: a journal (memory_log), notes (memory_note) and your playbook. Each decision starts a fresh conversation: anything you do not write down is forgotten.
-- The notes position_<SYMBOL> are shown to you while you hold that symbol. The playbook is always shown.
-- When you have decided, reply with a short rationale (one to three sentences) and no further tool calls. Doing nothing is a valid decision: say why.`;
+- Orders you place now can fill from the next bar: market orders at the next bar's open, limit and stop orders when the price reaches them. Costs (commission, slippage) are charged on every fill.`;
 
-export const TOOL_GUIDE = `Tools:
+const RULES_TAIL =
+  "- When you have decided, reply with a short rationale (one to three sentences) and no further tool calls. Doing nothing is a valid decision: say why.";
+
+/** The system rules with a memory system's own bullets (`MemorySystem.rules`) in the middle. */
+export function systemRules(memoryRules: string): string {
+  return `${RULES_HEAD}\n${memoryRules}\n${RULES_TAIL}`;
+}
+
+export const SYSTEM_RULES = systemRules(FILES_RULES);
+
+const MARKET_TOOL_GUIDE = `Tools:
 - get_bars(symbol, n): the last n bars of a symbol, up to the current bar.
 - get_indicator(name, symbol, params, n): the last n values of an indicator (sma, ema, wma, rsi, macd, bbands, atr, roc, highest, lowest, obv, stoch, adx, cci, willr).
 - get_account(): cash, equity, positions.
 - place_order(...): market, limit or stop; size by quantity, fraction_of_equity or target_weight; optional stop_loss / take_profit bracket; time_in_force gtc, day or a number of bars.
-- cancel_order(order_id), list_orders(): manage working orders.
-- memory_log(content): append a timestamped line to today's journal.
-- memory_note(key, content): overwrite a note (the old version is backed up). key "playbook" appends a dated lesson to your playbook instead; keys week_YYYY-Www / month_YYYY-MM write reviews.
-- memory_recall(query, limit): search your journal, notes, reviews and playbook; returns citations with file and line numbers.`;
+- cancel_order(order_id), list_orders(): manage working orders.`;
+
+/** The tool guide with a memory system's tool lines (`MemoryToolSpec.guide`) at the end. */
+export function toolGuide(memoryGuide: readonly string[]): string {
+  return [MARKET_TOOL_GUIDE, ...memoryGuide].join("\n");
+}
+
+export const TOOL_GUIDE = toolGuide(FILES_TOOL_GUIDE);
 
 /** Memory moments: the framework prompts, the agent writes (seed 000). One prompt per moment. */
 export const MOMENT_PROMPTS = {

@@ -4,14 +4,22 @@ import { DATE_FORMAT_HELP, parseDateFormat } from "../data/date-format.js";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { TIME_UNITS } from "../data/timestamp-reader.js";
 import { brokerConfig } from "../engine/broker-config.js";
+import {
+  DEFAULT_MEMORY_SYSTEM,
+  memorySystemFactory,
+  parseMemorySystems,
+  UnknownMemorySystemError,
+} from "../memory/memory-registry.js";
 import { presetTarget } from "../memory/workspace.js";
 import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
 import { rejectionWarning } from "../runner/order-outcomes.js";
+import { PROJECT_CONFIG_FILE, readMemoryConfig } from "../runner/project-config.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import { resolveRunDir } from "../runner/resolve-run.js";
 import {
   DEFAULT_RECALL_OPTIONS,
+  type MemoryChoice,
   type RecallOptions,
   type RunConfig,
 } from "../runner/run-config.js";
@@ -85,6 +93,8 @@ export interface RunCommandOptions {
   recallWeights?: string;
   recallMinScore?: string;
   recallHalfLife?: string;
+  /** `--memory files` or a comma list (one run per system, then a comparison). */
+  memory?: string;
 }
 
 /** Whether a strategy argument (or --prompt) means an LLM trader rather than code. */
@@ -203,7 +213,30 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     presets: (o.preset ?? []).map(parsePreset),
     memoryFrom: o.memoryFrom ?? null,
     recall: recallOptions(o),
+    memory: memoryChoice(memorySystemsOf(o)[0] ?? DEFAULT_MEMORY_SYSTEM),
   };
+}
+
+/** `--memory`'s names (default files); an unknown one lists the registered systems (exit 2). */
+export function memorySystemsOf(o: RunCommandOptions): string[] {
+  if (o.memory === undefined) return [DEFAULT_MEMORY_SYSTEM];
+  try {
+    return parseMemorySystems(o.memory);
+  } catch (err) {
+    if (err instanceof UnknownMemorySystemError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** A system with its config from agenticbt.config.json (`memory.<name>`), resolved and checked. */
+export function memoryChoice(system: string): MemoryChoice {
+  const factory = memorySystemFactory(system);
+  const raw = readMemoryConfig()[system];
+  try {
+    return { system, config: factory.resolveConfig ? factory.resolveConfig(raw) : (raw ?? null) };
+  } catch (err) {
+    throw new UsageError(`${PROJECT_CONFIG_FILE} memory.${system}: ${(err as Error).message}`);
+  }
 }
 
 /** `--time-unit`, `--date-format`, `--columns`, checked before any file is read (exit 2). */

@@ -1,4 +1,5 @@
 import type { EngineEvent } from "../engine/types.js";
+import type { MemoryMoment } from "../memory/memory-system.js";
 import type { BacktestContext, ContextActivity } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
 import { orderEventRecord, orderSummary } from "./order-records.js";
@@ -27,6 +28,8 @@ export class HookRunner {
     label: (i: number) => string,
     /** Keep orders.jsonl and decisions.jsonl lines (a run directory needs them; memory does not). */
     private readonly records = true,
+    /** The memory system hears each memory moment before the strategy's hook for it. */
+    private readonly onMemoryMoment: ((moment: MemoryMoment) => void) | null = null,
   ) {
     this.labelOf = label;
   }
@@ -69,6 +72,10 @@ export class HookRunner {
   }
 
   private handle(e: EngineEvent, index: number): Maybe {
+    if (this.onMemoryMoment) {
+      const moment = this.momentOf(e);
+      if (moment !== null) this.onMemoryMoment(moment);
+    }
     const s = this.strategy;
     const ctx = this.ctx;
     const state = this.state;
@@ -148,6 +155,32 @@ export class HookRunner {
         return s.onRunEnd ? this.hook("run_end", index, () => s.onRunEnd?.(ctx, state)) : undefined;
       default:
         return undefined;
+    }
+  }
+
+  /** The memory moment an engine event is, or null. */
+  private momentOf(e: EngineEvent): MemoryMoment | null {
+    switch (e.type) {
+      case "fill":
+        return { kind: "fill", time: e.time, index: e.index, fill: e.fill };
+      case "trade_closed":
+        return { kind: "close", time: this.ctx.time, index: e.index, trade: e.trade };
+      case "day_end":
+        return {
+          kind: "day_end",
+          time: e.time,
+          index: e.index,
+          day: e.key,
+          equity: this.ctx.equity,
+        };
+      case "week_end":
+        return { kind: "week_end", time: e.time, index: e.index, week: e.key };
+      case "month_end":
+        return { kind: "month_end", time: e.time, index: e.index, month: e.key };
+      case "run_end":
+        return { kind: "run_end", time: e.time, index: e.index, equity: this.ctx.equity };
+      default:
+        return null;
     }
   }
 

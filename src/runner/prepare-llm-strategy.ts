@@ -10,6 +10,7 @@ import {
 } from "../agent/llm-strategy.js";
 import type { MomentKind } from "../agent/prompts.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
+import type { MemorySystem } from "../memory/memory-system.js";
 import type { Strategy } from "../strategy/types.js";
 import type { AgentOptions } from "./agent-options.js";
 import { StrategyLoadError, UsageError } from "./run-errors.js";
@@ -41,6 +42,8 @@ export interface PreparedLlm {
     broker: BrokerConfig;
     /** The agent's live events (decisions, model calls, retries). */
     onEvent?: AgentEventListener;
+    /** The run's memory system. */
+    memory: MemorySystem;
   }): Promise<Strategy<unknown>>;
   /** Usage and settings for result.json (after the run). */
   info(): LlmRunInfo | null;
@@ -170,6 +173,7 @@ export async function prepareLlmStrategy(
         timeLabelOf: args.timeLabelOf,
         startIndex: args.startIndex,
         totalBars: args.totalBars,
+        memory: args.memory,
         ...(args.onEvent ? { onEvent: args.onEvent } : {}),
       }) as Strategy<unknown>;
     },

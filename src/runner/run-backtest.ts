@@ -3,6 +3,12 @@ import path from "node:path";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
 import {
+  DEFAULT_MEMORY_SYSTEM,
+  memorySystemFactory,
+  UnknownMemorySystemError,
+} from "../memory/memory-registry.js";
+import type { MemorySystemFactory } from "../memory/memory-system.js";
+import {
   type MemorySeed,
   MemoryWorkspace,
   readMemoryCopy,
@@ -16,10 +22,11 @@ import { finishResult, startResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { memoryPort } from "./memory-port.js";
+import { memoryToolbox } from "./memory-toolbox.js";
 import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
-import type { RunConfig } from "./run-config.js";
+import type { MemoryChoice, RunConfig } from "./run-config.js";
 import { UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import { createRunDir } from "./run-id.js";
@@ -61,6 +68,8 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
     seedsFor(`--preset ${p.target}=${p.file}`, () => readPreset(p.target, p.file)),
   );
   checkRecallOptions(config.recall);
+  const memoryChoice = config.memory ?? { system: DEFAULT_MEMORY_SYSTEM, config: null };
+  const memoryFactory = checkedMemoryFactory(memoryChoice);
   const loadMs = performance.now() - t0;
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
@@ -68,6 +77,31 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const strategyCopy = storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
+  const workspace = new MemoryWorkspace({ dir, runId: id });
+  workspace.seed(copied, "copied");
+  workspace.seed(presets, "preset");
+  workspace.init(
+    llm
+      ? llmPlaybook(llm.name, config.strategyPath)
+      : playbookFor(code as Strategy<unknown>, params),
+  );
+  const recall = new RunRecall(
+    dir,
+    config.recall,
+    config.agent?.replay ?? null,
+    process.env,
+    data.times,
+  );
+  const files = memoryPort(workspace, recall);
+  const memory = memoryFactory.create({
+    dir,
+    runId: id,
+    config: memoryChoice.config,
+    barTimes: data.times,
+    replayOf: config.agent?.replay ?? null,
+    files,
+    fileStats: () => ({ ...workspace.stats() }),
+  });
   const strategy: Strategy<unknown> = llm
     ? await llm.create({
         runDir: dir,
@@ -76,6 +110,7 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
         timeLabelOf: (t) => timeLabel(t, intraday),
         broker: config.broker,
         onEvent: emit,
+        memory,
       })
     : (code as Strategy<unknown>);
   const startedAt = new Date().toISOString();
@@ -121,24 +156,15 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   });
   for (const w of warnings) emit({ type: "warning", message: w });
 
-  const workspace = new MemoryWorkspace({ dir, runId: id });
-  workspace.seed(copied, "copied");
-  workspace.seed(presets, "preset");
-  workspace.init(llm ? llmPlaybook(llm.name, config.strategyPath) : playbookFor(strategy, params));
-  const recall = new RunRecall(
-    dir,
-    config.recall,
-    config.agent?.replay ?? null,
-    process.env,
-    data.times,
-  );
   const simulated = await simulate({
     data,
     broker: config.broker,
     strategy,
     startIndex,
     params,
-    memory: memoryPort(workspace, recall),
+    memory: files,
+    toolbox: memoryToolbox(memory),
+    onMemoryMoment: (m) => memory.onMoment(m),
     onEvent: options.onEvent,
     onStart: options.onStart,
     strategyPath: config.strategyPath,
@@ -151,7 +177,9 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
 
   const t2 = performance.now();
   finishResult(result, simulated, config.broker.initialCash);
-  result.memory = { ...workspace.stats() };
+  memory.finish();
+  result.memorySystem = memory.name;
+  result.memory = memory.stats();
   result.index = recall.finish();
   result.llm = llm?.info() ?? null;
   const { times, equity, benchmark: bench } = simulated;
@@ -205,6 +233,18 @@ async function writeReport(dir: string, inputs: ReportInputs): Promise<string | 
  * --memory-from). */
 function llmPlaybook(name: string, source: string): string {
   return `# Playbook: ${name}\n\nThe manual is the strategy prompt (${source}). Lessons learned are appended below.\n`;
+}
+
+/** `--memory`'s system and its config, checked before a run directory exists (exit code 2). */
+function checkedMemoryFactory(choice: MemoryChoice): MemorySystemFactory {
+  try {
+    const factory = memorySystemFactory(choice.system);
+    factory.resolveConfig?.(choice.config);
+    return factory;
+  } catch (err) {
+    if (err instanceof UnknownMemorySystemError) throw new UsageError(err.message);
+    throw new UsageError(`--memory ${choice.system}: ${(err as Error).message}`);
+  }
 }
 
 /** A memory source that cannot be used is bad input (exit code 2), named by its option. */

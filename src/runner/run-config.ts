@@ -41,6 +41,17 @@ export interface RunConfig {
   memoryFrom: string | null;
   /** How memory recall searches (BM25 alone, or hybrid with embeddings). */
   recall: RecallOptions;
+  /**
+   * `--memory <name>`: the memory system and its resolved config (`memory.<name>` of
+   * agenticbt.config.json with run options over it). Absent (runs recorded before it): files.
+   */
+  memory?: MemoryChoice;
+}
+
+export interface MemoryChoice {
+  system: string;
+  /** The system's own settings, as it validated them (null: its defaults). */
+  config: unknown;
 }
 
 export interface RecallOptions {

@@ -70,7 +70,10 @@ export interface RunResult {
   trades: { closed: number; openAtEnd: number; dataEnded: number };
   /** Every order placed, by final status, and the grouped reasons of the rejected ones. */
   orders: OrderCounts;
+  /** The memory system's statistics (its own names; files: journal, notes, reviews, bytes). */
   memory: Record<string, number> | null;
+  /** `--memory`'s system (absent in runs recorded before memory systems: files). */
+  memorySystem?: string;
   /** Health of the recall index (index.sqlite) as the run left it: files, chunks, errors. */
   index: RecallHealth | null;
   warnings: string[];

@@ -2,9 +2,10 @@ import type { BrokerConfig } from "../engine/broker-config.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData, Order } from "../engine/types.js";
+import type { MemoryMoment } from "../memory/memory-system.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import { BacktestContext } from "../strategy/context.js";
-import type { MemoryPort, Params, Strategy } from "../strategy/types.js";
+import type { MemoryPort, MemoryToolbox, Params, Strategy } from "../strategy/types.js";
 import { BarLoop, type LoopEnd } from "./bar-loop.js";
 import { HookRunner } from "./hook-runner.js";
 import type { RunEventListener } from "./run-events.js";
@@ -26,6 +27,10 @@ export interface SimulateInput {
   params?: Params;
   /** The strategy's memory; null: memory calls throw (an in-memory backtest has none). */
   memory?: MemoryPort | null;
+  /** The run's memory system as `ctx.memory` tools (null: ctx.memory.use throws). */
+  toolbox?: MemoryToolbox | null;
+  /** Told every memory moment (fill, close, day/week/month end, run end) before the strategy. */
+  onMemoryMoment?: ((moment: MemoryMoment) => void) | null;
   /** Run events as they happen; progress events are built only when this is given. */
   onEvent?: RunEventListener;
   /** Receives a handle before the first bar (Ctrl-C). */
@@ -81,12 +86,24 @@ export async function simulate(input: SimulateInput): Promise<Simulated> {
   const sink = (e: EngineEvent) => {
     pending.push(e);
   };
+  const onMemoryMoment = input.onMemoryMoment ?? null;
   const wantsCalendar = Boolean(
-    strategy.onDayEnd || strategy.onWeekEnd || strategy.onMonthEnd || strategy.onRunEnd,
+    strategy.onDayEnd ||
+      strategy.onWeekEnd ||
+      strategy.onMonthEnd ||
+      strategy.onRunEnd ||
+      onMemoryMoment,
   );
   const sim = new Simulation(data, input.broker, sink, { bars: false, calendar: wantsCalendar });
-  const ctx = new BacktestContext(data, sim.broker, input.params ?? {}, input.memory ?? null);
-  const hooks = new HookRunner(strategy, ctx, emit, label, input.records ?? true);
+  const ctx = new BacktestContext(
+    data,
+    sim.broker,
+    input.params ?? {},
+    input.memory ?? null,
+    undefined,
+    input.toolbox ?? null,
+  );
+  const hooks = new HookRunner(strategy, ctx, emit, label, input.records ?? true, onMemoryMoment);
   const cash = new Float64Array(data.times.length);
   const initialCash = input.broker.initialCash;
   const benchmark = buyAndHoldEquity(data, initialCash, startIndex);

@@ -16,7 +16,10 @@ import { StrategyUsageError } from "./strategy-usage-error.js";
 import type {
   Citation,
   IndicatorView,
+  MemoryActivityRecord,
+  MemoryHandle,
   MemoryPort,
+  MemoryToolbox,
   OrderOptions,
   Params,
   StrategyContext,
@@ -68,13 +71,19 @@ export class BacktestContext implements StrategyContext {
     private readonly data: MarketData,
     private readonly broker: Broker,
     readonly params: Readonly<Params>,
-    private readonly memory: MemoryPort | null,
+    private readonly filePort: MemoryPort | null,
     private readonly indicators: IndicatorCache = new IndicatorCache(),
+    private readonly toolbox: MemoryToolbox | null = null,
   ) {
     this.symbols = data.symbols;
     this.symbol = data.symbols[0] ?? "";
     this.lastBar = new Int32Array(data.symbols.length).fill(-1);
     this.intraday = data.times.some((t) => t % 86_400_000 !== 0);
+    this.memory = {
+      system: toolbox?.system ?? "none",
+      tools: toolbox?.tools ?? [],
+      use: (tool, args = {}) => this.useMemoryTool(tool, args),
+    };
   }
 
   /** Moves to master bar `i`. */
@@ -260,9 +269,31 @@ export class BacktestContext implements StrategyContext {
     return ok;
   }
 
+  /** Built once: the handle is the same object at every bar. */
+  readonly memory: MemoryHandle;
+
+  private useMemoryTool(tool: string, args: Record<string, unknown>): unknown {
+    if (!this.toolbox) throw new StrategyUsageError("Memory is not available in this run.");
+    // The activity record belongs to the decision that asked, even if the answer arrives later.
+    const activity = this.activity;
+    const out = this.toolbox.call(tool, args, {
+      time: this.time,
+      index: this.index,
+      label: this.timeLabel,
+    });
+    if (out instanceof Promise) {
+      return out.then((o) => {
+        recordMemory(activity, o.record);
+        return o.result;
+      });
+    }
+    recordMemory(activity, out.record);
+    return out.result;
+  }
+
   private requireMemory(): MemoryPort {
-    if (!this.memory) throw new StrategyUsageError("Memory is not available in this run.");
-    return this.memory;
+    if (!this.filePort) throw new StrategyUsageError("Memory is not available in this run.");
+    return this.filePort;
   }
 
   log(content: string): void {
@@ -297,6 +328,14 @@ export class BacktestContext implements StrategyContext {
     const { citations, seq } = await this.requireMemory().recallAsync(query, limit, this.time);
     activity.recalls.push({ query, citations, seq });
     return citations;
+  }
+}
+
+function recordMemory(activity: ContextActivity, record: MemoryActivityRecord | undefined): void {
+  if (record?.memory) activity.memory.push(record.memory);
+  if (record?.recall) {
+    const { query, citations, seq } = record.recall;
+    activity.recalls.push({ query, citations, seq });
   }
 }
 

@@ -22,7 +22,8 @@ export interface Citation {
   snippet: string;
   /** In (0, 1]. */
   score: number;
-  source: "journal" | "note" | "review" | "playbook";
+  /** The file kind for files; the layer (short, mid, long, reflection) for layered. */
+  source: "journal" | "note" | "review" | "playbook" | "short" | "mid" | "long" | "reflection";
 }
 
 /**
@@ -44,6 +45,40 @@ export interface MemoryPort {
   recall(query: string, limit: number, asOf: Millis): RecallAnswer;
   /** Recall as of `asOf`, hybrid when the run has embeddings configured. */
   recallAsync(query: string, limit: number, asOf: Millis): Promise<RecallAnswer>;
+}
+
+/** What one memory tool call did, for the decision's line in decisions.jsonl. */
+export interface MemoryActivityRecord {
+  memory?: { tool: string; key?: string; chars: number };
+  recall?: RecallAnswer & { query: string };
+}
+
+/**
+ * The run's memory system as tools (`--memory <name>`), bound by the runner: the same tools, with
+ * the same argument checks, that the LLM agent gets.
+ */
+export interface MemoryToolbox {
+  readonly system: string;
+  readonly tools: readonly string[];
+  /** Validates `args` (an Error tells what to fix) and runs the tool at this bar. */
+  call(
+    tool: string,
+    args: unknown,
+    at: { time: Millis; index: number; label: string },
+  ):
+    | { result: unknown; record?: MemoryActivityRecord }
+    | Promise<{ result: unknown; record?: MemoryActivityRecord }>;
+}
+
+/** `ctx.memory`: the run's memory system, whatever `--memory` chose. */
+export interface MemoryHandle {
+  /** The system's name (`files`, `layered`…). */
+  readonly system: string;
+  /** Its tools' names (e.g. memory_log, memory_note, memory_recall for files). */
+  readonly tools: readonly string[];
+  /** Runs one tool as the agent would (`use("memory_store", { content: "…", importance: 70 })`):
+   * its result, or a promise of it for a tool that awaits (recall with embeddings). */
+  use(tool: string, args?: Record<string, unknown>): unknown;
 }
 
 /** A live indicator: reads the value at the current bar each time it is asked. */
@@ -127,6 +162,8 @@ export interface StrategyContext {
   recall(query: string, limit?: number): Citation[];
   /** Like recall, hybrid (keywords + embeddings) when the run has --embed-model. */
   recallAsync(query: string, limit?: number): Promise<Citation[]>;
+  /** The run's memory system (`--memory`): its tools as functions. */
+  readonly memory: MemoryHandle;
   /** Ends the run cleanly after the current bar, with this status (e.g. a spent budget). */
   stop(status: "budget_exhausted" | "stopped", reason: string): void;
   readonly stopRequested: boolean;

@@ -1,22 +1,27 @@
-import { SYSTEM_RULES, TOOL_GUIDE } from "../prompts.js";
+import type { MemorySection } from "../../memory/memory-system.js";
 
 export interface PrefixParts {
+  /** The system rules and the tool guide, with the run's memory system's parts in them. */
+  rules: string;
+  toolGuide: string;
   strategyPrompt: string;
-  playbook: string;
+  /** The memory system's stable section (files: the playbook), last; null for none. */
+  memory: MemorySection | null;
   symbols: readonly string[];
   /** One line on costs and permissions (commission, slippage, shorting). */
   tradingTerms: string;
 }
 
 /**
- * The system message: identical, byte for byte, from one decision to the next unless the playbook
- * changed, so providers' prompt caches can serve it. Nothing that changes per bar belongs here.
+ * The system message: identical, byte for byte, from one decision to the next unless the memory
+ * section (the playbook) changed, so providers' prompt caches can serve it. Nothing that changes
+ * per bar belongs here.
  */
 export function buildStablePrefix(p: PrefixParts): string {
-  return [
-    SYSTEM_RULES,
+  const out = [
+    p.rules,
     "",
-    TOOL_GUIDE,
+    p.toolGuide,
     "",
     `Symbols: ${p.symbols.join(", ")}. ${p.tradingTerms}`,
     "",
@@ -24,9 +29,7 @@ export function buildStablePrefix(p: PrefixParts): string {
     "",
     p.strategyPrompt.trim(),
     "",
-    "# Playbook (playbook.md)",
-    "",
-    p.playbook.trim(),
-    "",
-  ].join("\n");
+  ];
+  if (p.memory !== null) out.push(`# ${p.memory.heading}`, "", p.memory.body.trim(), "");
+  return out.join("\n");
 }

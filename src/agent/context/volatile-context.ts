@@ -1,4 +1,5 @@
 import type { AccountSnapshot, Bar, Order } from "../../engine/types.js";
+import type { MemorySection } from "../../memory/memory-system.js";
 import { money, pct, price } from "./format-numbers.js";
 
 export interface VolatileParts {
@@ -6,8 +7,8 @@ export interface VolatileParts {
   barNumber: number;
   totalBars: number;
   account: AccountSnapshot;
-  /** position_<SYM> notes of held symbols (only those), already read. */
-  positionNotes: { key: string; content: string }[];
+  /** The memory system's sections (files: position notes of held symbols), already read. */
+  memory: readonly MemorySection[];
   orders: readonly Order[];
   /** Human-readable lines: fills, rejections, expiries, closed trades since the last decision. */
   events: readonly string[];
@@ -24,10 +25,7 @@ export function buildVolatileContext(v: VolatileParts): string {
   const out: string[] = [];
   out.push("# Now", "", `Bar ${v.barNumber} of ${v.totalBars}: ${v.timeLabel}, at the close.`, "");
   out.push("# Account", "", accountLines(v.account), "");
-  if (v.positionNotes.length) {
-    out.push("# Position notes", "");
-    for (const n of v.positionNotes) out.push(`## ${n.key}`, "", n.content.trim(), "");
-  }
+  for (const section of v.memory) out.push(`# ${section.heading}`, "", section.body, "");
   out.push("# Working orders", "");
   out.push(v.orders.length ? v.orders.map(orderLine).join("\n") : "None.", "");
   out.push("# Events since your last decision", "");

@@ -1,69 +1,69 @@
-import { z } from "zod";
-import { validateMemoryKey } from "../../memory/memory-key.js";
-import { defineTool } from "./tool-definition.js";
+import type { MemorySystem } from "../../memory/memory-system.js";
+import {
+  MEMORY_LOG_DESCRIPTION,
+  MEMORY_NOTE_DESCRIPTION,
+  MEMORY_RECALL_DESCRIPTION,
+  memoryLogParameters,
+  memoryNoteParameters,
+  memoryRecallParameters,
+} from "../../memory/systems/files-tools.js";
+import { defineTool, type ToolDefinition } from "./tool-definition.js";
+
+// Seed 000's tools (the files memory): names, descriptions and schemas come from the memory layer
+// (one fact); the calls go through the ToolHost's file-memory methods.
 
 export const memoryLogTool = defineTool({
   name: "memory_log",
-  description:
-    "Append one entry to today's journal (journal/<simulated date>.md), stamped with the " +
-    "simulated time. Use it for observations, decisions and the end-of-day review. Append-only.",
-  parameters: z.strictObject({
-    content: z.string().min(1).max(4000).describe("Markdown text, 1-4000 characters."),
-  }),
+  description: MEMORY_LOG_DESCRIPTION,
+  parameters: memoryLogParameters,
   run: (args, host) => host.memoryLog(args.content),
 });
 
-/**
- * The key check of the memory layer, run at validation time so a bad key is reported as an invalid
- * argument with the same message the host would give. `continue: false` stops the pattern check
- * from adding a second, vaguer issue for the same key.
- */
-const memoryKey = z
-  .string()
-  .superRefine((key, ctx) => {
-    try {
-      validateMemoryKey(key);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      ctx.addIssue({ code: "custom", message, continue: false });
-    }
-  })
-  // Never fails after the check above; it is here so the JSON schema shows the allowed shape.
-  .regex(/^[A-Za-z0-9_.-]{1,100}$/)
-  .describe(
-    'Letters, digits, "_", "." and "-", 1-100 characters, not starting with "." and without "..".',
-  );
-
 export const memoryNoteTool = defineTool({
   name: "memory_note",
-  description:
-    "Write a note by key, replacing the previous note of that key (the old version is kept as a " +
-    'backup). Special keys: "playbook" does not overwrite the playbook but appends your content ' +
-    'as a dated lesson; "position_<SYMBOL>" (e.g. position_AAPL) is your thesis and plan for an ' +
-    'open position, shown to you at every decision while it is held; "week_YYYY-Www" (e.g. ' +
-    'week_2024-W07) and "month_YYYY-MM" (e.g. month_2024-03) are the weekly and monthly reviews. ' +
-    "Any other key is a free note.",
-  parameters: z.strictObject({
-    key: memoryKey,
-    content: z.string().min(1).max(20_000).describe("Markdown text, 1-20000 characters."),
-  }),
+  description: MEMORY_NOTE_DESCRIPTION,
+  parameters: memoryNoteParameters,
   run: (args, host) => host.memoryNote(args.key, args.content),
 });
 
 export const memoryRecallTool = defineTool({
   name: "memory_recall",
-  description:
-    "Search your journal, notes, reviews and playbook (only what was written up to now) by " +
-    "keywords. Returns citations {path, startLine, endLine, snippet, score, source}, best first.",
-  parameters: z.strictObject({
-    query: z.string().min(1).max(500).describe("Keywords, 1-500 characters."),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(20)
-      .default(5)
-      .describe("Most citations to return, 1-20 (default 5)."),
-  }),
+  description: MEMORY_RECALL_DESCRIPTION,
+  parameters: memoryRecallParameters,
   run: (args, host) => host.memoryRecall(args.query, args.limit),
 });
+
+/** The files memory's tools, offered alone at memory moments (reviews, position notes). */
+export const FILES_MEMORY_TOOLS: readonly ToolDefinition<unknown>[] = [
+  memoryLogTool,
+  memoryNoteTool,
+  memoryRecallTool,
+];
+
+const adapted = new WeakMap<MemorySystem, readonly ToolDefinition<unknown>[]>();
+
+/**
+ * The agent's memory tools for a run's system. `files` keeps its seed-000 definitions (their
+ * results and decisions.jsonl records are unchanged); any other system's tools are declared by
+ * the system and run through `ctx.memory`, exactly as a code strategy's `ctx.memory.use` does.
+ * Built once per system, so the rendered JSON schemas are cached.
+ */
+export function memoryToolsOf(system: MemorySystem): readonly ToolDefinition<unknown>[] {
+  if (system.name === "files") return FILES_MEMORY_TOOLS;
+  let tools = adapted.get(system);
+  if (tools === undefined) {
+    tools = system.tools.map((spec) =>
+      defineTool<unknown>({
+        name: spec.name,
+        description: spec.description,
+        parameters: spec.parameters,
+        run: (args, host) => {
+          if (!host.memoryUse) throw new Error(`${spec.name} is not available in this backtest.`);
+          return host.memoryUse(spec.name, args);
+        },
+      }),
+    );
+    adapted.set(system, tools);
+  }
+  return tools;
+}

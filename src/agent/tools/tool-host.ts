@@ -36,4 +36,6 @@ export interface ToolHost {
   memoryNote(key: string, content: string): unknown;
   /** Async: hybrid recall asks an embeddings endpoint. */
   memoryRecall(query: string, limit: number): Citation[] | Promise<Citation[]>;
+  /** A tool of the run's memory system other than files (`--memory`), with parsed arguments. */
+  memoryUse?(tool: string, args: unknown): unknown;
 }

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { DEFAULT_LAYERED_PARAMS, LAYERS, type Layer, type LayeredParams } from "./layered-math.js";
+
+// `memory.layered` of agenticbt.config.json: any subset of the parameters, each checked for its
+// range; the rest are the seed's. Unknown keys are errors (a typo must not silently keep a
+// default).
+
+const finite = z.number().refine(Number.isFinite, "must be a finite number");
+
+const layerSchema = z.strictObject({
+  initialImportance: finite.min(0).max(100).optional(),
+  recencyPeriodDays: finite.gt(0).max(100_000).optional(),
+  importanceDecay: finite.gt(0).max(1).optional(),
+  cleanupRecency: finite.min(0).max(1).optional(),
+  cleanupImportance: finite.min(0).max(100).optional(),
+  topK: z.number().int().min(0).max(50).optional(),
+  weight: finite.min(0).max(100).optional(),
+});
+
+const configSchema = z.strictObject({
+  layers: z
+    .strictObject({
+      short: layerSchema.optional(),
+      mid: layerSchema.optional(),
+      long: layerSchema.optional(),
+      reflection: layerSchema.optional(),
+    })
+    .optional(),
+  jumpLower: finite.min(0).max(100).optional(),
+  jumpUpper: finite.min(0).max(100).optional(),
+  demoteMinRecency: finite.min(0).max(1).optional(),
+  reflectionEveryDays: finite.gt(0).max(100_000).optional(),
+  reflectionLoss: finite.gt(0).lt(1).optional(),
+  lossWindowDays: z.number().int().min(1).max(10_000).optional(),
+  dedupSimilarity: finite.gt(0).max(1).optional(),
+});
+
+export class LayeredConfigError extends Error {
+  override readonly name = "LayeredConfigError";
+}
+
+/** The parameters of a run: the seed's, with `raw` (memory.layered, or a recorded config) over
+ * them. Throws a LayeredConfigError naming the key and the allowed range. */
+export function resolveLayeredParams(raw: unknown): LayeredParams {
+  if (raw === undefined || raw === null) return structuredClone(DEFAULT_LAYERED_PARAMS);
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join(".") || "(block)";
+    throw new LayeredConfigError(
+      `${where}: ${issue?.message ?? "invalid"}. See docs/memory-systems.md for the parameters and their ranges.`,
+    );
+  }
+  const c = parsed.data;
+  const d = DEFAULT_LAYERED_PARAMS;
+  const layers = {} as Record<Layer, LayeredParams["layers"][Layer]>;
+  for (const layer of LAYERS) {
+    const given = c.layers?.[layer] ?? {};
+    const merged = { ...d.layers[layer] };
+    for (const [k, v] of Object.entries(given)) {
+      if (v !== undefined) (merged as Record<string, number>)[k] = v;
+    }
+    layers[layer] = merged;
+  }
+  const params: LayeredParams = {
+    layers,
+    jumpLower: c.jumpLower ?? d.jumpLower,
+    jumpUpper: c.jumpUpper ?? d.jumpUpper,
+    demoteMinRecency: c.demoteMinRecency ?? d.demoteMinRecency,
+    reflectionEveryDays: c.reflectionEveryDays ?? d.reflectionEveryDays,
+    reflectionLoss: c.reflectionLoss ?? d.reflectionLoss,
+    lossWindowDays: c.lossWindowDays ?? d.lossWindowDays,
+    dedupSimilarity: c.dedupSimilarity ?? d.dedupSimilarity,
+  };
+  if (params.jumpLower >= params.jumpUpper) {
+    throw new LayeredConfigError(
+      `jumpLower (${params.jumpLower}) must be below jumpUpper (${params.jumpUpper}).`,
+    );
+  }
+  return params;
+}

@@ -1,0 +1,268 @@
+// The arithmetic of seed 003 (INVESTOR-BENCH / FinMem layered memory), pure: no fs, no clock, no
+// randomness. Time is simulated calendar days. docs/memory-systems.md gives the formulas.
+
+export const LAYERS = ["short", "mid", "long", "reflection"] as const;
+export type Layer = (typeof LAYERS)[number];
+
+export interface LayerParams {
+  /** Importance a memory stored in this layer starts with, when the caller gives none. */
+  initialImportance: number;
+  /** recency = exp(-days / recencyPeriodDays). */
+  recencyPeriodDays: number;
+  /** importance × importanceDecay per simulated day. */
+  importanceDecay: number;
+  /** Clean-up: removed when recency falls below this… */
+  cleanupRecency: number;
+  /** …or importance below this. */
+  cleanupImportance: number;
+  /** Memories of this layer retrieved per query (3/2/2/1). */
+  topK: number;
+  /** Multiplies this layer's retrieval scores. */
+  weight: number;
+}
+
+export interface LayeredParams {
+  layers: Record<Layer, LayerParams>;
+  /** short → mid above it; mid → short (or removed) below it. Seed: 55. */
+  jumpLower: number;
+  /** mid → long above it; long → mid below it. Seed: 85. */
+  jumpUpper: number;
+  /** A mid memory demoted below jumpLower goes back to short only if its recency is above this
+   * (seed: 0.1); otherwise it is removed. */
+  demoteMinRecency: number;
+  /** A reflection is due when more than this many days passed since the last one. Seed: 30. */
+  reflectionEveryDays: number;
+  /** …or when equity fell more than this fraction over the last `lossWindowDays` day ends. */
+  reflectionLoss: number;
+  lossWindowDays: number;
+  /** A reflection at least this similar to a kept one is a duplicate (not stored). Seed: 0.95. */
+  dedupSimilarity: number;
+}
+
+/** The seed's parameters (seed 003). Clean-up of mid and reflection: FinMem's 0.05 / 5, which the
+ * seed does not restate. */
+export const DEFAULT_LAYERED_PARAMS: LayeredParams = {
+  layers: {
+    short: {
+      initialImportance: 50,
+      recencyPeriodDays: 3,
+      importanceDecay: 0.92,
+      cleanupRecency: 0.05,
+      cleanupImportance: 5,
+      topK: 3,
+      weight: 1,
+    },
+    mid: {
+      initialImportance: 60,
+      recencyPeriodDays: 90,
+      importanceDecay: 0.96,
+      cleanupRecency: 0.05,
+      cleanupImportance: 5,
+      topK: 2,
+      weight: 1,
+    },
+    long: {
+      initialImportance: 90,
+      recencyPeriodDays: 365,
+      importanceDecay: 0.96,
+      cleanupRecency: 0.05,
+      cleanupImportance: 20,
+      topK: 2,
+      weight: 1,
+    },
+    reflection: {
+      initialImportance: 80,
+      recencyPeriodDays: 365,
+      importanceDecay: 0.98,
+      cleanupRecency: 0.05,
+      cleanupImportance: 5,
+      topK: 1,
+      weight: 1,
+    },
+  },
+  jumpLower: 55,
+  jumpUpper: 85,
+  demoteMinRecency: 0.1,
+  reflectionEveryDays: 30,
+  reflectionLoss: 0.05,
+  lossWindowDays: 5,
+  dedupSimilarity: 0.95,
+};
+
+export const DAY_MS = 86_400_000;
+
+/** The simulated calendar day of a time (days since 1970-01-01, UTC as the bars are stored). */
+export function dayNumber(time: number): number {
+  return Math.floor(time / DAY_MS);
+}
+
+export interface LayeredItem {
+  id: number;
+  layer: Layer;
+  content: string;
+  importance: number;
+  /** Days in the current layer (reset to 0 by a promotion or a demotion). */
+  ageDays: number;
+  /** The day the item's importance and age were last brought up to date. */
+  day: number;
+  /** Simulated time it was stored, and the log line that stored it. */
+  created: number;
+  line: number;
+}
+
+export function recency(item: LayeredItem, p: LayeredParams): number {
+  return Math.exp(-item.ageDays / p.layers[item.layer].recencyPeriodDays);
+}
+
+/** The seed's compound score: importance × recency (0…100). */
+export function score(item: LayeredItem, p: LayeredParams): number {
+  return item.importance * recency(item, p);
+}
+
+/** The layer a memory stored without one goes to, by its importance (seed: <55 short, 55–85 mid,
+ * >85 long). */
+export function layerForImportance(importance: number, p: LayeredParams): Layer {
+  if (importance > p.jumpUpper) return "long";
+  if (importance >= p.jumpLower) return "mid";
+  return "short";
+}
+
+export interface Move {
+  id: number;
+  from: Layer;
+  to: Layer | null;
+  /** promote, demote, or the clean-up rule that removed it. */
+  why: "promote" | "demote" | "recency" | "importance";
+}
+
+/**
+ * The day-end maintenance at `day`, in place: (1) decay: importance × decay^days and age + days
+ * for the days since each item was last updated; (2) flow, at most one layer per day end: short
+ * above jumpLower → mid; mid above jumpUpper → long; mid below jumpLower → short if its recency
+ * is above demoteMinRecency, else removed; long below jumpUpper → mid; a moved item's age restarts
+ * at 0; (3) clean-up in the item's (new) layer: recency below cleanupRecency or importance below
+ * cleanupImportance → removed. Returns the moves in item order.
+ */
+export function maintain(items: LayeredItem[], day: number, p: LayeredParams): Move[] {
+  const moves: Move[] = [];
+  let kept = 0;
+  for (const item of items) {
+    const days = day - item.day;
+    if (days > 0) {
+      item.importance *= p.layers[item.layer].importanceDecay ** days;
+      item.ageDays += days;
+      item.day = day;
+    }
+    const from = item.layer;
+    let to: Layer | null = from;
+    if (from === "short" && item.importance > p.jumpLower) to = "mid";
+    else if (from === "mid" && item.importance > p.jumpUpper) to = "long";
+    else if (from === "mid" && item.importance < p.jumpLower) {
+      to = recency(item, p) > p.demoteMinRecency ? "short" : null;
+    } else if (from === "long" && item.importance < p.jumpUpper) to = "mid";
+    if (to === null) {
+      moves.push({ id: item.id, from, to: null, why: "demote" });
+      continue;
+    }
+    if (to !== from) {
+      const up = LAYERS.indexOf(to) > LAYERS.indexOf(from);
+      moves.push({ id: item.id, from, to, why: up ? "promote" : "demote" });
+      item.layer = to;
+      item.ageDays = 0;
+    }
+    const lp = p.layers[item.layer];
+    if (recency(item, p) < lp.cleanupRecency) {
+      moves.push({ id: item.id, from: item.layer, to: null, why: "recency" });
+      continue;
+    }
+    if (item.importance < lp.cleanupImportance) {
+      moves.push({ id: item.id, from: item.layer, to: null, why: "importance" });
+      continue;
+    }
+    items[kept++] = item;
+  }
+  items.length = kept;
+  return moves;
+}
+
+/** Term frequencies of a text's tokens. */
+export function termCounts(tokens: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return counts;
+}
+
+/** Cosine similarity of two term-frequency vectors, in [0, 1] (0 when either is empty). */
+export function cosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (const [t, x] of a) {
+    na += x * x;
+    const y = b.get(t);
+    if (y !== undefined) dot += x * y;
+  }
+  for (const y of b.values()) nb += y * y;
+  return na === 0 || nb === 0 ? 0 : Math.min(1, dot / Math.sqrt(na * nb));
+}
+
+export interface Ranked {
+  item: LayeredItem;
+  /** relevance × importance/100 × recency × layer weight (relevance 1 without a query). */
+  score: number;
+}
+
+/**
+ * Layer-weighted retrieval: in each layer, the items with a positive relevance ranked by
+ * relevance × importance/100 × recency × the layer's weight, the layer's top k of them; then all
+ * layers' picks by that score, best first (ties: the newer memory first). `relevance` null: no
+ * query, every item is relevant (1).
+ */
+export function retrieve(
+  items: readonly LayeredItem[],
+  p: LayeredParams,
+  relevance: ((item: LayeredItem) => number) | null,
+): Ranked[] {
+  const picked: Ranked[] = [];
+  for (const layer of LAYERS) {
+    const lp = p.layers[layer];
+    if (lp.topK <= 0) continue;
+    const ranked: Ranked[] = [];
+    for (const item of items) {
+      if (item.layer !== layer) continue;
+      const r = relevance === null ? 1 : relevance(item);
+      if (r <= 0) continue;
+      ranked.push({ item, score: (r * score(item, p) * lp.weight) / 100 });
+    }
+    ranked.sort(byScore);
+    picked.push(...ranked.slice(0, lp.topK));
+  }
+  return picked.sort(byScore);
+}
+
+const byScore = (a: Ranked, b: Ranked) => b.score - a.score || b.item.id - a.item.id;
+
+/**
+ * Whether a reflection is due at this day end: more than reflectionEveryDays since the last one
+ * (or since the run started), or equity down more than reflectionLoss over the last
+ * lossWindowDays day ends. `equities`: equity at each past day end, oldest first, this one last.
+ */
+export function reflectionDue(
+  day: number,
+  lastReflectionDay: number,
+  equities: readonly number[],
+  p: LayeredParams,
+): "days" | "loss" | null {
+  if (day - lastReflectionDay > p.reflectionEveryDays) return "days";
+  const now = equities[equities.length - 1];
+  const then = equities[equities.length - 1 - p.lossWindowDays];
+  if (
+    now !== undefined &&
+    then !== undefined &&
+    then > 0 &&
+    (then - now) / then > p.reflectionLoss
+  ) {
+    return "loss";
+  }
+  return null;
+}

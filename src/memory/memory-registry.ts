@@ -1,0 +1,48 @@
+import type { MemorySystemFactory } from "./memory-system.js";
+import { MEMORY_SYSTEMS } from "./systems/index.js";
+
+/** The default of `--memory`: seed 000's files. */
+export const DEFAULT_MEMORY_SYSTEM = "files";
+
+/** `--memory <name>` names no registered system: bad usage (exit code 2). */
+export class UnknownMemorySystemError extends Error {
+  override readonly name = "UnknownMemorySystemError";
+}
+
+export function memorySystemNames(): string[] {
+  return MEMORY_SYSTEMS.map((f) => f.name);
+}
+
+/** The factory of a system by name; an unknown name lists the registered ones. */
+export function memorySystemFactory(name: string): MemorySystemFactory {
+  const found = MEMORY_SYSTEMS.find((f) => f.name === name);
+  if (found === undefined) {
+    const list = MEMORY_SYSTEMS.map((f) => `  ${f.name}: ${f.description}`).join("\n");
+    throw new UnknownMemorySystemError(
+      `--memory ${JSON.stringify(name)} is not a memory system. Use one of:\n${list}`,
+    );
+  }
+  return found;
+}
+
+/**
+ * `--memory a,b,c`: the names, in order, each checked; duplicates and empty names are refused.
+ * One name runs one backtest; several run one backtest per system and compare them.
+ */
+export function parseMemorySystems(arg: string): string[] {
+  const names = arg.split(",").map((n) => n.trim());
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (name === "") {
+      throw new UnknownMemorySystemError(
+        `--memory ${JSON.stringify(arg)} has an empty name: write names separated by commas, e.g. files,layered.`,
+      );
+    }
+    memorySystemFactory(name);
+    if (seen.has(name)) {
+      throw new UnknownMemorySystemError(`--memory names ${name} twice: name each system once.`);
+    }
+    seen.add(name);
+  }
+  return names;
+}

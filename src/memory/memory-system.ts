@@ -1,0 +1,157 @@
+import type { z } from "zod";
+import type { ClosedTrade, Fill, Millis } from "../engine/types.js";
+import type { MemoryPort, RecallAnswer } from "../strategy/types.js";
+
+// One interface for every memory design of the seeds (SPEC §6 "Memory systems"). A run uses
+// exactly one system, chosen with `--memory <name>`; the LLM agent and code strategies (through
+// `ctx.memory`) reach the same system, with the same tools.
+//
+// How a system is registered: write a `MemorySystemFactory` (name, one-line description,
+// `create(env)`) in `src/memory/systems/<name>-system.ts` and add it to the list in
+// `src/memory/systems/index.ts`. Nothing else: `--memory <name>`, the unknown-name error (exit
+// 2), `run --memory a,b` and `compare` all read that list.
+//
+// Stability: this file is the contract other systems are built on. Changes are additive only
+// (new optional members); say so in the commit message.
+
+/** A moment the framework tells the system about, in simulated time (SPEC §6 "Memory moments").
+ * Sent before the strategy's own hook of the same moment. */
+export type MemoryMoment =
+  | { kind: "fill"; time: Millis; index: number; fill: Fill }
+  | { kind: "close"; time: Millis; index: number; trade: ClosedTrade }
+  | { kind: "day_end"; time: Millis; index: number; day: string; equity: number }
+  | { kind: "week_end"; time: Millis; index: number; week: string }
+  | { kind: "month_end"; time: Millis; index: number; month: string }
+  | { kind: "run_end"; time: Millis; index: number; equity: number };
+
+export type MemoryMomentKind = MemoryMoment["kind"];
+
+/** When and by which decision a memory tool is used. */
+export interface MemoryCallSite {
+  time: Millis;
+  /** Master bar index. */
+  index: number;
+  /** The bar's label (`YYYY-MM-DD` or `YYYY-MM-DD HH:MM`). */
+  label: string;
+}
+
+/**
+ * What a tool call did, for the decision's line in decisions.jsonl (`memory` and `recalls`).
+ * `tool` is short (log, note, store…), `chars` the size of what was written.
+ */
+export interface MemoryCallRecord {
+  memory?: { tool: string; key?: string; chars: number };
+  recall?: RecallAnswer & { query: string };
+}
+
+/** The result of a memory tool: what the model (or `ctx.memory.use`) gets back, and the record. */
+export interface MemoryToolResult {
+  result: unknown;
+  record?: MemoryCallRecord;
+}
+
+/**
+ * A memory tool declared as data, like the agent's tools (src/agent/tools/tool-definition.ts):
+ * the zod schema renders the JSON schema the model sees and validates every call, from the model
+ * or from `ctx.memory.use(name, args)`. `run` gets parsed arguments; it may throw an Error whose
+ * message tells the caller what to fix.
+ */
+export interface MemoryToolSpec<A = unknown> {
+  name: string;
+  description: string;
+  parameters: z.ZodType<A>;
+  /** Its line in the system prompt's tool guide ("- name(args): what it does."). */
+  guide: string;
+  run(args: A, at: MemoryCallSite): MemoryToolResult | Promise<MemoryToolResult>;
+}
+
+/** Identity, for inference (`A` comes from the schema). */
+export function defineMemoryTool<A>(spec: MemoryToolSpec<A>): MemoryToolSpec<A> {
+  return spec;
+}
+
+/** A section of the context: `# heading`, a blank line, then `body`. */
+export interface MemorySection {
+  heading: string;
+  body: string;
+}
+
+/** What a decision knows when it asks for the volatile memory sections. */
+export interface MemoryDecisionView {
+  time: Millis;
+  index: number;
+  /** Symbols with an open position now. */
+  held: readonly string[];
+}
+
+/** The moments an LLM agent can be prompted at (the `--moments` names). */
+export type AgentMomentKind = "fill" | "close" | "eod" | "week" | "month" | "run_end";
+
+/**
+ * A run's memory. Created once per run by its factory, told every memory moment, asked for its
+ * context at every decision, and finished once. Everything it keeps lives in the run directory.
+ */
+export interface MemorySystem {
+  readonly name: string;
+  /** The memory rules of the system prompt (bullets, "- " lines). Fixed for the run: they are
+   * part of the cached prompt prefix. */
+  readonly rules: string;
+  /** The agent's memory tools, in the order the model sees them (stable: part of the prefix). */
+  readonly tools: readonly MemoryToolSpec[];
+  /** Injected into the stable prefix (files: the playbook). Re-read at each decision, so it must
+   * change rarely, or the provider's prompt cache misses. */
+  stableSection(): MemorySection | null;
+  /** Injected into each decision's user message after the account (files: position notes). */
+  volatileSections(view: MemoryDecisionView): MemorySection[];
+  /** The prompt of a due agent moment; null: the framework's default (src/agent/prompts.ts). */
+  momentPrompt(kind: AgentMomentKind, at: MemoryCallSite): string | null;
+  /** Extra prompt for the bar's memory turn even when no agent moment is due (e.g. a reflection
+   * the system wants now); null when nothing is due. */
+  pendingPrompt(at: MemoryCallSite): string | null;
+  /** A memory moment happened (before the strategy's hook for it). */
+  onMoment(moment: MemoryMoment): void;
+  /** Recall as the agent sees it at `asOf` (what `memory_recall` and `ctx.recall` answer). */
+  recall(query: string, limit: number, asOf: Millis): RecallAnswer | Promise<RecallAnswer>;
+  /** Counts for result.json `memory` (finite numbers; names are the system's own). */
+  stats(): Record<string, number>;
+  /** State a resumed run needs that is not already in the run directory's files (JSON). */
+  checkpoint(): unknown;
+  /** Restores `checkpoint()`'s value after a resume, before the first resumed bar. */
+  restore(state: unknown): void;
+  /** The run ended (any status): flush logs, close indexes. Called once. */
+  finish(): void;
+}
+
+/**
+ * What a factory gets. The run directory is already created and its file workspace (playbook,
+ * presets, `--memory-from`) seeded; `files` is the seed-000 memory over it, which a system may
+ * wrap or ignore.
+ */
+export interface MemorySystemEnv {
+  dir: string;
+  runId: string;
+  /** The system's own config: `memory.<name>` of agenticbt.config.json (undefined: defaults). */
+  config: unknown;
+  /** Bar times of the run's data (the trading calendar). */
+  barTimes: ArrayLike<Millis>;
+  /** The run being replayed (`--replay`), or null. */
+  replayOf: string | null;
+  /** Seed-000 file memory bound to the run directory. */
+  files: MemoryPort;
+  /** Counts of the file memory (result.json `memory` of a files run). */
+  fileStats: () => Record<string, number>;
+}
+
+export interface MemorySystemFactory {
+  name: string;
+  /** One line for `--help` and the unknown-name error. */
+  description: string;
+  /**
+   * Checks the system's config (`memory.<name>` of agenticbt.config.json, undefined when absent)
+   * before a run directory exists and returns it resolved (defaults filled): that value is
+   * recorded in config.json and is what `create` gets, so a replay or `recall --as-of` uses the
+   * recorded settings. Throws an Error whose message tells the fix. Absent: the raw value, or null.
+   */
+  resolveConfig?(config: unknown): unknown;
+  create(env: MemorySystemEnv): MemorySystem;
+}
