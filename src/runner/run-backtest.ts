@@ -8,6 +8,9 @@ import {
   UnknownMemorySystemError,
 } from "../memory/memory-registry.js";
 import type { MemorySystemFactory } from "../memory/memory-system.js";
+import { DEFAULT_MEMORY_POLICY } from "../memory/policy/memory-policy.js";
+import { PolicyLayer } from "../memory/policy/policy-layer.js";
+import { PolicyState } from "../memory/policy/policy-state.js";
 import {
   type MemorySeed,
   MemoryWorkspace,
@@ -85,23 +88,36 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
       ? llmPlaybook(llm.name, config.strategyPath)
       : playbookFor(code as Strategy<unknown>, params),
   );
+  // The memory policy (seed 001) over whichever system runs: recall obeys it, evolution moves it.
+  const policy = new PolicyState(
+    dir,
+    config.memoryPolicy?.policy ?? DEFAULT_MEMORY_POLICY,
+    config.memoryPolicy?.overrides ?? {},
+  );
   const recall = new RunRecall(
     dir,
     config.recall,
     config.agent?.replay ?? null,
     process.env,
     data.times,
+    (t) => policy.at(t),
   );
   const files = memoryPort(workspace, recall);
-  const memory = memoryFactory.create({
-    dir,
-    runId: id,
-    config: memoryChoice.config,
-    barTimes: data.times,
-    replayOf: config.agent?.replay ?? null,
-    files,
-    fileStats: () => ({ ...workspace.stats() }),
-  });
+  const memory = new PolicyLayer(
+    memoryFactory.create({
+      dir,
+      runId: id,
+      config: memoryChoice.config,
+      barTimes: data.times,
+      replayOf: config.agent?.replay ?? null,
+      files,
+      fileStats: () => ({ ...workspace.stats() }),
+      startIndex,
+      policy,
+      warn: (message) => emit({ type: "warning", message }),
+    }),
+    policy,
+  );
   const strategy: Strategy<unknown> = llm
     ? await llm.create({
         runDir: dir,

@@ -37,6 +37,13 @@ export interface LlmRunArgs {
   recall?: Partial<RecallOptions>;
   /** The run's live events. */
   onEvent?: RunEventListener;
+  /** `--memory` and its config (default: files). */
+  memory?: RunConfig["memory"];
+  /** The resolved memory policy (default: none, the defaults). */
+  memoryPolicy?: RunConfig["memoryPolicy"];
+  /** The simulated window (`--from`, `--to`). */
+  from?: string;
+  to?: string;
 }
 
 /** Runs an LLM strategy in process against a scripted server (real client, real HTTP). */
@@ -46,8 +53,8 @@ export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: s
     data: a.data.map((file) => ({ file })),
     broker: brokerConfig(a.broker ?? {}),
     params: {},
-    from: null,
-    to: null,
+    from: a.from ?? null,
+    to: a.to ?? null,
     name: "llm-test",
     runsRoot: a.runsRoot,
     strict: false,
@@ -66,6 +73,8 @@ export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: s
     presets: a.presets ?? [],
     memoryFrom: a.memoryFrom ?? null,
     recall: { ...DEFAULT_RECALL_OPTIONS, ...a.recall },
+    ...(a.memory ? { memory: a.memory } : {}),
+    ...(a.memoryPolicy ? { memoryPolicy: a.memoryPolicy } : {}),
   };
   const result = await runBacktest(config, a.onEvent ? { onEvent: a.onEvent } : {});
   return { result, dir: path.join(a.runsRoot, result.id) };

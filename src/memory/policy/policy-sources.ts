@@ -12,12 +12,10 @@ import {
 } from "./memory-policy.js";
 import { PolicyError } from "./policy-errors.js";
 
-/** Read from the working directory, like other tools' project config files. */
-export const PROJECT_CONFIG_FILE = "agenticbt.config.json";
 /** In a run directory: the overrides in force (seeded by `--policy-overrides`, then evolution). */
 export const POLICY_OVERRIDES_FILE = "policy_overrides.json";
 
-/** The resolved policy and where each layer came from (recorded in config.json). */
+/** The resolved policy and where each layer came from (recorded in config.json `memoryPolicy`). */
 export interface ResolvedPolicy {
   policy: MemoryPolicy;
   /** The `memory` block's policy keys (empty when there is no config file or block). */
@@ -30,17 +28,6 @@ export interface ResolvedPolicy {
 /** Defaults, then the config block, then the overrides: the last one to set a key wins. */
 export function resolvePolicy(config: PolicyOverrides, overrides: PolicyOverrides): MemoryPolicy {
   return applyOverrides(applyOverrides({ ...DEFAULT_MEMORY_POLICY }, config), overrides);
-}
-
-/**
- * Reads `agenticbt.config.json` from `cwd` (absent: no layer) and returns its `memory` block, or
- * undefined when there is none. The file must be a JSON object and not a link.
- */
-export function readProjectMemoryBlock(cwd: string): { file: string; block: unknown } | null {
-  const file = path.join(cwd, PROJECT_CONFIG_FILE);
-  const value = readJsonObject(file, PROJECT_CONFIG_FILE);
-  if (value === null) return null;
-  return { file, block: value.memory };
 }
 
 /**

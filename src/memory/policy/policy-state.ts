@@ -82,6 +82,11 @@ export class PolicyState {
     this.monthEndOpen = { month, index };
   }
 
+  /** Whether a month ended at bar `index` (its memory turn may propose). */
+  isMonthEnd(index: number): boolean {
+    return this.monthEndOpen?.index === index;
+  }
+
   /**
    * Checks and records a proposal (the schema has already checked each value). Throws an Error
    * the model reads when evolution is off, when no month ended at this bar, or when nothing would

@@ -9,10 +9,10 @@ import { PolicyError } from "../../../src/memory/policy/policy-errors.js";
 import {
   parsePolicyBlock,
   readOverridesFile,
-  readProjectMemoryBlock,
   resolvePolicy,
 } from "../../../src/memory/policy/policy-sources.js";
 import { nextMonth, PolicyState } from "../../../src/memory/policy/policy-state.js";
+import { readMemoryConfig } from "../../../src/runner/project-config.js";
 import { tempDir } from "../../helpers/cli.js";
 
 const dirs: string[] = [];
@@ -34,15 +34,14 @@ describe("policy sources", () => {
       JSON.stringify({ memory: { retrieve_limit: 7, recent_days: 2, layered: { x: 1 } } }),
     );
     fs.writeFileSync(path.join(dir, "over.json"), JSON.stringify({ retrieve_limit: 3 }));
-    const read = readProjectMemoryBlock(dir);
-    const config = parsePolicyBlock(read?.block, "agenticbt.config.json", ["layered"]);
+    const config = parsePolicyBlock(readMemoryConfig(dir), "agenticbt.config.json", ["layered"]);
     const overrides = readOverridesFile(path.join(dir, "over.json"));
     expect(resolvePolicy(config, overrides)).toEqual({
       ...DEFAULT_MEMORY_POLICY,
       retrieve_limit: 3,
       recent_days: 2,
     });
-    expect(readProjectMemoryBlock(work())).toBeNull();
+    expect(parsePolicyBlock(readMemoryConfig(work()), "agenticbt.config.json")).toEqual({});
   });
 
   it("name an unknown key, with the nearest valid one", () => {
@@ -61,9 +60,6 @@ describe("policy sources", () => {
       /evolution_enabled must be true or false.*got "yes"/,
     );
     expect(bad([1])).toThrow(PolicyError);
-    const dir = work();
-    fs.writeFileSync(path.join(dir, "agenticbt.config.json"), "{ memory: ");
-    expect(() => readProjectMemoryBlock(dir)).toThrow(/agenticbt\.config\.json is not valid JSON/);
   });
 });
 
