@@ -90,7 +90,14 @@ describe("the memory policy changes behaviour", async () => {
   const server = await startScriptedServer(trader);
   afterAll(() => server.close());
   const run = (name: string, memoryPolicy: ReturnType<typeof policy>) =>
-    runLlm({ baseURL: server.url, data: [spy], runsRoot: path.join(work, name), memoryPolicy });
+    runLlm({
+      baseURL: server.url,
+      data: [spy],
+      runsRoot: path.join(work, name),
+      memoryPolicy,
+      // Every request reaches the server (the summary test reads them).
+      agent: { cache: false },
+    });
 
   let plain = "";
   it("defaults: recall returns up to 5 journal days", async () => {
