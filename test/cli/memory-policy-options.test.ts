@@ -79,4 +79,39 @@ describe("memory policy options", () => {
     expect(r.stderr).toMatch(message);
     expect(fs.existsSync(path.join(cwd, "runs"))).toBe(false);
   });
+
+  it("a persistent entry from a run whose period reaches past this run's start is warned about on stderr and counted", () => {
+    const cwd = project("lookahead");
+    const store = path.join(cwd, ".agenticbt", "memory", "default");
+    fs.mkdirSync(store, { recursive: true });
+    // GOOG.csv starts on 2004-08-19; this entry's run covered 2004-01-02 … 2005-12-30.
+    fs.writeFileSync(
+      path.join(store, "lesson_future.md"),
+      "---\nname: future\ndescription: future\ntype: lesson\nrun: old-run\nperiod: 2004-01-02 00:00 .. 2005-12-30 00:00\nwritten: 2005-12-30 00:00\n---\n\nGOOG doubles by 2005.\n",
+    );
+    fs.writeFileSync(path.join(store, "MEMORY.md"), "- [future](lesson_future.md)\n");
+    const r = cli(
+      [
+        "run",
+        path.join(ROOT, "strategies/buy-and-hold.ts"),
+        "--data",
+        path.join(DATA, "GOOG.csv"),
+        "--memory",
+        "persistent",
+        "--runs-dir",
+        ".agenticbt/runs",
+        "--json",
+      ],
+      cwd,
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: persistent memory "default": 1 entry was written by runs whose simulated period ends after this run starts, and is hidden from the agent to avoid look-ahead: lesson_future.md.',
+    );
+    expect(JSON.parse(r.stdout).memory).toMatchObject({
+      persistentEntriesAtStart: 1,
+      persistentLookAheadFlagged: 1,
+      persistentIndexLines: 0,
+    });
+  });
 });
