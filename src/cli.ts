@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { registerCompareCommand } from "./cli/commands/compare-command.js";
 import { registerDiffCommand } from "./cli/commands/diff-command.js";
 import { registerListCommand } from "./cli/commands/list-command.js";
 import { registerPruneCommand } from "./cli/commands/prune-command.js";
@@ -202,6 +203,7 @@ export function buildProgram(): Command {
   registerListCommand(program);
   registerShowCommand(program);
   registerDiffCommand(program);
+  registerCompareCommand(program);
   registerRecallCommand(program);
   registerReportCommand(program);
   registerRmCommand(program);

@@ -305,8 +305,9 @@ export function createLlmStrategy(
     async onBarEnd(ctx, state) {
       if (pendingFailure) throw pendingFailure;
       const at = { time: ctx.time, index: ctx.index, label: ctx.timeLabel };
-      // A system may ask for a memory turn of its own (a layered reflection) at any bar.
-      const extra = ctx.stopRequested ? null : memory.pendingPrompt(at);
+      // A system may ask for a memory turn of its own (a layered reflection) at any bar;
+      // --no-moments turns those off too.
+      const extra = ctx.stopRequested || s.moments.size === 0 ? null : memory.pendingPrompt(at);
       if (state.due.size === 0 && extra === null) return;
       const kinds = [...state.due];
       state.due.clear();

@@ -361,7 +361,62 @@ export async function runCommand(
   strategy: string | undefined,
   o: RunCommandOptions,
 ): Promise<number> {
-  const config = o.replay ? replayConfig(o) : buildRunConfig(strategy, o);
+  if (o.replay && o.memory !== undefined) {
+    throw new UsageError(
+      "--replay re-runs the recorded run with its own memory system: drop --memory.",
+    );
+  }
+  if (o.replay) return (await runOne(replayConfig(o), o, o.json === true)).code;
+  const systems = memorySystemsOf(o);
+  if (systems.length === 1)
+    return (await runOne(buildRunConfig(strategy, o), o, o.json === true)).code;
+  return runEachMemorySystem(strategy, o, systems);
+}
+
+/**
+ * `run … --memory a,b,c`: one run per system over the same data and settings, one after the
+ * other, then the comparison (`compare`'s table, or its JSON with --json). Every config is built
+ * (and checked) before the first run starts.
+ */
+async function runEachMemorySystem(
+  strategy: string | undefined,
+  o: RunCommandOptions,
+  systems: string[],
+): Promise<number> {
+  const base = buildRunConfig(strategy, o);
+  const stem =
+    o.name ??
+    (base.agent?.prompt != null
+      ? "prompt"
+      : path.basename(base.strategyPath).replace(/\.[^.]+$/, ""));
+  const configs = systems.map((system) => ({
+    ...base,
+    name: `${stem}-${system}`,
+    memory: memoryChoice(system),
+  }));
+  const dirs: string[] = [];
+  let code = 0;
+  for (const config of configs) {
+    const one = await runOne(config, o, false);
+    dirs.push(one.runDir);
+    if (one.code !== 0) code = one.code;
+  }
+  const [{ compareRuns }, { formatCompare }] = await Promise.all([
+    import("../report/compare-runs.js"),
+    import("./commands/format-compare.js"),
+  ]);
+  const comparison = compareRuns(dirs);
+  if (o.json) process.stdout.write(`${jsonForTerminal(comparison)}\n`);
+  else process.stdout.write(`\n${escapeControl(formatCompare(escapeStrings(comparison)))}\n`);
+  return code;
+}
+
+/** One backtest with its progress view and summary (`json`: result.json alone on stdout). */
+async function runOne(
+  config: RunConfig,
+  o: RunCommandOptions,
+  json: boolean,
+): Promise<{ code: number; runDir: string }> {
   const { runBacktest } = await import("../runner/run-backtest.js");
   const live = wantsLiveView(o, process.stdout, process.env)
     ? (await import("../ui/live-renderer.js")).liveRenderer(
@@ -402,9 +457,9 @@ export async function runCommand(
     // The error first (stderr, even with --json): it is what the user has to act on.
     const error = formatRunError(result, runDir);
     if (error !== null) process.stderr.write(escapeControl(error));
-    if (o.json) {
+    if (json) {
       process.stdout.write(`${jsonForTerminal(result)}\n`);
-    } else {
+    } else if (!o.json) {
       process.stdout.write(
         escapeControl(
           `${formatSummary(escapeStrings(result), { allMetrics: o.metrics === "all" })}\n\nRun ${result.id}\n${relativeIfInside(runDir) || "."}\n`,
@@ -416,7 +471,7 @@ export async function runCommand(
     const rejections = rejectionWarning(result.orders);
     if (rejections !== null && result.error?.type !== "AllOrdersRejected")
       process.stderr.write(escapeControl(`\nWARNING: ${rejections}\n`));
-    return result.status === "completed" ? 0 : 1;
+    return { code: result.status === "completed" ? 0 : 1, runDir };
   } finally {
     await live?.close();
     process.off("SIGINT", onSigint);

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ClosedTrade, Fill, Millis } from "../engine/types.js";
-import type { MemoryPort, RecallAnswer } from "../strategy/types.js";
+import type { Citation, MemoryPort, RecallAnswer } from "../strategy/types.js";
 import type { MemoryPolicy } from "./policy/memory-policy.js";
 
 // One interface for every memory design of the seeds (SPEC §6 "Memory systems"). A run uses
@@ -178,4 +178,24 @@ export interface MemorySystemFactory {
    */
   resolveConfig?(config: unknown): unknown;
   create(env: MemorySystemEnv): MemorySystem;
+  /**
+   * `agenticbt recall <run> <query>` for a finished run of this system, from its run directory
+   * alone (absent: the files' index answers). `asOf` null: all of the run's memory (the user's
+   * view). With `asOf`: the state a recall at that bar saw: `seq` when given, else
+   * `recordedSeq` (the seq of the bar's first recorded recall in decisions.jsonl) when there is
+   * one, else the state at the start of that bar.
+   */
+  recallRun?(run: FinishedRunRecall): { citations: Citation[]; seq: number | null; items: number };
+}
+
+/** What `recallRun` gets (added with `recallRun`). */
+export interface FinishedRunRecall {
+  dir: string;
+  /** config.json's `memory.config` (the resolved settings the run used). */
+  config: unknown;
+  query: string;
+  limit: number;
+  asOf: Millis | null;
+  seq: number | null;
+  recordedSeq: number | null;
 }

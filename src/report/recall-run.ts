@@ -1,5 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_MEMORY_SYSTEM, memorySystemFactory } from "../memory/memory-registry.js";
+import type { MemorySystemFactory } from "../memory/memory-system.js";
 import { openRecallIndex, type RecallIndex } from "../memory/recall/index.js";
 import { parseDayKey } from "../memory/sim-time.js";
 import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../runner/run-config.js";
@@ -61,6 +63,8 @@ export async function recallRun(
         "time (see `recalls` in decisions.jsonl or `agenticbt show <run> --at <date>`).",
     );
   }
+  const system = systemRecall(dir, query, o, asOf);
+  if (system !== null) return system;
   const recorded = recallConfig(dir);
   const hybrid = recorded?.embedModel != null && o.keywordsOnly !== true;
   // As the run recalled (weights, minimum score, half-life); keywords alone when asked, or for a
@@ -127,6 +131,63 @@ function stateAt(index: RecallIndex, dir: string, asOf: string, seq: number | un
     }
   }
   return index.seqBefore(labelTime(asOf));
+}
+
+/**
+ * A run of a memory system that answers recall from its own state (layered): its answer, or null
+ * for files (and runs recorded before memory systems).
+ */
+function systemRecall(
+  dir: string,
+  query: string,
+  o: RecallRunOptions,
+  asOf: string | null,
+): RecallOutput | null {
+  const memory = readConfig(dir).memory as { system?: unknown; config?: unknown } | undefined;
+  const name = typeof memory?.system === "string" ? memory.system : DEFAULT_MEMORY_SYSTEM;
+  if (name === DEFAULT_MEMORY_SYSTEM) return null;
+  let factory: MemorySystemFactory;
+  try {
+    factory = memorySystemFactory(name);
+  } catch (err) {
+    throw new RunReadError(`${path.join(dir, "config.json")}: ${(err as Error).message}`);
+  }
+  if (factory.recallRun === undefined) return null;
+  let recordedSeq: number | null = null;
+  if (asOf !== null && o.seq === undefined) {
+    for (const line of readDecisions(dir)) {
+      if (line.time !== asOf) continue;
+      const recorded = line.recalls.find((r) => r.seq !== null);
+      if (recorded?.seq != null) {
+        recordedSeq = recorded.seq;
+        break;
+      }
+    }
+  }
+  let answer: ReturnType<NonNullable<MemorySystemFactory["recallRun"]>>;
+  try {
+    answer = factory.recallRun({
+      dir,
+      config: memory?.config ?? null,
+      query,
+      limit: o.limit,
+      asOf: asOf === null ? null : labelTime(asOf),
+      seq: o.seq ?? null,
+      recordedSeq,
+    });
+  } catch (err) {
+    if (err instanceof RangeError) throw new UsageError(err.message);
+    throw new RunReadError((err as Error).message);
+  }
+  return {
+    run: { id: path.basename(dir), dir },
+    query,
+    asOf,
+    seq: answer.seq,
+    mode: name,
+    citations: answer.citations,
+    index: { files: 1, chunks: answer.items, lastSync: null, errors: [], embeddings: null },
+  };
 }
 
 /** The days of the run's simulated bars (equity.csv), for the journal tier; [] if absent. */

@@ -266,7 +266,8 @@ export const recallOutputSchema = z.object({
   asOf: z.string().nullable(),
   /** The memory write sequence answered at (with asOf), null for the user's view. */
   seq: z.number().nullable(),
-  mode: z.enum(["keywords", "hybrid"]),
+  /** keywords or hybrid (files), or the memory system that answered (layered…). */
+  mode: z.string(),
   citations: z.array(citationSchema),
   index: recallHealthSchema,
 });

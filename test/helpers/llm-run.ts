@@ -5,6 +5,7 @@ import { type AgentOptions, DEFAULT_AGENT_OPTIONS } from "../../src/runner/agent
 import { runBacktest } from "../../src/runner/run-backtest.js";
 import {
   DEFAULT_RECALL_OPTIONS,
+  type MemoryChoice,
   type RecallOptions,
   type RunConfig,
 } from "../../src/runner/run-config.js";
@@ -35,10 +36,10 @@ export interface LlmRunArgs {
   presets?: { target: string; file: string }[];
   memoryFrom?: string;
   recall?: Partial<RecallOptions>;
+  /** `--memory`: the system and its resolved config (default files). */
+  memory?: MemoryChoice;
   /** The run's live events. */
   onEvent?: RunEventListener;
-  /** `--memory` and its config (default: files). */
-  memory?: RunConfig["memory"];
   /** The resolved memory policy (default: none, the defaults). */
   memoryPolicy?: RunConfig["memoryPolicy"];
   /** The simulated window (`--from`, `--to`). */

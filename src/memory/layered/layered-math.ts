@@ -145,37 +145,40 @@ export interface Move {
  */
 export function maintain(items: LayeredItem[], day: number, p: LayeredParams): Move[] {
   const moves: Move[] = [];
+  const { jumpLower, jumpUpper, demoteMinRecency, layers } = p;
   let kept = 0;
   for (const item of items) {
     const days = day - item.day;
     if (days > 0) {
-      item.importance *= p.layers[item.layer].importanceDecay ** days;
+      item.importance *= layers[item.layer].importanceDecay ** days;
       item.ageDays += days;
       item.day = day;
     }
     const from = item.layer;
+    const imp = item.importance;
     let to: Layer | null = from;
-    if (from === "short" && item.importance > p.jumpLower) to = "mid";
-    else if (from === "mid" && item.importance > p.jumpUpper) to = "long";
-    else if (from === "mid" && item.importance < p.jumpLower) {
-      to = recency(item, p) > p.demoteMinRecency ? "short" : null;
-    } else if (from === "long" && item.importance < p.jumpUpper) to = "mid";
+    if (from === "short") {
+      if (imp > jumpLower) to = "mid";
+    } else if (from === "mid") {
+      if (imp > jumpUpper) to = "long";
+      else if (imp < jumpLower) to = recency(item, p) > demoteMinRecency ? "short" : null;
+    } else if (from === "long" && imp < jumpUpper) to = "mid";
     if (to === null) {
       moves.push({ id: item.id, from, to: null, why: "demote" });
       continue;
     }
     if (to !== from) {
-      const up = LAYERS.indexOf(to) > LAYERS.indexOf(from);
-      moves.push({ id: item.id, from, to, why: up ? "promote" : "demote" });
+      moves.push({ id: item.id, from, to, why: RANK[to] > RANK[from] ? "promote" : "demote" });
       item.layer = to;
       item.ageDays = 0;
     }
-    const lp = p.layers[item.layer];
-    if (recency(item, p) < lp.cleanupRecency) {
+    const lp = layers[item.layer];
+    // A memory that just moved has recency 1: only its importance can be below the clean-up.
+    if (item.ageDays > 0 && Math.exp(-item.ageDays / lp.recencyPeriodDays) < lp.cleanupRecency) {
       moves.push({ id: item.id, from: item.layer, to: null, why: "recency" });
       continue;
     }
-    if (item.importance < lp.cleanupImportance) {
+    if (imp < lp.cleanupImportance) {
       moves.push({ id: item.id, from: item.layer, to: null, why: "importance" });
       continue;
     }
@@ -184,6 +187,8 @@ export function maintain(items: LayeredItem[], day: number, p: LayeredParams): M
   items.length = kept;
   return moves;
 }
+
+const RANK: Record<Layer, number> = { short: 0, mid: 1, long: 2, reflection: 3 };
 
 /** Term frequencies of a text's tokens. */
 export function termCounts(tokens: readonly string[]): Map<string, number> {

@@ -15,13 +15,7 @@ import {
 } from "../memory-system.js";
 import { MAX_SNIPPET_CHARS } from "../recall/snippet.js";
 import { resolveLayeredParams } from "./layered-config.js";
-import {
-  LAYERS,
-  type LayeredParams,
-  layerForImportance,
-  type Ranked,
-  recency,
-} from "./layered-math.js";
+import { type LayeredParams, layerForImportance, type Ranked, recency } from "./layered-math.js";
 import { type LayeredOp, LayeredState } from "./layered-state.js";
 
 /** The layered memory's log in the run directory: one operation per line, append-only. */
@@ -52,7 +46,6 @@ const REFLECTION_PROMPT = {
   loss: "A reflection is due: your equity fell more than the loss threshold over the last days.",
 } as const;
 
-const layerEnum = z.enum(LAYERS);
 const importance = z
   .number()
   .min(0)
@@ -314,4 +307,25 @@ export const layeredMemoryFactory: MemorySystemFactory = {
     "seed 003 (FinMem / INVESTOR-BENCH): short/mid/long/reflection layers, decay, promotion, clean-up",
   resolveConfig: (raw) => resolveLayeredParams(raw),
   create: (env) => new LayeredMemory(env.dir, resolveLayeredParams(env.config)),
+  recallRun(r) {
+    const params = resolveLayeredParams(r.config);
+    const ops = readLayeredLog(r.dir);
+    let seq: number | null = null;
+    if (r.asOf !== null) {
+      // The state at the start of the bar: every operation of an earlier bar.
+      const asOf = r.asOf;
+      seq = r.seq ?? r.recordedSeq ?? ops.filter((op) => op.time < asOf).length;
+      const last = ops.length;
+      if (seq > last) {
+        throw new RangeError(`--seq ${seq} is after the last line of ${LAYERED_LOG} (${last}).`);
+      }
+    }
+    const state = new LayeredState(params);
+    for (const op of ops) {
+      if (seq !== null && op.seq > seq) break;
+      state.apply(op);
+    }
+    const citations = state.search(r.query).slice(0, r.limit).map(citation);
+    return { citations, seq, items: state.items.length };
+  },
 };

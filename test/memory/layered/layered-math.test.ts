@@ -126,6 +126,24 @@ describe("layered memory arithmetic (seed 003, simulated days)", () => {
     expect(reflectionDue(10, 5, [100, 99, 98, 97, 96, 95], P)).toBeNull();
   });
 
+  it("a run's day ends trigger a reflection after 30 days, then after a 5% loss, each once", () => {
+    const s = new LayeredState(P);
+    expect(s.dayEnd(0, 0, 100).reflection).toBeNull();
+    // Day 30: 30 days since the first event (day 0) is not more than 30.
+    expect(s.dayEnd(30 * DAY, 1, 100).reflection).toBeNull();
+    // Day 31: 31 > 30. The trigger restarts both clocks (days and the loss window).
+    expect(s.dayEnd(31 * DAY, 2, 100)).toMatchObject({ reflection: "days" });
+    expect(s.due).toBe("days");
+    s.due = null;
+    const equities = [99, 98, 97, 96];
+    equities.forEach((e, k) => {
+      expect(s.dayEnd((32 + k) * DAY, 3 + k, e).reflection).toBeNull();
+    });
+    // Five day ends after the 100 of day 31: (100 - 94.9) / 100 = 5.1% > 5%.
+    expect(s.dayEnd(36 * DAY, 7, 94.9).reflection).toBe("loss");
+    expect(s.counts.reflectionTriggers).toBe(2);
+  });
+
   it("de-duplicates a reflection at token cosine ≥ 0.95 and keeps a different one", () => {
     const s = new LayeredState(P);
     s.reflect(0, 0, 80, "Cut losers early; let winners run.");

@@ -1,0 +1,64 @@
+import path from "node:path";
+import type { Command } from "commander";
+import type { CompareOutput } from "../../report/compare-runs.js";
+import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
+
+export interface CompareOptions {
+  runsDir?: string;
+  json?: boolean;
+  /** `--html [file]`: true when given without a file. */
+  html?: string | boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  $ agenticbt compare 20261123-1200 20261123-1201 20261123-1202
+  $ agenticbt compare <runA> <runB> --json | jq '.runs[].memory'
+  $ agenticbt compare <runA> <runB> --html compare.html   # offline page
+  $ agenticbt run strategies/rsi-mean-reversion.md --data data/SPY_D.csv --memory files,layered
+
+Shows N runs side by side: memory system, status, metrics, the memory statistics each system
+reports (writes, recalls, layer sizes, promotions…), model calls, tokens and cost.
+Exit codes: 0 success, 2 bad usage (unknown run, fewer than two runs).`;
+
+/** `agenticbt compare`: returns the exit code; bad usage throws (exit code 2). */
+export async function compareCommand(runs: string[], o: CompareOptions): Promise<number> {
+  const [{ compareRuns }, { resolveRunDir }, { formatCompare }] = await Promise.all([
+    import("../../report/compare-runs.js"),
+    import("../../runner/resolve-run.js"),
+    import("./format-compare.js"),
+  ]);
+  const root = runsRootOf(o.runsDir);
+  const out = compareRuns(runs.map((r) => resolveRunDir(r, root)));
+  if (o.html !== undefined && o.html !== false) {
+    const file =
+      typeof o.html === "string" ? o.html : `compare-${out.runs.map((r) => r.id).join("-")}.html`;
+    const written = await writeComparePage(out, path.resolve(file));
+    process.stderr.write(`Wrote ${written}\n`);
+  }
+  printReport(out, o.json, formatCompare);
+  return 0;
+}
+
+async function writeComparePage(out: CompareOutput, file: string): Promise<string> {
+  const [{ renderComparePage }, { writeFileAtomic }] = await Promise.all([
+    import("../../report/html/compare-page.js"),
+    import("../../util/atomic-write.js"),
+  ]);
+  writeFileAtomic(file, renderComparePage(out));
+  return file;
+}
+
+export function registerCompareCommand(program: Command): void {
+  program
+    .command("compare")
+    .description("N runs side by side: metrics, memory statistics, LLM tokens and cost")
+    .argument("<runs...>", "run directories, ids, or unique id prefixes (two or more)")
+    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .option("--json", "print the comparison as JSON on stdout")
+    .option("--html [file]", "also write an offline page (default compare-<ids>.html)")
+    .addHelpText("after", EXAMPLES)
+    .action(async (runs: string[], opts: CompareOptions) => {
+      process.exitCode = await compareCommand(runs, opts);
+    });
+}

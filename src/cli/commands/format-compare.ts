@@ -1,0 +1,29 @@
+import { type CompareOutput, compareRows } from "../../report/compare-runs.js";
+import { formatValue } from "../../report/html/page-parts.js";
+
+/** `compare` as text: one column per run, one row per field, sections in between. */
+export function formatCompare(c: CompareOutput): string {
+  const header = ["", ...c.runs.map((r) => r.id)];
+  const lines: string[][] = [header];
+  const sections = compareRows(c);
+  const breaks = new Set<number>();
+  for (const s of sections) {
+    if (s.rows.length === 0) continue;
+    breaks.add(lines.length);
+    lines.push([`${s.section}:`, ...c.runs.map(() => "")]);
+    for (const [label, ...values] of s.rows) {
+      lines.push([`  ${label}`, ...values.map((v) => formatValue(v))]);
+    }
+  }
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? "").length)));
+  return lines
+    .map((l, n) =>
+      l
+        .map((v, i) =>
+          i === 0 || breaks.has(n) ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0),
+        )
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}

@@ -1,0 +1,123 @@
+import path from "node:path";
+import { DEFAULT_MEMORY_SYSTEM } from "../memory/memory-registry.js";
+import { UsageError } from "../runner/run-errors.js";
+import { llmCostUsd, numberAt, type ResultFile, readResult } from "./run-record.js";
+
+/** The metrics compared, in this order (result.json `metrics`). */
+export const COMPARED_METRICS = [
+  "equityFinal",
+  "returnPct",
+  "buyHoldReturnPct",
+  "sharpe",
+  "maxDrawdownPct",
+  "trades",
+  "winRatePct",
+] as const;
+
+export interface ComparedRun {
+  id: string;
+  dir: string;
+  name: string;
+  /** `--memory`'s system (files for runs recorded before memory systems). */
+  memorySystem: string;
+  status: string;
+  metrics: Record<string, number | null>;
+  /** The system's statistics as it reports them (result.json `memory`). */
+  memory: Record<string, number>;
+  /** Model calls, tokens and cost; null for a code strategy. */
+  llm: {
+    calls: number | null;
+    promptTokens: number | null;
+    completionTokens: number | null;
+    cachedTokens: number | null;
+    costUsd: number | null;
+  } | null;
+}
+
+export interface CompareOutput {
+  runs: ComparedRun[];
+  metrics: string[];
+  /** Every memory statistic any run reports, in first-seen order. */
+  memoryStats: string[];
+}
+
+/** N runs side by side (`agenticbt compare`, and the end of `run --memory a,b`). */
+export function compareRuns(dirs: readonly string[]): CompareOutput {
+  if (dirs.length < 2) {
+    throw new UsageError("compare needs at least two runs: agenticbt compare <runA> <runB> [...].");
+  }
+  const runs = dirs.map((dir) => comparedRun(dir, readResult(dir)));
+  const memoryStats: string[] = [];
+  for (const r of runs) {
+    for (const key of Object.keys(r.memory)) if (!memoryStats.includes(key)) memoryStats.push(key);
+  }
+  return { runs, metrics: [...COMPARED_METRICS], memoryStats };
+}
+
+function comparedRun(dir: string, r: ResultFile): ComparedRun {
+  const metrics: Record<string, number | null> = {};
+  for (const key of COMPARED_METRICS) metrics[key] = numberAt(r.metrics, key);
+  const system = (r as { memorySystem?: unknown }).memorySystem;
+  return {
+    id: r.id,
+    dir: path.resolve(dir),
+    name: nameOf(r),
+    memorySystem: typeof system === "string" ? system : DEFAULT_MEMORY_SYSTEM,
+    status: r.status,
+    metrics,
+    memory: { ...(r.memory ?? {}) },
+    llm: llmOf(r),
+  };
+}
+
+function nameOf(r: ResultFile): string {
+  const name = (r as { name?: unknown }).name;
+  return typeof name === "string" ? name : r.strategy.name;
+}
+
+function llmOf(r: ResultFile): ComparedRun["llm"] {
+  if (!r.llm) return null;
+  const usage = r.llm.usage as
+    | { calls?: Record<string, unknown>; tokens?: Record<string, unknown> }
+    | null
+    | undefined;
+  return {
+    calls: numberAt(usage?.calls, "total"),
+    promptTokens: numberAt(usage?.tokens, "prompt"),
+    completionTokens: numberAt(usage?.tokens, "completion"),
+    cachedTokens: numberAt(usage?.tokens, "cached"),
+    costUsd: llmCostUsd(r),
+  };
+}
+
+/** The comparison as rows (label, one value per run), for the text table and the HTML page. */
+export function compareRows(
+  c: CompareOutput,
+): { section: string; rows: [string, ...unknown[]][] }[] {
+  const per = (f: (r: ComparedRun) => unknown) => c.runs.map(f);
+  return [
+    {
+      section: "Run",
+      rows: [
+        ["name", ...per((r) => r.name)],
+        ["memory", ...per((r) => r.memorySystem)],
+        ["status", ...per((r) => r.status)],
+      ],
+    },
+    { section: "Metrics", rows: c.metrics.map((k) => [k, ...per((r) => r.metrics[k] ?? null)]) },
+    {
+      section: "Memory",
+      rows: c.memoryStats.map((k) => [k, ...per((r) => r.memory[k] ?? null)]),
+    },
+    {
+      section: "LLM",
+      rows: [
+        ["calls", ...per((r) => r.llm?.calls ?? null)],
+        ["prompt tokens", ...per((r) => r.llm?.promptTokens ?? null)],
+        ["completion tokens", ...per((r) => r.llm?.completionTokens ?? null)],
+        ["cached tokens", ...per((r) => r.llm?.cachedTokens ?? null)],
+        ["cost USD", ...per((r) => r.llm?.costUsd ?? null)],
+      ],
+    },
+  ];
+}

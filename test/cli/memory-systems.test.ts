@@ -1,0 +1,110 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli, DATA, ROOT, tempDir } from "../helpers/cli.js";
+
+const work = tempDir();
+const runsRoot = path.join(work, "runs");
+const strategy = path.join(ROOT, "strategies", "sma-crossover.ts");
+const data = path.join(DATA, "GOOG.csv");
+let comparison: {
+  runs: { id: string; memorySystem: string; status: string; memory: Record<string, number> }[];
+  memoryStats: string[];
+};
+
+beforeAll(() => {
+  const r = cli(
+    [
+      "run",
+      strategy,
+      "--data",
+      data,
+      "--to",
+      "2004-12-31",
+      "--memory",
+      "files,layered",
+      "--runs-dir",
+      runsRoot,
+      "--json",
+    ],
+    work,
+  );
+  expect(r.status, r.stderr).toBe(0);
+  comparison = JSON.parse(r.stdout);
+});
+
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+describe("--memory and compare", () => {
+  it("run --memory files,layered runs once per system over the same data and ends on the comparison", () => {
+    expect(comparison.runs.map((r) => [r.memorySystem, r.status])).toEqual([
+      ["files", "completed"],
+      ["layered", "completed"],
+    ]);
+    // The same data and strategy: the same trades and metrics whatever the memory.
+    const [a, b] = comparison.runs.map((r) =>
+      JSON.parse(fs.readFileSync(path.join(runsRoot, r.id, "result.json"), "utf8")),
+    );
+    expect(b.metrics).toEqual(a.metrics);
+    // Each system's own statistics: files counts files, layered its operations. GOOG has 94
+    // bars from 2004-08-19 to 2004-12-31, one day end each.
+    expect(comparison.runs[0]?.memory).toHaveProperty("journalFiles");
+    expect(comparison.runs[1]?.memory).toMatchObject({ stores: 0, dayEnds: 94, short: 0 });
+    expect(comparison.memoryStats).toEqual(expect.arrayContaining(["journalFiles", "dayEnds"]));
+    const names = fs
+      .readdirSync(runsRoot)
+      .map(
+        (d) =>
+          JSON.parse(fs.readFileSync(path.join(runsRoot, d, "config.json"), "utf8")).memory.system,
+      );
+    expect(names.sort()).toEqual(["files", "layered"]);
+  });
+
+  it("compare prints the runs side by side, and --html writes an offline page", () => {
+    const ids = comparison.runs.map((r) => r.id);
+    const r = cli(
+      ["compare", ...ids, "--runs-dir", runsRoot, "--html", path.join(work, "c.html")],
+      work,
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines[0]).toMatch(new RegExp(`^\\s+${ids[0]}\\s+${ids[1]}$`));
+    expect(lines.find((l) => l.trim().startsWith("memory "))).toMatch(/files\s+layered$/);
+    expect(lines.find((l) => l.trim().startsWith("dayEnds"))).toMatch(/—\s+94$/);
+    const html = fs.readFileSync(path.join(work, "c.html"), "utf8");
+    expect(html).toContain("Content-Security-Policy");
+    expect(html).toContain(`${ids[1]} (layered)`);
+    expect(html).not.toMatch(/<script|src="http/);
+  });
+
+  it("an unknown system is bad usage (exit 2) and lists the registered ones; so is one run", () => {
+    const r = cli(
+      ["run", strategy, "--data", data, "--memory", "files,nope", "--runs-dir", runsRoot],
+      work,
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--memory "nope" is not a memory system');
+    expect(r.stderr).toMatch(/files: seed 000/);
+    expect(r.stderr).toMatch(/layered: seed 003/);
+    const one = cli(["compare", comparison.runs[0]?.id as string, "--runs-dir", runsRoot], work);
+    expect(one.status).toBe(2);
+  });
+
+  it("memory.layered of agenticbt.config.json is checked before a run exists (exit 2)", () => {
+    const dir = path.join(work, "project");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(
+      path.join(dir, "agenticbt.config.json"),
+      JSON.stringify({ memory: { layered: { layers: { short: { importanceDecay: 1.5 } } } } }),
+    );
+    const r = cli(
+      ["run", strategy, "--data", data, "--memory", "layered", "--runs-dir", "runs"],
+      dir,
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      "agenticbt.config.json memory.layered: layers.short.importanceDecay",
+    );
+    expect(fs.existsSync(path.join(dir, "runs"))).toBe(false);
+  });
+});
