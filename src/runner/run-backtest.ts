@@ -80,6 +80,52 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
   const strategyCopy = storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
+  // The strategy is built after result.json exists (the memory it needs writes playbook.md,
+  // and a run directory with memory files always has a result.json): its name is known before.
+  const strategyName = llm ? llm.name : (code as Strategy<unknown>).name;
+  const startedAt = new Date().toISOString();
+  const result = startResult({
+    id,
+    name,
+    strategy: {
+      kind: llm ? "llm" : "code",
+      path: config.strategyPath,
+      name: strategyName,
+      params,
+      ...strategyCopy,
+    },
+    dataInfo,
+    data,
+    startIndex,
+    label,
+    warnings,
+    loadMs,
+    startedAt,
+  });
+  // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
+  const paramOverrides = config.paramOverrides ?? config.params;
+  writeJsonAtomic(path.join(dir, "config.json"), {
+    id,
+    ...config,
+    params,
+    paramOverrides,
+    strategyCopy,
+  });
+  writeJsonAtomic(path.join(dir, "result.json"), result);
+  emit({
+    type: "run_started",
+    id,
+    dir,
+    strategy: strategyName,
+    kind: llm ? "llm" : "code",
+    symbols: [...data.symbols],
+    bars: result.period.requested.bars,
+    start: result.period.requested.start,
+    end: result.period.requested.end,
+    initialCash: config.broker.initialCash,
+  });
+  for (const w of warnings) emit({ type: "warning", message: w });
+
   const workspace = new MemoryWorkspace({ dir, runId: id });
   workspace.seed(copied, "copied");
   workspace.seed(presets, "preset");
@@ -129,48 +175,6 @@ export async function runBacktest(config: RunConfig, options: RunOptions = {}): 
         memory,
       })
     : (code as Strategy<unknown>);
-  const startedAt = new Date().toISOString();
-  const result = startResult({
-    id,
-    name,
-    strategy: {
-      kind: llm ? "llm" : "code",
-      path: config.strategyPath,
-      name: strategy.name,
-      params,
-      ...strategyCopy,
-    },
-    dataInfo,
-    data,
-    startIndex,
-    label,
-    warnings,
-    loadMs,
-    startedAt,
-  });
-  // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
-  const paramOverrides = config.paramOverrides ?? config.params;
-  writeJsonAtomic(path.join(dir, "config.json"), {
-    id,
-    ...config,
-    params,
-    paramOverrides,
-    strategyCopy,
-  });
-  writeJsonAtomic(path.join(dir, "result.json"), result);
-  emit({
-    type: "run_started",
-    id,
-    dir,
-    strategy: strategy.name,
-    kind: llm ? "llm" : "code",
-    symbols: [...data.symbols],
-    bars: result.period.requested.bars,
-    start: result.period.requested.start,
-    end: result.period.requested.end,
-    initialCash: config.broker.initialCash,
-  });
-  for (const w of warnings) emit({ type: "warning", message: w });
 
   const simulated = await simulate({
     data,

@@ -65,6 +65,11 @@ export interface LayeredCounts {
   dayEnds: number;
 }
 
+/** layered.jsonl cannot be read as a log of operations (damaged or edited by hand). */
+export class LayeredLogError extends Error {
+  override readonly name = "LayeredLogError";
+}
+
 export class LayeredState {
   items: LayeredItem[] = [];
   seq = 0;
@@ -188,7 +193,9 @@ export class LayeredState {
     else if (op.op === "duplicate") this.reflect(op.time, op.bar, 0, op.content);
     else this.dayEnd(op.time, op.bar, op.equity);
     if (op.seq !== this.seq) {
-      throw new Error(`layered.jsonl line ${op.seq} is out of sequence (expected ${this.seq}).`);
+      throw new LayeredLogError(
+        `layered.jsonl line ${op.seq} is out of sequence (expected ${this.seq}): the log is damaged.`,
+      );
     }
   }
 

@@ -16,7 +16,7 @@ import {
 import { MAX_SNIPPET_CHARS } from "../recall/snippet.js";
 import { resolveLayeredParams } from "./layered-config.js";
 import { type LayeredParams, layerForImportance, type Ranked, recency } from "./layered-math.js";
-import { type LayeredOp, LayeredState } from "./layered-state.js";
+import { LayeredLogError, type LayeredOp, LayeredState } from "./layered-state.js";
 
 /** The layered memory's log in the run directory: one operation per line, append-only. */
 export const LAYERED_LOG = "layered.jsonl";
@@ -277,10 +277,14 @@ export function readLayeredLog(dir: string): LayeredOp[] {
     try {
       value = JSON.parse(line);
     } catch {
-      throw new Error(`${file}:${n + 1}: not a JSON line; the log is damaged.`);
+      throw new LayeredLogError(
+        `${file}:${n + 1}: not a JSON line; the log is damaged (restore it from a copy, or rerun).`,
+      );
     }
     if (!opSchema.safeParse(value).success) {
-      throw new Error(`${file}:${n + 1}: not a layered memory operation.`);
+      throw new LayeredLogError(
+        `${file}:${n + 1}: not a layered memory operation (expected {"seq": n, "op": …}).`,
+      );
     }
     out.push(value as LayeredOp);
   });
