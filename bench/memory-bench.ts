@@ -82,7 +82,11 @@ function systemIn(name: string, dir: string): { system: MemorySystem; close: () 
 }
 
 async function decisionOverhead(name: string) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `agenticbt-membench-${name}-`));
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `agenticbt-membench-${name}-`));
+  // A run directory inside a runs directory, as in a run: persistent keeps its cross-run store
+  // beside the runs (root/memory/default).
+  const dir = path.join(root, "runs", "bench");
+  fs.mkdirSync(dir, { recursive: true });
   const { system, close } = systemIn(name, dir);
   const write = system.tools.find((t) => t.name === "memory_store" || t.name === "memory_log");
   const recall = system.tools.find((t) => t.name === "memory_recall");
@@ -99,6 +103,8 @@ async function decisionOverhead(name: string) {
       const t0 = performance.now();
       system.stableSection();
       system.volatileSections({ time, index: d, held: ["SPY"] });
+      // persistent: auto-recall, with the decision message as the query.
+      system.decisionPrefix?.(`Bar ${d + 1}: SPY ${text(40)}`, { time, index: d, held: ["SPY"] });
       await recall.run(recall.parameters.parse({ query: text(3) }), at);
       const t1 = performance.now();
       await write.run(write.parameters.parse({ content: text(20) }), at);
@@ -111,7 +117,7 @@ async function decisionOverhead(name: string) {
     }
   } finally {
     close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(root, { recursive: true, force: true });
   }
   return {
     system: name,

@@ -123,6 +123,14 @@ export function buildProgram(): Command {
       "--memory <names>",
       "memory system: files (default), layered, …; a comma list runs one backtest per system and compares them",
     )
+    .option(
+      "--memory-namespace <name>",
+      "persistent memory: the store .agenticbt/memory/<name>/ (default: default)",
+    )
+    .option(
+      "--policy-overrides <file.json>",
+      "memory policy values over agenticbt.config.json's memory block (retrieve_limit, recent_days, …)",
+    )
     .option("--memory-from <run>", "start from another run's playbook, notes and reviews")
     .option("--embed-model <name>", "hybrid recall: embeddings model (BM25 alone without it)")
     .option("--embed-base-url <url>", "hybrid recall: OpenAI-compatible /embeddings endpoint")

@@ -179,12 +179,13 @@ export function createLlmStrategy(
       tradingTerms: s.tradingTerms,
     });
     const held = ctx.account().positions.map((p) => p.symbol);
-    const volatile = buildVolatileContext({
+    const view = { time: ctx.time, index: ctx.index, held };
+    const context = buildVolatileContext({
       timeLabel: ctx.timeLabel,
       barNumber: ctx.index - deps.startIndex + 1,
       totalBars: deps.totalBars,
       account: ctx.account(),
-      memory: memory.volatileSections({ time: ctx.time, index: ctx.index, held }),
+      memory: memory.volatileSections(view),
       orders: ctx.orders(),
       events,
       bars: ctx.symbols.map((symbol) => ({
@@ -196,6 +197,10 @@ export function createLlmStrategy(
       moment,
       request: moment === null ? DECISION_REQUEST : MOMENT_PREAMBLE,
     });
+    // A system may put text in front of a trading decision's message (persistent: auto-recall,
+    // with the message as the query); memory moments get none.
+    const volatile =
+      (moment === null ? (memory.decisionPrefix?.(context, view) ?? "") : "") + context;
     const messages: ChatCompletionMessageParam[] = [
       { role: "system", content: prefix },
       { role: "user", content: volatile },
@@ -215,6 +220,7 @@ export function createLlmStrategy(
       maxSteps: s.maxSteps,
       beforeCall: deps.checkBudget,
       onResponse: deps.onResponse,
+      summarise: memory.sessionSummary?.(ctx.time) ?? null,
     });
     const summary = summarise(outcome);
     ctx.annotate({
@@ -345,6 +351,7 @@ function summarise(o: LoopOutcome) {
       error: c.error,
     })),
     rationale: o.rationale,
+    ...(o.summarised > 0 ? { summarisedToolResults: o.summarised } : {}),
     tokens,
     latencyMs: Math.round(latencyMs),
     error: o.error,

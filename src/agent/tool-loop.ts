@@ -37,7 +37,20 @@ export interface LoopOptions {
   beforeCall?: () => void;
   /** Sees every answer (usage accounting). */
   onResponse?: (response: ChatResponse) => void;
+  /**
+   * The memory policy's session summary (seed 001): once the conversation holds more than
+   * `threshold` messages, the results of tool calls older than the last `keep` messages are
+   * replaced by a one-line stub before the next call. null or threshold 0: never.
+   */
+  summarise?: { threshold: number; keep: number } | null;
 }
+
+/** What an older tool result becomes under the session summary: short, and stable for caching. */
+export function summarisedToolResult(chars: number): string {
+  return `[older tool result summarised by the memory policy: ${chars} characters omitted]`;
+}
+const SUMMARISED =
+  /^\[older tool result summarised by the memory policy: \d+ characters omitted\]$/;
 
 export interface LoopOutcome {
   /** The whole conversation, request messages and answers. */
@@ -48,6 +61,8 @@ export interface LoopOutcome {
   rationale: string;
   /** Why the decision did not complete normally, or null. Never silently a hold. */
   error: { type: string; message: string } | null;
+  /** Tool results replaced by the session summary (0 without a policy threshold). */
+  summarised: number;
 }
 
 /**
@@ -60,8 +75,18 @@ export interface LoopOutcome {
 export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
   const messages = [...o.messages];
   const tools = toOpenAiTools(o.tools);
-  const out: LoopOutcome = { messages, responses: [], toolCalls: [], rationale: "", error: null };
+  const out: LoopOutcome = {
+    messages,
+    responses: [],
+    toolCalls: [],
+    rationale: "",
+    error: null,
+    summarised: 0,
+  };
   for (let step = 0; step < o.maxSteps; step++) {
+    if (o.summarise && o.summarise.threshold > 0 && messages.length > o.summarise.threshold) {
+      out.summarised += summariseOlderResults(messages, o.summarise.keep);
+    }
     let response: ChatResponse;
     try {
       o.beforeCall?.();
@@ -120,4 +145,20 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     message: `the model was still calling tools after ${o.maxSteps} calls; the decision was cut off`,
   };
   return out;
+}
+
+/**
+ * Replaces the content of tool results before the last `keep` messages (the system prompt and the
+ * decision's context, the first two, always stay whole). A tool message itself must stay: the
+ * API pairs each tool call with its result. Returns how many results were replaced.
+ */
+function summariseOlderResults(messages: ChatCompletionMessageParam[], keep: number): number {
+  let n = 0;
+  for (let i = 2; i < messages.length - keep; i++) {
+    const m = messages[i];
+    if (m?.role !== "tool" || typeof m.content !== "string" || SUMMARISED.test(m.content)) continue;
+    messages[i] = { ...m, content: summarisedToolResult(m.content.length) };
+    n++;
+  }
+  return n;
 }

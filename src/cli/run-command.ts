@@ -7,9 +7,18 @@ import { brokerConfig } from "../engine/broker-config.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
   memorySystemFactory,
+  memorySystemNames,
   parseMemorySystems,
   UnknownMemorySystemError,
 } from "../memory/memory-registry.js";
+import { validateNamespace } from "../memory/persistent/namespace.js";
+import { PolicyError } from "../memory/policy/policy-errors.js";
+import {
+  parsePolicyBlock,
+  type ResolvedPolicy,
+  readOverridesFile,
+  resolvePolicy,
+} from "../memory/policy/policy-sources.js";
 import { presetTarget } from "../memory/workspace.js";
 import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
@@ -107,6 +116,10 @@ export interface RunCommandOptions {
   hookTimeout?: string;
   /** `--memory files` or a comma list (one run per system, then a comparison). */
   memory?: string;
+  /** `--memory-namespace`: the persistent store's namespace (default "default"). */
+  memoryNamespace?: string;
+  /** `--policy-overrides <file.json>`: memory policy values over agenticbt.config.json's. */
+  policyOverrides?: string;
 }
 
 /** Whether a strategy argument (or --prompt) means an LLM trader rather than code. */
@@ -234,7 +247,8 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     recall: recallOptions(o),
     ...checkpointOption(o),
     ...hookTimeoutOption(o),
-    memory: memoryChoice(memorySystemsOf(o)[0] ?? DEFAULT_MEMORY_SYSTEM),
+    memory: memoryChoice(memorySystemsOf(o)[0] ?? DEFAULT_MEMORY_SYSTEM, o),
+    memoryPolicy: memoryPolicyOf(o),
   };
 }
 
@@ -249,6 +263,29 @@ function hookTimeoutOption(o: RunCommandOptions): Pick<RunConfig, "hookTimeoutMs
   return s === undefined ? {} : { hookTimeoutMs: Math.round(s * 1000) };
 }
 
+/**
+ * The memory policy (seed 001): the policy keys of agenticbt.config.json's `memory` block, then
+ * `--policy-overrides`. Every value is checked and an unknown key named (exit 2, before a run
+ * directory exists).
+ */
+export function memoryPolicyOf(o: RunCommandOptions): ResolvedPolicy {
+  try {
+    const config = parsePolicyBlock(readMemoryConfig(), PROJECT_CONFIG_FILE, memorySystemNames());
+    const overridesFile = o.policyOverrides ?? null;
+    const overrides = overridesFile === null ? {} : readOverridesFile(overridesFile);
+    return {
+      policy: resolvePolicy(config, overrides),
+      config,
+      configFile: Object.keys(config).length > 0 ? PROJECT_CONFIG_FILE : null,
+      overrides,
+      overridesFile,
+    };
+  } catch (err) {
+    if (err instanceof PolicyError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 /** `--memory`'s names (default files); an unknown one lists the registered systems (exit 2). */
 export function memorySystemsOf(o: RunCommandOptions): string[] {
   if (o.memory === undefined) return [DEFAULT_MEMORY_SYSTEM];
@@ -261,9 +298,25 @@ export function memorySystemsOf(o: RunCommandOptions): string[] {
 }
 
 /** A system with its config from agenticbt.config.json (`memory.<name>`), resolved and checked. */
-export function memoryChoice(system: string): MemoryChoice {
+export function memoryChoice(system: string, o: RunCommandOptions = {}): MemoryChoice {
   const factory = memorySystemFactory(system);
-  const raw = readMemoryConfig()[system];
+  let raw = readMemoryConfig()[system];
+  if (o.memoryNamespace !== undefined) {
+    if (!(o.memory ?? "").split(",").some((n) => n.trim() === "persistent")) {
+      throw new UsageError(
+        "--memory-namespace names a persistent-memory store: use it with --memory persistent.",
+      );
+    }
+    try {
+      validateNamespace(o.memoryNamespace);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    if (system === "persistent") {
+      const block = typeof raw === "object" && raw !== null ? raw : {};
+      raw = { ...block, namespace: o.memoryNamespace };
+    }
+  }
   try {
     return { system, config: factory.resolveConfig ? factory.resolveConfig(raw) : (raw ?? null) };
   } catch (err) {

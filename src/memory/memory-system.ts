@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ClosedTrade, Fill, Millis } from "../engine/types.js";
 import type { Citation, MemoryPort, RecallAnswer } from "../strategy/types.js";
+import type { MemoryPolicy } from "./policy/memory-policy.js";
 
 // One interface for every memory design of the seeds (SPEC §6 "Memory systems"). A run uses
 // exactly one system, chosen with `--memory <name>`; the LLM agent and code strategies (through
@@ -120,6 +121,23 @@ export interface MemorySystem {
   restore(state: unknown): void;
   /** The run ended (any status): flush logs, close indexes. Called once. */
   finish(): void;
+  /**
+   * Text put in front of a trading decision's user message (persistent: seed 004's
+   * `<recalled-memories>` auto-recall, with the message itself as the query); "" for none.
+   * Optional (added for persistent).
+   */
+  decisionPrefix?(message: string, view: MemoryDecisionView): string;
+  /**
+   * The memory policy's session summary in force at `time` (seed 001): past `threshold`
+   * messages, a turn's older tool results are stubbed. null: never. Optional (the policy layer).
+   */
+  sessionSummary?(time: Millis): { threshold: number; keep: number } | null;
+}
+
+/** The memory policy as a system reads it (seed 001; src/memory/policy/). */
+export interface MemoryPolicyView {
+  /** The policy in force at simulated time `time`. */
+  at(time: Millis): MemoryPolicy;
 }
 
 /**
@@ -140,6 +158,12 @@ export interface MemorySystemEnv {
   files: MemoryPort;
   /** Counts of the file memory (result.json `memory` of a files run). */
   fileStats: () => Record<string, number>;
+  /** Master index of the run's first simulated bar (bars before it are history). Optional. */
+  startIndex?: number;
+  /** The memory policy in force over the run (absent: the defaults). Optional. */
+  policy?: MemoryPolicyView;
+  /** A warning for the user (the run's warning events, on stderr). Optional. */
+  warn?: (message: string) => void;
 }
 
 export interface MemorySystemFactory {

@@ -5,6 +5,7 @@ import { firstDivergence } from "./divergence.js";
 import { journalStats } from "./journal-stats.js";
 import { diffMemoryDir } from "./memory-diff.js";
 import { diffMetrics } from "./metrics-diff.js";
+import { readPolicyHistory } from "./policy-history.js";
 import { readTextOrNull } from "./run-files.js";
 import { readConfig, readResult } from "./run-record.js";
 import type { DiffOutput } from "./schemas.js";
@@ -30,5 +31,6 @@ export function diffRuns(dirA: string, dirB: string): DiffOutput {
     journal: { a: journalStats(dirA), b: journalStats(dirB) },
     trades: diffTrades(readTrades(dirA), readTrades(dirB)),
     divergence: firstDivergence(readDecisions(dirA), readDecisions(dirB)),
+    policy: { a: readPolicyHistory(dirA), b: readPolicyHistory(dirB) },
   };
 }

@@ -9,6 +9,7 @@ import { UsageError } from "../runner/run-errors.js";
 import { recallIndexOptions, recallSearchOptions } from "../runner/run-recall.js";
 import { readDecisions } from "./decision-lines.js";
 import { labelTime, parseAt } from "./decisions-at.js";
+import { recordedPolicyAt } from "./recorded-policy.js";
 import { RunReadError } from "./report-error.js";
 import { readTextOrNull } from "./run-files.js";
 import { readConfig } from "./run-record.js";
@@ -74,7 +75,10 @@ export async function recallRun(
     ...(hybrid ? {} : { embedModel: null, embedBaseURL: null }),
   };
   const indexOptions = recallIndexOptions(settings, o.env ?? process.env);
-  const search = recallSearchOptions(settings, o.limit, asOf === null ? null : labelTime(asOf));
+  const asOfTime = asOf === null ? null : labelTime(asOf);
+  // The agent's view obeys the memory policy in force then (retrieve_limit, recent_days).
+  const policy = asOfTime === null ? null : recordedPolicyAt(dir, asOfTime);
+  const search = recallSearchOptions(settings, o.limit, asOfTime, policy);
   const index = openRecallIndex(dir, indexOptions);
   try {
     let seq: number | null = null;

@@ -221,6 +221,25 @@ export const divergenceSchema = z.object({
 });
 export type Divergence = z.infer<typeof divergenceSchema>;
 
+/** One accepted memory-policy proposal, as evolution writes it to `policy_snapshots/`. */
+export const policySnapshotSchema = z.looseObject({
+  month: z.string(),
+  effectiveFrom: z.string(),
+  reason: z.string(),
+  changes: z.array(z.object({ key: z.string(), before: z.unknown(), after: z.unknown() })),
+});
+
+/** A key the agent changed at a month end, in force from `effectiveFrom`. */
+export const policyChangeSchema = z.object({
+  month: z.string(),
+  effectiveFrom: z.string(),
+  key: z.string(),
+  before: z.unknown(),
+  after: z.unknown(),
+  reason: z.string(),
+});
+export type PolicyChange = z.infer<typeof policyChangeSchema>;
+
 export const diffOutputSchema = z.object({
   a: z.object({ id: z.string(), dir: z.string() }),
   b: z.object({ id: z.string(), dir: z.string() }),
@@ -237,6 +256,8 @@ export const diffOutputSchema = z.object({
     common: z.number(),
   }),
   divergence: divergenceSchema,
+  /** Memory-policy changes made during each run (evolution); the starting policies are in config. */
+  policy: z.object({ a: z.array(policyChangeSchema), b: z.array(policyChangeSchema) }),
 });
 export type DiffOutput = z.infer<typeof diffOutputSchema>;
 

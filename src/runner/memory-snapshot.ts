@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { MEMORY_DIRS, PLAYBOOK_FILE } from "../memory/memory-layout.js";
+import { POLICY_OVERRIDES_FILE } from "../memory/policy/policy-sources.js";
+import { POLICY_SNAPSHOTS_DIR } from "../memory/policy/policy-state.js";
 import { INDEX_FILE } from "../memory/recall/index.js";
 import { MEMORY_SYSTEMS } from "../memory/systems/index.js";
 
@@ -13,6 +15,9 @@ const MEMORY_ENTRIES: readonly string[] = [
   PLAYBOOK_FILE,
   ...MEMORY_DIRS,
   ...MEMORY_SYSTEMS.flatMap((f) => f.runFiles ?? []),
+  // The memory policy's run files: evolution writes them during the run.
+  POLICY_OVERRIDES_FILE,
+  POLICY_SNAPSHOTS_DIR,
 ];
 /** The recall index and SQLite's side files: derived from the memory, rebuilt by the resume. */
 const INDEX_ENTRIES = ["", "-wal", "-shm", "-journal"].map((s) => `${INDEX_FILE}${s}`);

@@ -59,6 +59,13 @@ export function planResume(name: string, runsRoot: string): ResumePlan {
         "kill), then resume it.",
     );
   }
+  if (config.memory?.system === "persistent") {
+    throw new UsageError(
+      `${dir} used --memory persistent: its store lives outside the run and already holds what ` +
+        "the run wrote before it stopped, so a resume could not see what the run saw. Run it " +
+        "again from the start (or --replay it).",
+    );
+  }
   if (!config.strategyCopy) {
     throw new UsageError(
       `${dir} holds no copy of its strategy (a run recorded by an older agenticbt): it cannot be ` +

@@ -11,6 +11,9 @@ import {
   UnknownMemorySystemError,
 } from "../memory/memory-registry.js";
 import type { MemorySystemFactory } from "../memory/memory-system.js";
+import { DEFAULT_MEMORY_POLICY } from "../memory/policy/memory-policy.js";
+import { PolicyLayer } from "../memory/policy/policy-layer.js";
+import { PolicyState } from "../memory/policy/policy-state.js";
 import { sha256 } from "../memory/recall/sync-index.js";
 import {
   type MemorySeed,
@@ -220,6 +223,13 @@ async function runGuarded(
   for (const w of warnings) emit({ type: "warning", message: w });
 
   const workspace = new MemoryWorkspace({ dir, runId: id });
+  // The memory policy (seed 001) over whichever system runs: recall obeys it, evolution moves it.
+  // Built before the memory's start snapshot: its policy_overrides.json is part of that start.
+  const policy = new PolicyState(
+    dir,
+    config.memoryPolicy?.policy ?? DEFAULT_MEMORY_POLICY,
+    config.memoryPolicy?.overrides ?? {},
+  );
   if (!memoryRestored) {
     workspace.seed(copied, "copied");
     workspace.seed(presets, "preset");
@@ -236,6 +246,7 @@ async function runGuarded(
     config.agent?.replay ?? null,
     process.env,
     lookAhead.memoryTimes(data.times),
+    (t) => policy.at(t),
   );
   const memoryTally = new MemoryTally();
   const checkpointer = new Checkpointer({
@@ -249,15 +260,21 @@ async function runGuarded(
     expected: checkpoint,
   });
   const files = memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall)));
-  const memory = memoryFactory.create({
-    dir,
-    runId: id,
-    config: memoryChoice.config,
-    barTimes: lookAhead.memoryTimes(data.times),
-    replayOf: config.agent?.replay ?? null,
-    files,
-    fileStats: () => ({ ...workspace.stats() }),
-  });
+  const memory = new PolicyLayer(
+    memoryFactory.create({
+      dir,
+      runId: id,
+      config: memoryChoice.config,
+      barTimes: lookAhead.memoryTimes(data.times),
+      replayOf: config.agent?.replay ?? null,
+      files,
+      fileStats: () => ({ ...workspace.stats() }),
+      startIndex,
+      policy,
+      warn: (message) => emit({ type: "warning", message }),
+    }),
+    policy,
+  );
   const strategy: Strategy<unknown> = llm
     ? await llm.create({
         runDir: dir,

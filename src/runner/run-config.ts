@@ -1,6 +1,7 @@
 import type { ColumnMapping } from "../data/columns.js";
 import type { TimeUnit } from "../data/timestamp-reader.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
+import type { ResolvedPolicy } from "../memory/policy/policy-sources.js";
 import type { Params } from "../strategy/types.js";
 import type { AgentOptions } from "./agent-options.js";
 
@@ -51,6 +52,11 @@ export interface RunConfig {
    * agenticbt.config.json with run options over it). Absent (runs recorded before it): files.
    */
   memory?: MemoryChoice;
+  /**
+   * The memory policy (seed 001): defaults ← agenticbt.config.json `memory` ← --policy-overrides,
+   * resolved and checked before the run. Absent (runs recorded before it): the defaults.
+   */
+  memoryPolicy?: ResolvedPolicy;
 }
 
 export interface MemoryChoice {

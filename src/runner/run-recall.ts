@@ -38,7 +38,18 @@ export class RunRecall {
     private readonly env: Readonly<Record<string, string | undefined>> = process.env,
     /** Bar times of the run's data: the trading days the journal tier counts. */
     private readonly barTimes: ArrayLike<Millis> = [],
+    /** The memory policy in force at a simulated time (seed 001): caps and journal window. */
+    private readonly policyAt: ((asOf: Millis) => RecallPolicy) | null = null,
   ) {}
+
+  /** The agent's search at `asOf` under the policy then in force. */
+  private agentSearch(limit: number, asOf: Millis, seq: number): SearchOptions {
+    const policy = this.policyAt?.(asOf) ?? null;
+    return {
+      ...recallSearchOptions(this.options, limit, asOf, policy),
+      seq,
+    };
+  }
 
   /** A memory write was just made to `path` at simulated time `at`: index it as the next state. */
   written(path: string, at: Millis): void {
@@ -56,16 +67,14 @@ export class RunRecall {
     }
     const index = this.open();
     const seq = index.seq();
-    const search = { ...recallSearchOptions(this.options, limit, asOf), seq };
-    return { citations: index.searchSync(query, search), seq };
+    return { citations: index.searchSync(query, this.agentSearch(limit, asOf, seq)), seq };
   }
 
   /** Recall as the agent sees it at `asOf`: hybrid when embeddings are configured. */
   async search(query: string, limit: number, asOf: Millis): Promise<RecallAnswer> {
     const index = this.open();
     const seq = index.seq();
-    const search = { ...recallSearchOptions(this.options, limit, asOf), seq };
-    return { citations: await index.search(query, search), seq };
+    return { citations: await index.search(query, this.agentSearch(limit, asOf, seq)), seq };
   }
 
   /** Syncs the index with the memory as the run left it; its health goes into result.json. */
@@ -137,20 +146,33 @@ export function recallIndexOptions(
   };
 }
 
+/** The two policy knobs recall obeys: `retrieve_limit` caps results, `recent_days` sets the
+ * journal tier. */
+export interface RecallPolicy {
+  retrieve_limit: number;
+  recent_days: number;
+}
+
 /**
  * A search as the agent makes it at `asOf` (null: the user's view of all memory): the run's
- * minimum score (null: the index's default for the mode) and, with `asOf`, its half-life.
+ * minimum score (null: the index's default for the mode) and, with `asOf`, its half-life and the
+ * memory policy then in force (null: none, the defaults).
  */
 export function recallSearchOptions(
   o: RecallOptions,
   limit: number,
   asOf: Millis | null,
+  policy: RecallPolicy | null = null,
 ): SearchOptions {
   const search: SearchOptions = { limit };
   if (o.minScore !== null) search.minScore = o.minScore;
   if (asOf !== null) {
     search.asOf = asOf;
     if (o.halfLifeDays !== null) search.halfLifeDays = o.halfLifeDays;
+    if (policy !== null) {
+      search.limit = Math.min(limit, policy.retrieve_limit);
+      search.journalDays = policy.recent_days;
+    }
   }
   return search;
 }

@@ -40,6 +40,11 @@ export interface LlmRunArgs {
   memory?: MemoryChoice;
   /** The run's live events. */
   onEvent?: RunEventListener;
+  /** The resolved memory policy (default: none, the defaults). */
+  memoryPolicy?: RunConfig["memoryPolicy"];
+  /** The simulated window (`--from`, `--to`). */
+  from?: string;
+  to?: string;
 }
 
 /** Runs an LLM strategy in process against a scripted server (real client, real HTTP). */
@@ -49,8 +54,8 @@ export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: s
     data: a.data.map((file) => ({ file })),
     broker: brokerConfig(a.broker ?? {}),
     params: {},
-    from: null,
-    to: null,
+    from: a.from ?? null,
+    to: a.to ?? null,
     name: "llm-test",
     runsRoot: a.runsRoot,
     strict: false,
@@ -70,6 +75,7 @@ export async function runLlm(a: LlmRunArgs): Promise<{ result: RunResult; dir: s
     memoryFrom: a.memoryFrom ?? null,
     recall: { ...DEFAULT_RECALL_OPTIONS, ...a.recall },
     ...(a.memory ? { memory: a.memory } : {}),
+    ...(a.memoryPolicy ? { memoryPolicy: a.memoryPolicy } : {}),
   };
   const result = await runBacktest(config, a.onEvent ? { onEvent: a.onEvent } : {});
   return { result, dir: path.join(a.runsRoot, result.id) };

@@ -49,20 +49,28 @@ const adapted = new WeakMap<MemorySystem, readonly ToolDefinition<unknown>[]>();
  * Built once per system, so the rendered JSON schemas are cached.
  */
 export function memoryToolsOf(system: MemorySystem): readonly ToolDefinition<unknown>[] {
-  if (system.name === "files") return FILES_MEMORY_TOOLS;
+  // files under the policy layer with evolution on has one more tool (propose_policy): its own
+  // three keep their definitions, the extra ones are adapted like any system's.
+  const own = (name: string) => FILES_MEMORY_TOOLS.some((t) => t.name === name);
+  const extra = system.name === "files" ? system.tools.filter((t) => !own(t.name)) : system.tools;
+  if (system.name === "files" && extra.length === 0) return FILES_MEMORY_TOOLS;
   let tools = adapted.get(system);
   if (tools === undefined) {
-    tools = system.tools.map((spec) =>
-      defineTool<unknown>({
-        name: spec.name,
-        description: spec.description,
-        parameters: spec.parameters,
-        run: (args, host) => {
-          if (!host.memoryUse) throw new Error(`${spec.name} is not available in this backtest.`);
-          return host.memoryUse(spec.name, args);
-        },
-      }),
-    );
+    const prefix = system.name === "files" ? FILES_MEMORY_TOOLS : [];
+    tools = [
+      ...prefix,
+      ...extra.map((spec) =>
+        defineTool<unknown>({
+          name: spec.name,
+          description: spec.description,
+          parameters: spec.parameters,
+          run: (args, host) => {
+            if (!host.memoryUse) throw new Error(`${spec.name} is not available in this backtest.`);
+            return host.memoryUse(spec.name, args);
+          },
+        }),
+      ),
+    ];
     adapted.set(system, tools);
   }
   return tools;

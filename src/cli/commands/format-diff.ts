@@ -72,6 +72,8 @@ export function formatDiff(d: DiffOutput): string {
   );
   out.push(...trades("A", t.onlyA), ...trades("B", t.onlyB));
 
+  out.push("", ...policy(d.policy));
+
   const dv = d.divergence;
   out.push("");
   if (!dv.diverged) out.push("First divergence: never (the decisions are identical)");
@@ -91,6 +93,24 @@ function memory(title: string, m: MemoryDiff): string[] {
   if (m.added.length) out.push(...wrap(m.added, "  + "));
   if (m.changed.length) out.push(...wrap(m.changed, "  ~ "));
   if (m.removed.length) out.push(...wrap(m.removed, "  - "));
+  return out;
+}
+
+/** Evolution's changes per run; the starting policies differ under Config (memoryPolicy.*). */
+function policy(p: DiffOutput["policy"]): string[] {
+  if (p.a.length === 0 && p.b.length === 0) return ["Memory policy changes: none in either run"];
+  const out = ["Memory policy changes (evolution, in force from the month shown)"];
+  for (const [side, list] of [
+    ["A", p.a],
+    ["B", p.b],
+  ] as const) {
+    if (list.length === 0) out.push(`  ${side}: none`);
+    for (const c of list) {
+      out.push(
+        `  ${side}: from ${c.effectiveFrom}  ${c.key}: ${inline(c.before, 12)} -> ${inline(c.after, 12)}  (${inline(c.reason, 40)})`,
+      );
+    }
+  }
   return out;
 }
 

@@ -75,6 +75,11 @@ export interface SearchOptions {
   halfLifeDays?: number;
   /** Hits scoring below this are dropped (default: 0 for BM25, 0.1 for hybrid). */
   minScore?: number;
+  /**
+   * Trading days of journal recallable in full under the decay tiers (the memory policy's
+   * `recent_days`); default JOURNAL_RECALL_DAYS.
+   */
+  journalDays?: number;
 }
 
 interface ChunkRow {
@@ -334,7 +339,13 @@ export class RecallIndex {
     const tokens = queryTokens(query);
     const empty = query.trim() === "" || (tokens.length === 0 && this.vectors === null);
     if (limit === 0 || (empty && !anyQuery)) return null;
-    const tiers = decay && asOf !== null ? this.tierBounds(seq, asOf) : null;
+    const journalDays = opts.journalDays ?? JOURNAL_RECALL_DAYS;
+    if (!Number.isInteger(journalDays) || journalDays < 1) {
+      throw new RecallInputError(
+        `journalDays must be a whole number of days >= 1, got ${String(journalDays)}.`,
+      );
+    }
+    const tiers = decay && asOf !== null ? this.tierBounds(seq, asOf, journalDays) : null;
     const eligible = eligibleTest({
       seq,
       asOf,
@@ -356,7 +367,7 @@ export class RecallIndex {
 
   /**
    * What the tiers need at `asOf`: midnight of the oldest journal day still recallable (the
-   * JOURNAL_RECALL_DAYS-th last trading day up to asOf's day; null when there are fewer), and
+   * `journalDays`-th last trading day up to asOf's day; null when there are fewer), and
    * the months that have a monthly review in the memory at `seq`, written by asOf. Trading days
    * come from the run's data (setTradingDays); without them, the days that have a journal stand
    * in.
@@ -364,6 +375,7 @@ export class RecallIndex {
   private tierBounds(
     seq: number,
     asOf: Millis,
+    journalDays: number,
   ): { journalFloor: Millis | null; coveredMonths: Set<string> } {
     const today = startOfDay(asOf);
     const coveredMonths = new Set<string>();
@@ -374,7 +386,7 @@ export class RecallIndex {
     }
     const days = this.loadTradingDays();
     if (days !== null) {
-      // The JOURNAL_RECALL_DAYS-th last trading day at or before today (binary search).
+      // The journalDays-th last trading day at or before today (binary search).
       const todayNumber = Math.floor(today / DAY_MS);
       let lo = 0;
       let hi = days.length;
@@ -383,13 +395,13 @@ export class RecallIndex {
         if ((days[mid] as number) <= todayNumber) lo = mid + 1;
         else hi = mid;
       }
-      const k = lo - JOURNAL_RECALL_DAYS;
+      const k = lo - journalDays;
       return { journalFloor: k < 0 ? null : (days[k] as number) * DAY_MS, coveredMonths };
     }
     let found = 0;
     for (const day of this.terms.journalDaysDesc()) {
       if (day > today || !this.terms.journalChunks(day).some((c) => visibleAt(c, seq))) continue;
-      if (++found === JOURNAL_RECALL_DAYS) return { journalFloor: day, coveredMonths };
+      if (++found === journalDays) return { journalFloor: day, coveredMonths };
     }
     return { journalFloor: null, coveredMonths };
   }

@@ -77,6 +77,21 @@ describe("decay tiers follow the calendar (no gap)", () => {
     ]);
   });
 
+  it("the memory policy's recent_days sets the journal window in trading days", () => {
+    const journals = (journalDays: number) =>
+      index
+        .eligiblePaths({ asOf: at("2012-06-15T00:00"), journalDays })
+        .filter((p) => p.startsWith("journal/"));
+    // 2012-06-13 is not a trading day: two trading days back from the 15th are the 14th and 15th.
+    expect(journals(2)).toEqual(["journal/2012-06-14.md", "journal/2012-06-15.md"]);
+    expect(journals(3)).toEqual([
+      "journal/2012-06-12.md",
+      "journal/2012-06-14.md",
+      "journal/2012-06-15.md",
+    ]);
+    expect(() => journals(0)).toThrow(/journalDays must be a whole number of days >= 1/);
+  });
+
   it("every past trading day stays reachable through some eligible file", () => {
     for (const asOf of [at("2012-05-15T00:00"), at("2012-06-01T00:00"), at("2012-06-15T00:00")]) {
       const eligible = index.eligiblePaths({ asOf });

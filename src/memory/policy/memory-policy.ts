@@ -1,0 +1,96 @@
+import { z } from "zod";
+import { JOURNAL_RECALL_DAYS } from "../recall/eligibility.js";
+
+// PicoClaw's policy layer (seed 001): the knobs of a memory system, set in agenticbt.config.json's
+// `memory` block and overridden by a run's policy_overrides.json. Names are the seed's, in
+// snake_case, so a PicoClaw config block reads the same here.
+
+const int = (min: number, max: number, what: string) =>
+  z
+    .number({ error: `must be a number (${what})` })
+    .int({ error: `must be a whole number from ${min} to ${max} (${what})` })
+    .min(min, { error: `must be from ${min} to ${max} (${what})` })
+    .max(max, { error: `must be from ${min} to ${max} (${what})` });
+
+export const POLICY_SHAPE = {
+  retrieve_limit: int(1, 20, "most recall results returned or injected per query"),
+  recent_days: int(1, 366, "trading days of journal kept recallable in full"),
+  session_summary_message_threshold: int(
+    0,
+    1000,
+    "messages in one decision's conversation before older tool results are summarised; 0 = never",
+  ),
+  session_summary_token_percent: int(
+    1,
+    100,
+    "percent of the prompt budget that triggers a summary",
+  ),
+  session_summary_keep_count: int(0, 100, "most recent messages kept whole by a summary"),
+  long_term_compress_char_threshold: int(
+    0,
+    100_000_000,
+    "characters of the long-term index before it is compressed; 0 = never",
+  ),
+  evolution_enabled: z.boolean({ error: "must be true or false" }),
+} as const;
+
+export const memoryPolicySchema = z.strictObject(POLICY_SHAPE);
+export type MemoryPolicy = z.infer<typeof memoryPolicySchema>;
+export type PolicyKey = keyof MemoryPolicy;
+export const POLICY_KEYS = Object.keys(POLICY_SHAPE) as PolicyKey[];
+
+/**
+ * Defaults that leave every system as it was without a policy (PicoClaw's own defaults are
+ * retrieve_limit 10, recent_days 3 and a summary after 20 messages): 20 is the recall tools' own
+ * maximum, so nothing is capped, recent_days is the files memory's journal tier (5 trading days),
+ * and no decision's conversation is summarised.
+ */
+export const DEFAULT_MEMORY_POLICY: Readonly<MemoryPolicy> = Object.freeze({
+  retrieve_limit: 20,
+  recent_days: JOURNAL_RECALL_DAYS,
+  session_summary_message_threshold: 0,
+  session_summary_token_percent: 75,
+  session_summary_keep_count: 4,
+  long_term_compress_char_threshold: 0,
+  evolution_enabled: false,
+});
+
+/** Any subset of the policy: a config block or an overrides file. */
+export const policyOverridesSchema = memoryPolicySchema.partial();
+export type PolicyOverrides = z.infer<typeof policyOverridesSchema>;
+
+/**
+ * What the agent may change at a month end: every knob but the evolution switch itself (the
+ * user's), at least one of them, and a reason for the record.
+ */
+export const policyProposalSchema = z
+  .strictObject({
+    ...memoryPolicySchema.omit({ evolution_enabled: true }).partial().shape,
+    reason: z.string().min(1).max(1000).describe("Why this change should help, 1-1000 characters."),
+  })
+  .refine((p) => POLICY_KEYS.some((k) => k !== "evolution_enabled" && k in p), {
+    error: "propose at least one policy value to change (e.g. retrieve_limit)",
+  });
+export type PolicyProposal = z.infer<typeof policyProposalSchema>;
+
+/** `base` with `over`'s keys laid on top (undefined values are absent, not overrides). */
+export function applyOverrides(base: MemoryPolicy, over: PolicyOverrides): MemoryPolicy {
+  const out = { ...base };
+  for (const key of POLICY_KEYS) {
+    const value = over[key];
+    if (value !== undefined) (out as Record<PolicyKey, unknown>)[key] = value;
+  }
+  return out;
+}
+
+/** The keys whose values differ, with both values, in POLICY_KEYS order. */
+export function policyChanges(
+  before: MemoryPolicy,
+  after: MemoryPolicy,
+): { key: PolicyKey; before: unknown; after: unknown }[] {
+  return POLICY_KEYS.filter((k) => before[k] !== after[k]).map((key) => ({
+    key,
+    before: before[key],
+    after: after[key],
+  }));
+}

@@ -1,0 +1,230 @@
+import path from "node:path";
+import { z } from "zod";
+import type { Millis } from "../../engine/types.js";
+import { writeJsonAtomic } from "../../util/atomic-write.js";
+import { readFileNoFollow } from "../../util/no-follow.js";
+import {
+  type AgentMomentKind,
+  defineMemoryTool,
+  type MemoryCallSite,
+  type MemoryDecisionView,
+  type MemoryMoment,
+  type MemorySection,
+  type MemorySystem,
+  type MemorySystemEnv,
+  type MemorySystemFactory,
+  type MemoryToolSpec,
+} from "../memory-system.js";
+import { DEFAULT_NAMESPACE, memoryRootFor, validateNamespace } from "../persistent/namespace.js";
+import { SnapshotError } from "../persistent/persistent-errors.js";
+import { PersistentSession, type PersistentStats } from "../persistent/persistent-session.js";
+import { PersistentStore } from "../persistent/persistent-store.js";
+import { rememberParameters } from "../persistent/remember-schema.js";
+import { replayStoreFrom, snapshotStore } from "../persistent/store-snapshot.js";
+import { DEFAULT_MEMORY_POLICY } from "../policy/memory-policy.js";
+import { compactStamp } from "../sim-time.js";
+import { FILES_RULES, FilesMemory } from "./files-system.js";
+
+/** In the run directory: where the store came from, its hash at the start, what was flagged. */
+export const STORE_RECORD = "persistent/store.json";
+
+/** `memory.persistent` of agenticbt.config.json (and `--memory-namespace`). */
+export const persistentConfigSchema = z.strictObject({
+  namespace: z.string().default(DEFAULT_NAMESPACE),
+});
+export type PersistentConfig = z.infer<typeof persistentConfigSchema>;
+
+export function resolvePersistentConfig(raw: unknown): PersistentConfig {
+  const parsed = persistentConfigSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.join(".") : "(block)";
+    throw new Error(
+      `${where}: ${issue?.message ?? "invalid"}. The block takes {"namespace": "<name>"}.`,
+    );
+  }
+  validateNamespace(parsed.data.namespace);
+  return parsed.data;
+}
+
+const PERSISTENT_RULES = `${FILES_RULES}
+- You also have a persistent memory shared with later runs. Its index, as it was when this run started, is in these instructions; entries relevant to a decision are shown before it in <recalled-memories>. remember(action "save" | "recall" | "forget") writes, searches and deletes entries. Save only lessons that should hold in another period.`;
+
+const REMEMBER_GUIDE =
+  '- remember(action, …): your persistent memory across runs. "save" {title, content, type?, description?}, "recall" {query, limit?}, "forget" {title}.';
+
+const REMEMBER_DESCRIPTION =
+  'Your persistent memory, shared with later runs. action "save": write a memory (title, content; optional type lesson|market|strategy|reference and a one-line description for the index); it is saved at once, and the index in your instructions shows it from the next run. "recall": search memories by keywords (query, optional limit). "forget": delete the memory with exactly this title.';
+
+/** What the run recorded about its store, read back by a replay. */
+interface StoreRecord {
+  namespace: string;
+  storeHash: string;
+  lookAheadFiles: string[];
+}
+
+/**
+ * Seed 004 (Vibe-Trading) over seed 000: the run keeps its own file memory (playbook, journal,
+ * notes, reviews; their tools and recall), and adds the cross-run store: the frozen index in the
+ * prefix, auto-recall before each decision message, and the `remember` tool.
+ */
+export class PersistentMemory implements MemorySystem {
+  readonly name = "persistent";
+  readonly rules = PERSISTENT_RULES;
+  readonly tools: readonly MemoryToolSpec[];
+  private readonly session: PersistentSession;
+  private readonly policyAt: NonNullable<MemorySystemEnv["policy"]>["at"];
+
+  constructor(
+    /** The run's own file memory (seed 000), which this system wraps. */
+    private readonly files: MemorySystem,
+    env: MemorySystemEnv,
+    config: PersistentConfig,
+  ) {
+    const policy = env.policy;
+    this.policyAt = policy ? (t) => policy.at(t) : () => DEFAULT_MEMORY_POLICY;
+    const times = env.barTimes;
+    const start = times[env.startIndex ?? 0] ?? 0;
+    const end = times[times.length - 1] ?? start;
+    const store = openStore(env, config.namespace);
+    const hash = snapshotStore(store.dir, env.dir);
+    this.session = new PersistentSession(
+      store,
+      { runId: env.runId, periodStart: start, periodEnd: end },
+      config.namespace,
+      hash,
+    );
+    const flagged = this.session.flagged;
+    writeJsonAtomic(path.join(env.dir, ...STORE_RECORD.split("/")), {
+      namespace: config.namespace,
+      store: env.replayOf === null ? store.dir : null,
+      replayOf: env.replayOf,
+      storeHash: hash,
+      entriesAtStart: store.entries().length,
+      lookAheadFiles: flagged,
+    } satisfies StoreRecord & Record<string, unknown>);
+    if (flagged.length > 0) {
+      const message =
+        `persistent memory "${config.namespace}": ${flagged.length} ${flagged.length === 1 ? "entry was" : "entries were"} ` +
+        `written by runs whose simulated period ends after this run starts, and ${flagged.length === 1 ? "is" : "are"} ` +
+        `hidden from the agent to avoid look-ahead: ${flagged.slice(0, 5).join(", ")}${flagged.length > 5 ? ", …" : ""}.`;
+      (env.warn ?? ((m: string) => process.stderr.write(`warning: ${m}\n`)))(message);
+    }
+    const session = this.session;
+    const policyAt = this.policyAt;
+    this.tools = [
+      ...files.tools,
+      defineMemoryTool({
+        name: "remember",
+        description: REMEMBER_DESCRIPTION,
+        parameters: rememberParameters,
+        guide: REMEMBER_GUIDE,
+        run: (args, at: MemoryCallSite) => {
+          const result = session.remember(args, at.time, policyAt(at.time).retrieve_limit);
+          const chars = args.action === "save" ? args.content.length : 0;
+          return {
+            result,
+            record: { memory: { tool: `remember_${args.action}`, chars } },
+          };
+        },
+      }),
+    ];
+  }
+
+  /** The playbook, then the frozen index: both fixed for the run, so the prefix stays cacheable. */
+  stableSection(): MemorySection | null {
+    const base = this.files.stableSection();
+    const index = this.session.indexText;
+    if (index === "") return base;
+    const persistent = `# Persistent memory (MEMORY.md, as of the start of this run)\n\n${index}`;
+    if (base === null) return { heading: "Persistent memory", body: index };
+    return { heading: base.heading, body: `${base.body.trim()}\n\n${persistent}` };
+  }
+
+  volatileSections(view: MemoryDecisionView): MemorySection[] {
+    return this.files.volatileSections(view);
+  }
+
+  /** Seed 004's auto-recall: the decision message is the query. */
+  decisionPrefix(message: string, view: MemoryDecisionView): string {
+    return this.session.autoRecall(message, this.policyAt(view.time).retrieve_limit);
+  }
+
+  momentPrompt(kind: AgentMomentKind, at: MemoryCallSite): string | null {
+    return this.files.momentPrompt(kind, at);
+  }
+
+  pendingPrompt(at: MemoryCallSite): string | null {
+    return this.files.pendingPrompt(at);
+  }
+
+  onMoment(moment: MemoryMoment): void {
+    this.files.onMoment(moment);
+  }
+
+  recall(query: string, limit: number, asOf: Millis) {
+    return this.files.recall(query, limit, asOf);
+  }
+
+  stats(): Record<string, number> {
+    const s: PersistentStats = this.session.stats();
+    return {
+      ...this.files.stats(),
+      persistentEntriesAtStart: s.entriesAtStart,
+      persistentLookAheadFlagged: s.lookAheadFlagged,
+      persistentIndexLines: s.indexLines,
+      persistentSaves: s.saves,
+      persistentRecalls: s.recalls,
+      persistentForgets: s.forgets,
+      persistentAutoRecalls: s.autoRecalls,
+      persistentAutoRecallHits: s.autoRecallHits,
+    };
+  }
+
+  checkpoint(): unknown {
+    return this.files.checkpoint();
+  }
+
+  restore(state: unknown): void {
+    this.files.restore(state);
+  }
+
+  /** Long-term compression (policy `long_term_compress_char_threshold`), once, at the run's end. */
+  finish(): void {
+    const end = this.session.run.periodEnd;
+    const threshold = this.policyAt(end).long_term_compress_char_threshold;
+    if (threshold > 0) this.session.store.compressIndex(threshold, compactStamp(end));
+    this.files.finish();
+  }
+}
+
+/** The live store, or for a replay a private copy of the recorded run's snapshot. */
+function openStore(env: MemorySystemEnv, namespace: string): PersistentStore {
+  if (env.replayOf === null) {
+    const root = memoryRootFor(path.dirname(env.dir));
+    return PersistentStore.open(root, path.join(root, namespace));
+  }
+  const recordFile = path.join(env.replayOf, ...STORE_RECORD.split("/"));
+  const bytes = readFileNoFollow(recordFile);
+  if (bytes === null) {
+    throw new SnapshotError(
+      `Cannot replay ${env.replayOf} with --memory persistent: it has no ${STORE_RECORD} (it was not a persistent-memory run). Replay it with its own memory system.`,
+    );
+  }
+  const recorded = JSON.parse(bytes.toString("utf8")) as StoreRecord;
+  const dir = replayStoreFrom(env.replayOf, env.dir, recorded.storeHash);
+  return PersistentStore.open(env.dir, dir);
+}
+
+export const persistentMemoryFactory: MemorySystemFactory = {
+  name: "persistent",
+  description:
+    "seed 004 (Vibe-Trading): files plus a cross-run store .agenticbt/memory/<namespace>/ (frozen MEMORY.md index, auto-recall, remember tool)",
+  resolveConfig: resolvePersistentConfig,
+  create: (env) =>
+    new PersistentMemory(
+      new FilesMemory(env.files, env.fileStats),
+      env,
+      resolvePersistentConfig(env.config),
+    ),
+};

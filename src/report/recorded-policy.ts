@@ -1,0 +1,22 @@
+import { monthKey } from "../engine/calendar.js";
+import type { Millis } from "../engine/types.js";
+import { type MemoryPolicy, memoryPolicySchema } from "../memory/policy/memory-policy.js";
+import { readPolicyHistory } from "./policy-history.js";
+import { readConfig } from "./run-record.js";
+
+/**
+ * The memory policy a recorded run had in force at `time`: the resolved policy of its config.json
+ * with every evolution change whose month had begun. null for a run recorded without a policy
+ * (before the policy layer), whose recall used the defaults.
+ */
+export function recordedPolicyAt(runDir: string, time: Millis): MemoryPolicy | null {
+  const recorded = (readConfig(runDir).memoryPolicy as { policy?: unknown } | undefined)?.policy;
+  const parsed = memoryPolicySchema.safeParse(recorded);
+  if (!parsed.success) return null;
+  const policy: Record<string, unknown> = { ...parsed.data };
+  const month = monthKey(time);
+  for (const change of readPolicyHistory(runDir)) {
+    if (change.effectiveFrom <= month) policy[change.key] = change.after;
+  }
+  return memoryPolicySchema.parse(policy);
+}
