@@ -68,6 +68,8 @@ describe("persistent memory across runs", async () => {
       runsRoot,
       prompt,
       memory: { system: "persistent", config: { namespace: "default" } },
+      // A cut-off before the 1999 window: the only warnings left are the store's own.
+      agent: { modelCutoff: "1990-01-01" },
       onEvent: (e) => events.push(e),
       ...extra,
     }).then((r) => ({ ...r, events, requests: decisions(started) }));
