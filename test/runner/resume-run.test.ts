@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokerConfig } from "../../src/engine/broker-config.js";
+import { resolveLayeredParams } from "../../src/memory/layered/layered-config.js";
 import { planResume } from "../../src/runner/resume-run.js";
 import { type RunHandle, runBacktest } from "../../src/runner/run-backtest.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../src/runner/run-config.js";
@@ -112,6 +113,46 @@ describe("agenticbt resume", () => {
       expect(answer.citations.length).toBeGreaterThan(0);
       expect(answer).toEqual(recall(refDir, ref.id));
     }
+  }, 60_000);
+
+  it("rolls back a layered memory's own log (layered.jsonl) with the files, so the resumed run's log equals the uninterrupted run's", async () => {
+    const strategy = path.join(FIXTURES, "layered-writer.ts");
+    const layered = (runsRoot: string): RunConfig => ({
+      ...config(strategy, runsRoot),
+      memory: { system: "layered", config: resolveLayeredParams(undefined) },
+    });
+    const ref = await runBacktest(layered(path.join(work, "layered-ref")));
+    expect(ref.status).toBe("completed");
+    const refDir = path.join(work, "layered-ref", ref.id);
+    const { dir } = await interruptedRun(layered(path.join(work, "layered-int")), 42);
+    // The killed run's log holds memories of bars after its checkpoint (bar 40).
+    expect(read(dir, "layered.jsonl").length).toBeGreaterThan(0);
+    const r = cli(["resume", dir, "--json", "-q"], work);
+    expect(r.status, r.stderr).toBe(0);
+    const resumed = JSON.parse(r.stdout) as RunResult;
+    expect(resumed.status).toBe("completed");
+    expect(resumed.memorySystem).toBe("layered");
+    // Every operation once, in the same order, with the same scores: not the first 42 bars twice.
+    expect(read(dir, "layered.jsonl").replaceAll(resumed.id, "")).toBe(
+      read(refDir, "layered.jsonl").replaceAll(ref.id, ""),
+    );
+    expect(resumed.memory).toEqual(ref.memory);
+    for (const f of ["trades.csv", "equity.csv", "orders.jsonl", "decisions.jsonl"]) {
+      expect(read(dir, f), f).toBe(read(refDir, f));
+    }
+  }, 60_000);
+
+  it("refuses a run with persistent memory (its store outside the run already holds the run's later writes), exit 2, changing nothing", async () => {
+    const strategy = path.join(FIXTURES, "crash-test.ts");
+    const { dir } = await interruptedRun(config(strategy, path.join(work, "persistent")), 20);
+    const stored = readJson<Record<string, unknown>>(path.join(dir, "config.json"));
+    stored.memory = { system: "persistent", config: { namespace: "default" } };
+    fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify(stored));
+    const before = read(dir, "result.json");
+    const r = cli(["resume", dir, "--json", "-q"], work);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("used --memory persistent");
+    expect(read(dir, "result.json")).toBe(before);
   }, 60_000);
 
   it("a resume interrupted before it reaches the checkpoint stays interrupted and resumes again", async () => {
