@@ -40,7 +40,7 @@ const opSchema = z.discriminatedUnion("op", [
   }),
 ]);
 
-/** A store.log line that cannot be read: the log was changed or cut. */
+/** An ops.jsonl line that cannot be read: the log was changed or cut. */
 export class StoreLogError extends Error {
   override readonly name = "StoreLogError";
 }
@@ -89,20 +89,24 @@ export function readStoreLog(runDir: string): StoreOp[] {
     .split("\n")
     .forEach((line, n) => {
       if (line.trim() === "") return;
-      let parsed: z.ZodSafeParseResult<StoreOp>;
-      try {
-        parsed = opSchema.safeParse(JSON.parse(line));
-      } catch {
-        parsed = { success: false } as z.ZodSafeParseResult<StoreOp>;
-      }
-      if (!parsed.success) {
+      const op = parseOp(line);
+      if (op === null) {
         throw new StoreLogError(
           `${file}:${n + 1}: not a persistent-store write (a JSON line {"seq", "time", "op": "save" | "forget", …}); the log is damaged: restore it from a copy of the run directory.`,
         );
       }
-      out.push(parsed.data);
+      out.push(op);
     });
   return out;
+}
+
+function parseOp(line: string): StoreOp | null {
+  try {
+    const parsed = opSchema.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
