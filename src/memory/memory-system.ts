@@ -203,4 +203,7 @@ export interface FinishedRunRecall {
   asOf: Millis | null;
   seq: number | null;
   recordedSeq: number | null;
+  /** The memory policy's retrieve_limit in force at `asOf` (absent: none). Optional (added for
+   * persistent). */
+  retrieveLimit?: number;
 }

@@ -164,6 +164,7 @@ function systemRecall(
       }
     }
   }
+  const policy = asOf === null ? null : recordedPolicyAt(dir, labelTime(asOf));
   let answer: ReturnType<NonNullable<MemorySystemFactory["recallRun"]>>;
   try {
     answer = factory.recallRun({
@@ -174,6 +175,7 @@ function systemRecall(
       asOf: asOf === null ? null : labelTime(asOf),
       seq: o.seq ?? null,
       recordedSeq,
+      ...(policy !== null ? { retrieveLimit: policy.retrieve_limit } : {}),
     });
   } catch (err) {
     if (err instanceof RangeError) throw new UsageError(err.message);

@@ -22,8 +22,18 @@ export interface Citation {
   snippet: string;
   /** In (0, 1]. */
   score: number;
-  /** The file kind for files; the layer (short, mid, long, reflection) for layered. */
-  source: "journal" | "note" | "review" | "playbook" | "short" | "mid" | "long" | "reflection";
+  /** The file kind for files; the layer (short, mid, long, reflection) for layered; a store
+   * entry for persistent. */
+  source:
+    | "journal"
+    | "note"
+    | "review"
+    | "playbook"
+    | "short"
+    | "mid"
+    | "long"
+    | "reflection"
+    | "persistent";
 }
 
 /**

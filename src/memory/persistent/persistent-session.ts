@@ -1,7 +1,13 @@
 import type { Millis } from "../../engine/types.js";
 import { DEFAULT_ENTRY_TYPE, type EntryType } from "./entry-file.js";
 import { reachesPast } from "./look-ahead.js";
-import { linkedFile, type PersistentStore, type StoreEntry } from "./persistent-store.js";
+import {
+  linkedFile,
+  type PersistentStore,
+  type Recalled,
+  type StoreEntry,
+} from "./persistent-store.js";
+import type { StoreLog } from "./store-log.js";
 
 /** Auto-recall before each decision message: at most 3 entries of 500 characters (seed 004). */
 export const AUTO_RECALL_LIMIT = 3;
@@ -52,12 +58,16 @@ export class PersistentSession {
   private readonly entriesAtStart: number;
   private readonly visible = (e: StoreEntry) => !this.flaggedFiles.has(e.file);
   readonly indexText: string;
+  /** What the latest `remember` recall found (its citations go to decisions.jsonl). */
+  lastRecalled: Recalled[] = [];
 
   constructor(
     readonly store: PersistentStore,
     readonly run: PersistentRun,
     readonly namespace: string,
     readonly storeHash: string,
+    /** Where this run's writes are logged (the run directory's persistent/ops.jsonl). */
+    readonly log: StoreLog | null = null,
   ) {
     const entries = store.entries();
     this.entriesAtStart = entries.length;
@@ -99,7 +109,7 @@ export class PersistentSession {
   remember(args: RememberArgs, at: Millis, limit: number): unknown {
     switch (args.action) {
       case "save": {
-        const { file, replaced } = this.store.save(
+        const { file, replaced, text } = this.store.save(
           {
             title: args.title,
             content: args.content,
@@ -108,6 +118,7 @@ export class PersistentSession {
           },
           { ...this.run, writtenAt: at },
         );
+        this.log?.save(at, file, text);
         this.counts.saves++;
         return {
           ok: true,
@@ -119,8 +130,9 @@ export class PersistentSession {
       case "recall": {
         this.counts.recalls++;
         const n = Math.min(args.limit ?? TOOL_RECALL_LIMIT, limit);
+        this.lastRecalled = this.store.find(args.query, n, this.visible);
         return {
-          results: this.store.find(args.query, n, this.visible).map(({ entry, score }) => ({
+          results: this.lastRecalled.map(({ entry, score }) => ({
             title: entry.fields.name,
             type: entry.fields.type,
             description: entry.fields.description,
@@ -132,6 +144,7 @@ export class PersistentSession {
       }
       case "forget": {
         const removed = this.store.forget(args.title);
+        this.log?.forget(at, removed);
         this.counts.forgets++;
         return { ok: true, removed };
       }

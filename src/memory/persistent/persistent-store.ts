@@ -90,6 +90,24 @@ export class PersistentStore {
     return new PersistentStore(path.resolve(dir));
   }
 
+  /**
+   * Reads a store (a run's recorded snapshot) to rebuild a past state in memory: nothing is
+   * created or written; `restoreEntry` and `dropEntry` change only the in-memory list.
+   */
+  static readOnly(dir: string): PersistentStore {
+    return new PersistentStore(path.resolve(dir));
+  }
+
+  /** Puts an entry's file text into the in-memory list only (a replayed save). */
+  restoreEntry(file: string, text: string): void {
+    this.put(toEntry(file, parseEntry(text, file)));
+  }
+
+  /** Removes an entry from the in-memory list only (a replayed forget). */
+  dropEntry(file: string): void {
+    this.drop(file);
+  }
+
   /** Every entry, in file-name order. */
   entries(): StoreEntry[] {
     return [...this.list.values()];
@@ -99,7 +117,10 @@ export class PersistentStore {
    * Writes `{type}_{slug}.md` (replacing an entry of the same type and slug, whose previous
    * version goes to `backups/`) and updates its line in MEMORY.md.
    */
-  save(req: SaveRequest, provenance: Provenance | null): { file: string; replaced: boolean } {
+  save(
+    req: SaveRequest,
+    provenance: Provenance | null,
+  ): { file: string; replaced: boolean; text: string } {
     const title = oneLine(req.title);
     if (title === "") throw new RememberError("remember save needs a title.");
     if (req.content.trim() === "") throw new RememberError("remember save needs some content.");
@@ -117,7 +138,7 @@ export class PersistentStore {
     writeFileAtomic(this.writable(file), text);
     this.put(toEntry(file, parseEntry(text, file)));
     this.updateIndexLine(file, fields);
-    return { file, replaced };
+    return { file, replaced, text };
   }
 
   /** Removes every entry titled exactly `title` (backed up first) and rebuilds the index. */

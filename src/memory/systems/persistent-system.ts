@@ -6,6 +6,7 @@ import { readFileNoFollow } from "../../util/no-follow.js";
 import {
   type AgentMomentKind,
   defineMemoryTool,
+  type FinishedRunRecall,
   type MemoryCallSite,
   type MemoryDecisionView,
   type MemoryMoment,
@@ -20,6 +21,7 @@ import { SnapshotError } from "../persistent/persistent-errors.js";
 import { PersistentSession, type PersistentStats } from "../persistent/persistent-session.js";
 import { PersistentStore } from "../persistent/persistent-store.js";
 import { rememberParameters } from "../persistent/remember-schema.js";
+import { citation, readStoreLog, STORE_LOG, StoreLog, storeAt } from "../persistent/store-log.js";
 import { replayStoreFrom, snapshotStore } from "../persistent/store-snapshot.js";
 import { DEFAULT_MEMORY_POLICY } from "../policy/memory-policy.js";
 import { compactStamp } from "../sim-time.js";
@@ -93,6 +95,7 @@ export class PersistentMemory implements MemorySystem {
       { runId: env.runId, periodStart: start, periodEnd: end },
       config.namespace,
       hash,
+      new StoreLog(env.dir),
     );
     const flagged = this.session.flagged;
     writeJsonAtomic(path.join(env.dir, ...STORE_RECORD.split("/")), {
@@ -122,9 +125,15 @@ export class PersistentMemory implements MemorySystem {
         run: (args, at: MemoryCallSite) => {
           const result = session.remember(args, at.time, policyAt(at.time).retrieve_limit);
           const chars = args.action === "save" ? args.content.length : 0;
+          const memory = { tool: `remember_${args.action}`, chars };
+          if (args.action !== "recall" || session.log === null)
+            return { result, record: { memory } };
+          // Recorded like memory_recall's, with the store's write count as its seq, so
+          // `recall <run> --as-of` answers exactly this (see recallRun).
+          const citations = session.log.citations(session.lastRecalled, args.query);
           return {
             result,
-            record: { memory: { tool: `remember_${args.action}`, chars } },
+            record: { memory, recall: { query: args.query, citations, seq: session.log.count } },
           };
         },
       }),
@@ -221,10 +230,45 @@ export const persistentMemoryFactory: MemorySystemFactory = {
   description:
     "seed 004 (Vibe-Trading): files plus a cross-run store .agenticbt/memory/<namespace>/ (frozen MEMORY.md index, auto-recall, remember tool)",
   resolveConfig: resolvePersistentConfig,
+  runFiles: [STORE_LOG],
   create: (env) =>
     new PersistentMemory(
       new FilesMemory(env.files, env.fileStats),
       env,
       resolvePersistentConfig(env.config),
     ),
+  recallRun: recallPersistentRun,
 };
+
+/**
+ * `recall <run> --as-of` for a persistent run: the store as the run's `remember` recall saw it
+ * (the snapshot of its start, its own writes up to the recorded recall's seq, or those of earlier
+ * bars; look-ahead entries hidden as the run hid them), scored as that recall scores. Without
+ * `asOf`: after all of the run's writes. Reads the run directory only, never the live store.
+ */
+function recallPersistentRun(r: FinishedRunRecall) {
+  const bytes = readFileNoFollow(path.join(r.dir, ...STORE_RECORD.split("/")));
+  if (bytes === null) {
+    throw new SnapshotError(
+      `${path.join(r.dir, ...STORE_RECORD.split("/"))} is missing: the run's persistent memory cannot be read back. Restore it from a copy of the run directory.`,
+    );
+  }
+  const hidden = new Set((JSON.parse(bytes.toString("utf8")) as StoreRecord).lookAheadFiles);
+  const ops = readStoreLog(r.dir);
+  let seq: number | null = null;
+  if (r.asOf !== null) {
+    const asOf = r.asOf;
+    seq = r.seq ?? r.recordedSeq ?? ops.filter((op) => op.time < asOf).length;
+    if (seq > ops.length) {
+      throw new RangeError(`--seq ${seq} is after the last line of ${STORE_LOG} (${ops.length}).`);
+    }
+  }
+  const { store, lines } = storeAt(r.dir, ops, seq ?? ops.length);
+  const limit = Math.min(r.limit, r.retrieveLimit ?? r.limit);
+  const hits = store.find(r.query, limit, (e) => !hidden.has(e.file));
+  return {
+    citations: hits.map((h) => citation(h, r.query, lines.get(h.entry.file) ?? null)),
+    seq,
+    items: store.entries().filter((e) => !hidden.has(e.file)).length,
+  };
+}
