@@ -25,7 +25,12 @@ import type { ReportInputs } from "../report/html/report-model.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { NotAFileError, SymlinkError } from "../util/no-follow.js";
-import { Checkpointer, DEFAULT_CODE_CHECKPOINT_EVERY, MemoryTally } from "./checkpoint.js";
+import {
+  Checkpointer,
+  DEFAULT_CODE_CHECKPOINT_EVERY,
+  DEFAULT_CODE_CHECKPOINT_MIN_MS,
+  MemoryTally,
+} from "./checkpoint.js";
 import { finishResult, startResult } from "./finish-result.js";
 import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
 import { cacheFailureWarning } from "./llm-cache-warning.js";
@@ -253,6 +258,8 @@ async function runGuarded(
     dir,
     runId: id,
     every: config.checkpointEvery ?? (llm ? 1 : DEFAULT_CODE_CHECKPOINT_EVERY),
+    minIntervalMs:
+      config.checkpointEvery === undefined && !llm ? DEFAULT_CODE_CHECKPOINT_MIN_MS : 0,
     label,
     memory: memoryTally,
     usage: () => llm?.progress()?.usage ?? null,
