@@ -279,7 +279,7 @@ export type ReflectionEmbedder = (text: string) => Promise<number[]>;
  * or null without `--embed-model`. A replay never calls it: every vector comes from the recorded
  * run's layered.jsonl, and a reflection it lacks is a divergence.
  */
-function reflectionEmbedder(
+export function reflectionEmbedder(
   config: EmbeddingsConfig | null,
   replayOf: string | null,
 ): ReflectionEmbedder | null {

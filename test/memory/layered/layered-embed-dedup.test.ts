@@ -1,8 +1,18 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alignSeries } from "../../../src/engine/align-series.js";
+import { brokerConfig } from "../../../src/engine/broker-config.js";
 import { resolveLayeredParams } from "../../../src/memory/layered/layered-config.js";
-import { layeredStateAt } from "../../../src/memory/layered/layered-system.js";
+import {
+  LayeredMemory,
+  layeredStateAt,
+  reflectionEmbedder,
+} from "../../../src/memory/layered/layered-system.js";
+import { memoryToolbox } from "../../../src/runner/memory-toolbox.js";
+import { simulate } from "../../../src/runner/simulate.js";
+import type { Strategy } from "../../../src/strategy/types.js";
+import { daily, series } from "../../engine/helpers.js";
 import { DATA, tempDir } from "../../helpers/cli.js";
 import {
   barOf,
@@ -116,5 +126,46 @@ describe("layered reflections de-duplicated by embeddings (--embed-model)", () =
     expect(fs.readFileSync(path.join(replay.dir, "layered.jsonl"), "utf8")).toBe(
       fs.readFileSync(path.join(dir, "layered.jsonl"), "utf8"),
     );
+  });
+
+  it("a code strategy awaits ctx.memory.use('memory_reflect'): the same embedding de-dup", async () => {
+    const memDir = path.join(work, "code");
+    fs.mkdirSync(memDir);
+    const embed = reflectionEmbedder({ model: "embed-test", baseURL: server.url }, null);
+    const system = new LayeredMemory(memDir, params, embed);
+    const answers: unknown[] = [];
+    const strategy: Strategy<unknown> = {
+      name: "reflector",
+      async onBar(ctx) {
+        const content = [A, B, C][ctx.index];
+        if (content !== undefined) {
+          answers.push(await ctx.memory.use("memory_reflect", { content }));
+        }
+      },
+    };
+    const data = alignSeries([
+      series(
+        "AAA",
+        daily("2024-01-01", [
+          [10, 10, 10, 10],
+          [10, 10, 10, 10],
+          [10, 10, 10, 10],
+        ]),
+      ),
+    ]);
+    const out = await simulate({
+      data,
+      broker: brokerConfig({ initialCash: 100 }),
+      strategy,
+      toolbox: memoryToolbox(system),
+      onMemoryMoment: (m) => system.onMoment(m),
+    });
+    system.finish();
+    expect(out.status).toBe("completed");
+    expect(answers).toEqual([
+      { ok: true, id: 1, layer: "reflection", importance: 80 },
+      { ok: true, duplicateOf: 1, stored: false },
+      { ok: true, id: 2, layer: "reflection", importance: 80 },
+    ]);
   });
 });
