@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { ClosedTrade, Fill, Millis } from "../engine/types.js";
 import type { Citation, MemoryPort, RecallAnswer } from "../strategy/types.js";
 import type { MemoryPolicy } from "./policy/memory-policy.js";
+import type { EmbeddingsConfig } from "./recall/embeddings.js";
 
 // One interface for every memory design of the seeds (SPEC §6 "Memory systems"). A run uses
 // exactly one system, chosen with `--memory <name>`; the LLM agent and code strategies (through
@@ -164,6 +165,11 @@ export interface MemorySystemEnv {
   policy?: MemoryPolicyView;
   /** A warning for the user (the run's warning events, on stderr). Optional. */
   warn?: (message: string) => void;
+  /**
+   * The run's embeddings endpoint (`--embed-model`, as recall uses it; `offline` in a replay),
+   * or null/absent without one. Optional (added for layered's reflection de-duplication).
+   */
+  embeddings?: EmbeddingsConfig | null;
 }
 
 export interface MemorySystemFactory {

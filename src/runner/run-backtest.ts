@@ -54,7 +54,7 @@ import { RunWriteError, UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import { RunGuard } from "./run-guard.js";
 import { createRunDir } from "./run-id.js";
-import { checkRecallOptions, RunRecall } from "./run-recall.js";
+import { checkRecallOptions, RunRecall, recallIndexOptions } from "./run-recall.js";
 import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
 import { storeStrategy } from "./strategy-copy.js";
@@ -279,6 +279,9 @@ async function runGuarded(
       startIndex,
       policy,
       warn: (message) => emit({ type: "warning", message }),
+      embeddings:
+        recallIndexOptions(config.recall, process.env, config.agent?.replay ?? null).embeddings ??
+        null,
     }),
     policy,
   );

@@ -211,6 +211,22 @@ export function cosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, nu
   return na === 0 || nb === 0 ? 0 : Math.min(1, dot / Math.sqrt(na * nb));
 }
 
+/** Cosine of two embedding vectors (0 when either is zero or their lengths differ). */
+export function vectorCosine(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length) return 0;
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? 0;
+    const y = b[i] ?? 0;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na === 0 || nb === 0 ? 0 : Math.min(1, dot / Math.sqrt(na * nb));
+}
+
 export interface Ranked {
   item: LayeredItem;
   /** relevance × importance/100 × recency × layer weight (relevance 1 without a query). */

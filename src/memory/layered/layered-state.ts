@@ -12,6 +12,7 @@ import {
   reflectionDue,
   retrieve,
   termCounts,
+  vectorCosine,
 } from "./layered-math.js";
 
 // The layered memory's state and the log operations that change it, pure (no fs): the live run
@@ -28,6 +29,8 @@ export interface StoreOp {
   layer: Layer;
   importance: number;
   content: string;
+  /** A reflection's embedding, when the run de-duplicates by embeddings (`--embed-model`). */
+  vector?: number[];
 }
 
 /** A reflection that was not stored: too similar to a kept one. Logged for the record. */
@@ -39,6 +42,10 @@ export interface DuplicateOp {
   of: number;
   similarity: number;
   content: string;
+  /** "embedding" when `similarity` is the cosine of embeddings (absent: token cosine). */
+  by?: "embedding";
+  /** Its embedding (logged so a replay or a rebuild needs no network). */
+  vector?: number[];
 }
 
 export interface DayEndOp {
@@ -91,6 +98,8 @@ export class LayeredState {
     dayEnds: 0,
   };
   private readonly termCache = new Map<number, Map<string, number>>();
+  /** Embeddings of the kept reflections, by id (runs with `--embed-model` only). */
+  private readonly vectors = new Map<number, number[]>();
 
   constructor(readonly params: LayeredParams) {}
 
@@ -99,7 +108,14 @@ export class LayeredState {
   }
 
   /** Stores a memory (a reflection goes through `reflect`). */
-  store(time: number, bar: number, layer: Layer, importance: number, content: string): StoreOp {
+  store(
+    time: number,
+    bar: number,
+    layer: Layer,
+    importance: number,
+    content: string,
+    vector?: number[],
+  ): StoreOp {
     this.started(time);
     const op: StoreOp = {
       seq: ++this.seq,
@@ -111,6 +127,10 @@ export class LayeredState {
       importance,
       content,
     };
+    if (vector !== undefined) {
+      op.vector = vector;
+      this.vectors.set(op.id, vector);
+    }
     this.items.push({
       id: op.id,
       layer,
@@ -129,13 +149,25 @@ export class LayeredState {
     return op;
   }
 
-  /** Stores a reflection unless a kept one is at least `dedupSimilarity` alike (token cosine). */
-  reflect(time: number, bar: number, importance: number, content: string): LayeredOp {
-    const mine = termCounts(tokens(content));
+  /**
+   * Stores a reflection unless a kept one is at least `dedupSimilarity` alike: the cosine of
+   * embeddings when `vector` is given (its embedding), else the token cosine.
+   */
+  reflect(
+    time: number,
+    bar: number,
+    importance: number,
+    content: string,
+    vector?: number[],
+  ): LayeredOp {
+    const mine = vector === undefined ? termCounts(tokens(content)) : null;
     let best: { id: number; similarity: number } | null = null;
     for (const item of this.items) {
       if (item.layer !== "reflection") continue;
-      const similarity = cosine(mine, this.terms(item));
+      const similarity =
+        mine === null
+          ? vectorCosine(vector ?? [], this.vectors.get(item.id) ?? [])
+          : cosine(mine, this.terms(item));
       if (
         similarity >= this.params.dedupSimilarity &&
         (best === null || similarity > best.similarity)
@@ -143,10 +175,10 @@ export class LayeredState {
         best = { id: item.id, similarity };
       }
     }
-    if (best === null) return this.store(time, bar, "reflection", importance, content);
+    if (best === null) return this.store(time, bar, "reflection", importance, content, vector);
     this.started(time);
     this.counts.reflectionDuplicates++;
-    return {
+    const op: DuplicateOp = {
       seq: ++this.seq,
       op: "duplicate",
       time,
@@ -155,6 +187,11 @@ export class LayeredState {
       similarity: round6(best.similarity),
       content,
     };
+    if (vector !== undefined) {
+      op.by = "embedding";
+      op.vector = vector;
+    }
+    return op;
   }
 
   /** The day-end maintenance, then the reflection check. */
@@ -166,6 +203,7 @@ export class LayeredState {
       if (m.to === null) {
         this.counts.removed++;
         this.termCache.delete(m.id);
+        this.vectors.delete(m.id);
       } else if (m.why === "promote") this.counts.promotions++;
       else this.counts.demotions++;
     }
@@ -189,8 +227,9 @@ export class LayeredState {
 
   /** Applies a logged operation (a rebuild). */
   apply(op: LayeredOp): void {
-    if (op.op === "store") this.store(op.time, op.bar, op.layer, op.importance, op.content);
-    else if (op.op === "duplicate") this.reflect(op.time, op.bar, 0, op.content);
+    if (op.op === "store") {
+      this.store(op.time, op.bar, op.layer, op.importance, op.content, op.vector);
+    } else if (op.op === "duplicate") this.reflect(op.time, op.bar, 0, op.content, op.vector);
     else this.dayEnd(op.time, op.bar, op.equity);
     if (op.seq !== this.seq) {
       throw new LayeredLogError(

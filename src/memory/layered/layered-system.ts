@@ -14,6 +14,8 @@ import {
   type MemorySystemFactory,
   type MemoryToolSpec,
 } from "../memory-system.js";
+import { type EmbeddingsConfig, httpEmbedder } from "../recall/embeddings.js";
+import { RecallEmbeddingError } from "../recall/recall-errors.js";
 import { MAX_SNIPPET_CHARS } from "../recall/snippet.js";
 import { resolveLayeredParams } from "./layered-config.js";
 import { type LayeredParams, layerForImportance, type Ranked, recency } from "./layered-math.js";
@@ -71,6 +73,8 @@ export class LayeredMemory implements MemorySystem {
   constructor(
     private readonly dir: string,
     readonly params: LayeredParams,
+    /** A reflection's embedding (`--embed-model`); null: de-duplicate by tokens. */
+    private readonly embed: ReflectionEmbedder | null = null,
   ) {
     this.state = new LayeredState(params);
     const p = params;
@@ -119,16 +123,20 @@ export class LayeredMemory implements MemorySystem {
         guide: "- memory_reflect(content, importance?): store a reflection (a lasting principle).",
         run: (args, at) => {
           const imp = args.importance ?? p.layers.reflection.initialImportance;
-          const op = this.state.reflect(at.time, at.index, imp, args.content);
-          this.write(op);
-          const result =
-            op.op === "store"
-              ? { ok: true, id: op.id, layer: "reflection", importance: imp }
-              : { ok: true, duplicateOf: op.op === "duplicate" ? op.of : null, stored: false };
-          return {
-            result,
-            record: { memory: { tool: "reflect", chars: args.content.length } },
+          const reflect = (vector?: number[]) => {
+            const op = this.state.reflect(at.time, at.index, imp, args.content, vector);
+            this.write(op);
+            const result =
+              op.op === "store"
+                ? { ok: true, id: op.id, layer: "reflection", importance: imp }
+                : { ok: true, duplicateOf: op.op === "duplicate" ? op.of : null, stored: false };
+            return {
+              result,
+              record: { memory: { tool: "reflect", chars: args.content.length } },
+            };
           };
+          // Without embeddings the tool stays synchronous (code strategies' ctx.memory.use).
+          return this.embed === null ? reflect() : this.embed(args.content).then(reflect);
         },
       }),
       defineMemoryTool({
@@ -263,6 +271,45 @@ function citation(r: Ranked): Citation {
   };
 }
 
+/** A reflection's embedding, as logged in layered.jsonl (unit length, float32 values). */
+export type ReflectionEmbedder = (text: string) => Promise<number[]>;
+
+/**
+ * The run's embeddings endpoint (the recall one: same model, base URL and key) for reflections,
+ * or null without `--embed-model`. A replay never calls it: every vector comes from the recorded
+ * run's layered.jsonl, and a reflection it lacks is a divergence.
+ */
+export function reflectionEmbedder(
+  config: EmbeddingsConfig | null,
+  replayOf: string | null,
+): ReflectionEmbedder | null {
+  if (config === null) return null;
+  if (replayOf !== null || config.offline === true) {
+    const recorded = new Map<string, number[]>();
+    for (const op of replayOf === null ? [] : readLayeredLog(replayOf)) {
+      if ((op.op === "store" || op.op === "duplicate") && op.vector !== undefined) {
+        recorded.set(op.content, op.vector);
+      }
+    }
+    return (text) => {
+      const vector = recorded.get(text);
+      if (vector !== undefined) return Promise.resolve(vector);
+      return Promise.reject(
+        new RecallEmbeddingError(
+          `Replay needs the embedding of the reflection ${JSON.stringify(text.slice(0, 80))}, ` +
+            `which the recorded run's ${LAYERED_LOG} does not hold: the replay has diverged from ` +
+            "the recording. Replays make no network calls; re-run without --replay to embed again.",
+        ),
+      );
+    };
+  }
+  const embedder = httpEmbedder(config);
+  return async (text) => {
+    const [vector] = await embedder.embed([text]);
+    return Array.from(vector ?? []);
+  };
+}
+
 const opSchema = z.looseObject({ seq: z.number().int().min(1), op: z.string() });
 
 /** The operations of a run's layered.jsonl ([] when absent), in order. */
@@ -312,7 +359,12 @@ export const layeredMemoryFactory: MemorySystemFactory = {
     "seed 003 (FinMem / INVESTOR-BENCH): short/mid/long/reflection layers, decay, promotion, clean-up",
   resolveConfig: (raw) => resolveLayeredParams(raw),
   runFiles: [LAYERED_LOG],
-  create: (env) => new LayeredMemory(env.dir, resolveLayeredParams(env.config)),
+  create: (env) =>
+    new LayeredMemory(
+      env.dir,
+      resolveLayeredParams(env.config),
+      reflectionEmbedder(env.embeddings ?? null, env.replayOf),
+    ),
   recallRun(r) {
     const params = resolveLayeredParams(r.config);
     const ops = readLayeredLog(r.dir);
