@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { plainText } from "../../util/plain-text.js";
 import { ENTRY_TYPES } from "./entry-file.js";
 import type { RememberArgs } from "./persistent-session.js";
 import { TOOL_RECALL_LIMIT } from "./persistent-session.js";
@@ -13,20 +14,15 @@ export const rememberParameters = z
     action: z
       .enum(["save", "recall", "forget"])
       .describe("save a memory, recall memories by keywords, or forget one by its exact title"),
-    title: z
-      .string()
-      .min(1)
-      .max(200)
+    title: plainText(1, 200)
       .optional()
       .describe("save and forget: the memory's title (its file name keeps CJK characters)"),
-    content: z.string().min(1).max(8000).optional().describe("save: the memory, 1-8000 characters"),
+    content: plainText(1, 8000).optional().describe("save: the memory, 1-8000 characters"),
     type: z.enum(ENTRY_TYPES).optional().describe('save: the kind of memory (default "lesson")'),
-    description: z
-      .string()
-      .max(300)
+    description: plainText(0, 300)
       .optional()
       .describe("save: one line for the index (default: the title)"),
-    query: z.string().min(1).max(500).optional().describe("recall: keywords, 1-500 characters"),
+    query: plainText(1, 500).optional().describe("recall: keywords, 1-500 characters"),
     limit: z
       .number()
       .int()

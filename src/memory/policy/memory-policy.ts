@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { plainText } from "../../util/plain-text.js";
 import { JOURNAL_RECALL_DAYS } from "../recall/eligibility.js";
 
 // PicoClaw's policy layer (seed 001): the knobs of a memory system, set in agenticbt.config.json's
@@ -66,7 +67,7 @@ export type PolicyOverrides = z.infer<typeof policyOverridesSchema>;
 export const policyProposalSchema = z
   .strictObject({
     ...memoryPolicySchema.omit({ evolution_enabled: true }).partial().shape,
-    reason: z.string().min(1).max(1000).describe("Why this change should help, 1-1000 characters."),
+    reason: plainText(1, 1000).describe("Why this change should help, 1-1000 characters."),
   })
   .refine((p) => POLICY_KEYS.some((k) => k !== "evolution_enabled" && k in p), {
     error: "propose at least one policy value to change (e.g. retrieve_limit)",

@@ -53,4 +53,19 @@ describe("remember tool arguments", () => {
       "limit",
     ]);
   });
+
+  it("refuse control characters in every text field (an escape sequence stored in the cross-run store would act in later runs' prompts and terminals)", () => {
+    const bad = (v: Record<string, unknown>) =>
+      rememberParameters.safeParse(v).error?.issues.map((i) => i.path.join("."));
+    expect(bad({ action: "save", title: "t\u001b[2J", content: "c" })).toEqual(["title"]);
+    expect(bad({ action: "save", title: "t", content: "a\u0000b" })).toEqual(["content"]);
+    expect(bad({ action: "save", title: "t", content: "c", description: "\u202eevil" })).toEqual([
+      "description",
+    ]);
+    expect(bad({ action: "recall", query: "q\u0007" })).toEqual(["query"]);
+    // Tabs and line breaks are text.
+    expect(
+      rememberParameters.safeParse({ action: "save", title: "t", content: "a\tb\nc" }).success,
+    ).toBe(true);
+  });
 });
