@@ -199,6 +199,25 @@ export interface MemorySystemFactory {
   recallRun?(run: FinishedRunRecall): { citations: Citation[]; seq: number | null; items: number };
 }
 
+/**
+ * Which write of a system's log `recall <run> --as-of` answers at: `--seq`, else the recorded
+ * recall's, else every write of an earlier bar (the state at the start of the bar). Null without
+ * `asOf` (after all writes). A seq past the log's end is an error naming the log.
+ */
+export function recallSeq(
+  r: FinishedRunRecall,
+  ops: readonly { time: Millis }[],
+  logName: string,
+): number | null {
+  if (r.asOf === null) return null;
+  const asOf = r.asOf;
+  const seq = r.seq ?? r.recordedSeq ?? ops.filter((op) => op.time < asOf).length;
+  if (seq > ops.length) {
+    throw new RangeError(`--seq ${seq} is after the last line of ${logName} (${ops.length}).`);
+  }
+  return seq;
+}
+
 /** What `recallRun` gets (added with `recallRun`). */
 export interface FinishedRunRecall {
   dir: string;

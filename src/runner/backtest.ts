@@ -9,7 +9,7 @@ import { isIntraday, timeLabel } from "../engine/calendar.js";
 import type { MarketData, Order, SymbolSeries } from "../engine/types.js";
 import type { Params, Strategy } from "../strategy/types.js";
 import { didYouMean } from "../util/did-you-mean.js";
-import { finishResult, startResult } from "./finish-result.js";
+import { finishResult, roundMs, startResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { resolveParams } from "./resolve-params.js";
@@ -120,12 +120,11 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
     ...(typeof options.strategy === "string" ? { strategyPath: options.strategy } : {}),
   });
   finishResult(result, simulated, broker.initialCash);
-  const round = (ms: number) => Math.round(ms * 10) / 10;
   result.timings = {
-    loadMs: round(loadMs),
-    simulateMs: round(simulated.simulateMs),
+    loadMs: roundMs(loadMs),
+    simulateMs: roundMs(simulated.simulateMs),
     writeMs: 0,
-    totalMs: round(performance.now() - t0),
+    totalMs: roundMs(performance.now() - t0),
   };
   result.finishedAt = new Date().toISOString();
   emit?.({ type: "run_finished", result });

@@ -119,3 +119,6 @@ export function startResult(s: {
     llm: null,
   };
 }
+
+/** A timing for result.json: milliseconds to one decimal. */
+export const roundMs = (ms: number) => Math.round(ms * 10) / 10;

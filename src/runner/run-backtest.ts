@@ -31,7 +31,7 @@ import {
   DEFAULT_CODE_CHECKPOINT_MIN_MS,
   MemoryTally,
 } from "./checkpoint.js";
-import { finishResult, startResult } from "./finish-result.js";
+import { finishResult, roundMs, startResult } from "./finish-result.js";
 import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
 import { cacheFailureWarning } from "./llm-cache-warning.js";
 import { loadData } from "./load-data.js";
@@ -245,12 +245,14 @@ async function runGuarded(
     );
     snapshotMemory(dir);
   }
+  // The memory's clock: the bar times, shifted in an anonymized run.
+  const memoryTimes = lookAhead.memoryTimes(data.times);
   const recall = new RunRecall(
     dir,
     config.recall,
     config.agent?.replay ?? null,
     process.env,
-    lookAhead.memoryTimes(data.times),
+    memoryTimes,
     (t) => policy.at(t),
   );
   const memoryTally = new MemoryTally();
@@ -272,7 +274,7 @@ async function runGuarded(
       dir,
       runId: id,
       config: memoryChoice.config,
-      barTimes: lookAhead.memoryTimes(data.times),
+      barTimes: memoryTimes,
       replayOf: config.agent?.replay ?? null,
       files,
       fileStats: () => ({ ...workspace.stats() }),
@@ -367,10 +369,10 @@ async function runGuarded(
   }
   const simulateMs = simulated.simulateMs;
   result.timings = {
-    loadMs: round(loadMs),
-    simulateMs: round(simulateMs),
-    writeMs: round(performance.now() - t2),
-    totalMs: round(performance.now() - t0),
+    loadMs: roundMs(loadMs),
+    simulateMs: roundMs(simulateMs),
+    writeMs: roundMs(performance.now() - t2),
+    totalMs: roundMs(performance.now() - t0),
   };
   result.finishedAt = new Date().toISOString();
   try {
@@ -389,8 +391,6 @@ async function runGuarded(
   emit({ type: "run_finished", result });
   return result;
 }
-
-const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /** `--hook-timeout`, or its default: 10 minutes for code, none for an LLM strategy (each model
  * request has its own --timeout and --max-retries, so its hooks cannot hang). */

@@ -40,11 +40,21 @@ export function anonymizeStrategy<S>(
     out.init = (ctx) => init(view(ctx));
   }
   const { onFill, onTradeClosed, onOrderUpdate, onDayEnd, onWeekEnd, onRunEnd } = inner;
-  if (onFill) out.onFill = (ctx, fill, s) => onFill(view(ctx), view(ctx).mapFill(fill), s);
+  if (onFill)
+    out.onFill = (ctx, fill, s) => {
+      const v = view(ctx);
+      return onFill(v, v.mapFill(fill), s);
+    };
   if (onTradeClosed)
-    out.onTradeClosed = (ctx, t, s) => onTradeClosed(view(ctx), view(ctx).mapTrade(t), s);
+    out.onTradeClosed = (ctx, t, s) => {
+      const v = view(ctx);
+      return onTradeClosed(v, v.mapTrade(t), s);
+    };
   if (onOrderUpdate)
-    out.onOrderUpdate = (ctx, u, s) => onOrderUpdate(view(ctx), view(ctx).mapUpdate(u), s);
+    out.onOrderUpdate = (ctx, u, s) => {
+      const v = view(ctx);
+      return onOrderUpdate(v, v.mapUpdate(u), s);
+    };
   if (onDayEnd) out.onDayEnd = (ctx, day, s) => onDayEnd(view(ctx), a.text(day), s);
   if (onWeekEnd)
     out.onWeekEnd = (ctx, _week, s) => onWeekEnd(view(ctx), isoWeekKey(a.time(ctx.time)), s);

@@ -89,13 +89,6 @@ export const DEFAULT_LAYERED_PARAMS: LayeredParams = {
   dedupSimilarity: 0.95,
 };
 
-export const DAY_MS = 86_400_000;
-
-/** The simulated calendar day of a time (days since 1970-01-01, UTC as the bars are stored). */
-export function dayNumber(time: number): number {
-  return Math.floor(time / DAY_MS);
-}
-
 export interface LayeredItem {
   id: number;
   layer: Layer;

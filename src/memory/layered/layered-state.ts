@@ -1,8 +1,7 @@
+import { dayNumber } from "../../engine/calendar.js";
 import { queryTokens, tokens } from "../recall/tokenize.js";
 import {
   cosine,
-  dayNumber,
-  LAYERS,
   type Layer,
   type LayeredItem,
   type LayeredParams,
@@ -265,7 +264,5 @@ export class LayeredState {
     return t;
   }
 }
-
-export { LAYERS };
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;

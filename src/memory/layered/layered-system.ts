@@ -13,6 +13,7 @@ import {
   type MemorySystem,
   type MemorySystemFactory,
   type MemoryToolSpec,
+  recallSeq,
 } from "../memory-system.js";
 import { type EmbeddingsConfig, httpEmbedder } from "../recall/embeddings.js";
 import { RecallEmbeddingError } from "../recall/recall-errors.js";
@@ -68,7 +69,6 @@ export class LayeredMemory implements MemorySystem {
   private fd: number | null = null;
   private recalls = 0;
   private recallHits = 0;
-  private maintenanceMs = 0;
 
   constructor(
     private readonly dir: string,
@@ -184,10 +184,7 @@ export class LayeredMemory implements MemorySystem {
 
   onMoment(m: MemoryMoment): void {
     if (m.kind !== "day_end") return;
-    const t0 = performance.now();
-    const op = this.state.dayEnd(m.time, m.index, m.equity);
-    this.maintenanceMs += performance.now() - t0;
-    this.write(op);
+    this.write(this.state.dayEnd(m.time, m.index, m.equity));
   }
 
   recall(query: string, limit: number): RecallAnswer {
@@ -235,12 +232,6 @@ export class LayeredMemory implements MemorySystem {
   finish(): void {
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
-  }
-
-  /** Day-end maintenance time, summed (for the benchmark, not result.json: it is not
-   * reproducible). */
-  get maintenanceMillis(): number {
-    return this.maintenanceMs;
   }
 
   private write(op: LayeredOp): void {
@@ -368,16 +359,7 @@ export const layeredMemoryFactory: MemorySystemFactory = {
   recallRun(r) {
     const params = resolveLayeredParams(r.config);
     const ops = readLayeredLog(r.dir);
-    let seq: number | null = null;
-    if (r.asOf !== null) {
-      // The state at the start of the bar: every operation of an earlier bar.
-      const asOf = r.asOf;
-      seq = r.seq ?? r.recordedSeq ?? ops.filter((op) => op.time < asOf).length;
-      const last = ops.length;
-      if (seq > last) {
-        throw new RangeError(`--seq ${seq} is after the last line of ${LAYERED_LOG} (${last}).`);
-      }
-    }
+    const seq = recallSeq(r, ops, LAYERED_LOG);
     const state = new LayeredState(params);
     for (const op of ops) {
       if (seq !== null && op.seq > seq) break;

@@ -201,7 +201,7 @@ export class RecallIndex {
    * decision at the start of the bar at `t` saw it.
    */
   seqBefore(t: Millis): number {
-    const row = this.db.prepare("SELECT min(seq) AS s FROM seqs WHERE at >= ?").get(t) as {
+    const row = this.stmt("SELECT min(seq) AS s FROM seqs WHERE at >= ?").get(t) as {
       s: number | null;
     };
     return row.s === null ? this.seq() : row.s - 1;
@@ -501,12 +501,10 @@ export class RecallIndex {
     }
     for (const [id, s] of scores) if (!(s > 0) || s < plan.minScore) scores.delete(id);
     if (scores.size === 0) return [];
-    const rows = this.db
-      .prepare(
-        `SELECT id, path, source, start_line, end_line, text, at FROM chunks
+    const rows = this.stmt(
+      `SELECT id, path, source, start_line, end_line, text, at FROM chunks
          WHERE id IN (SELECT value FROM json_each(?))`,
-      )
-      .all(JSON.stringify([...scores.keys()])) as ChunkRow[];
+    ).all(JSON.stringify([...scores.keys()])) as ChunkRow[];
     const hits = rows.map((row) => {
       let score = scores.get(row.id)!;
       if (plan.halfLifeMs !== null && plan.asOf !== null && row.at !== null) {

@@ -15,6 +15,7 @@ import {
   type MemorySystemEnv,
   type MemorySystemFactory,
   type MemoryToolSpec,
+  recallSeq,
 } from "../memory-system.js";
 import { DEFAULT_NAMESPACE, memoryRootFor, validateNamespace } from "../persistent/namespace.js";
 import { SnapshotError } from "../persistent/persistent-errors.js";
@@ -255,14 +256,7 @@ function recallPersistentRun(r: FinishedRunRecall) {
   }
   const hidden = new Set((JSON.parse(bytes.toString("utf8")) as StoreRecord).lookAheadFiles);
   const ops = readStoreLog(r.dir);
-  let seq: number | null = null;
-  if (r.asOf !== null) {
-    const asOf = r.asOf;
-    seq = r.seq ?? r.recordedSeq ?? ops.filter((op) => op.time < asOf).length;
-    if (seq > ops.length) {
-      throw new RangeError(`--seq ${seq} is after the last line of ${STORE_LOG} (${ops.length}).`);
-    }
-  }
+  const seq = recallSeq(r, ops, STORE_LOG);
   const { store, lines } = storeAt(r.dir, ops, seq ?? ops.length);
   const limit = Math.min(r.limit, r.retrieveLimit ?? r.limit);
   const hits = store.find(r.query, limit, (e) => !hidden.has(e.file));
