@@ -429,7 +429,7 @@ async function runEachMemorySystem(
   const configs = systems.map((system) => ({
     ...base,
     name: `${stem}-${system}`,
-    memory: memoryChoice(system),
+    memory: memoryChoice(system, o),
   }));
   const dirs: string[] = [];
   let code = 0;

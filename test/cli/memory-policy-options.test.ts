@@ -31,6 +31,18 @@ const run = (cwd: string, ...extra: string[]) =>
   );
 
 describe("memory policy options", () => {
+  it("--memory files,persistent --memory-namespace x: the persistent run of the series uses namespace x", () => {
+    const cwd = project("series-namespace");
+    const r = run(cwd, "--memory", "files,persistent", "--memory-namespace", "desk_a");
+    expect(r.status, r.stderr).toBe(0);
+    const persistent = runDirs(path.join(cwd, "runs"))
+      .map((d) =>
+        readJson<{ memory: { system: string; config: unknown } }>(path.join(d, "config.json")),
+      )
+      .find((c) => c.memory.system === "persistent");
+    expect(persistent?.memory.config).toEqual({ namespace: "desk_a" });
+  });
+
   it("config block, then --policy-overrides: the later source wins, and both are recorded", () => {
     const cwd = project("precedence", { memory: { retrieve_limit: 7, recent_days: 2 } });
     fs.writeFileSync(path.join(cwd, "over.json"), JSON.stringify({ retrieve_limit: 3 }));
