@@ -69,7 +69,9 @@ describe("appendLines", () => {
     expect(fs.readFileSync(f, "utf8")).toBe('{"a":1}\n{"b":2}\n{"c":3}\n');
   });
 
-  it("a write error names the file (AppendError) and leaves the file as it was", () => {
+  // Truncating back after a partial write is tested through a real ENOSPC mid-write in
+  // test/runner/disk-full.test.ts (transcript.jsonl); these targets take no byte at all.
+  it("a write error names the file (AppendError)", () => {
     // A directory cannot be opened for writing: the error comes from a real open.
     const dir = path.join(work, "a-dir.jsonl");
     fs.mkdirSync(dir);

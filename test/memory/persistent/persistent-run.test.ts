@@ -148,6 +148,8 @@ describe("persistent memory across runs", async () => {
         /2 entries were written by runs whose simulated period ends after this run starts.*lesson_gap_rule\.md, lesson_止损纪律\.md/,
       ),
     ]);
+    // The checks below are negative: they mean something only if run C asked the model at all.
+    expect(c.requests.length).toBeGreaterThan(0);
     for (const r of c.requests) {
       expect(systemOf(r)).not.toContain("止损纪律");
       expect(userOf(r)).not.toContain("<recalled-memories>");
