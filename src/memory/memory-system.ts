@@ -112,6 +112,11 @@ export interface MemorySystem {
   pendingPrompt(at: MemoryCallSite): string | null;
   /** A memory moment happened (before the strategy's hook for it). */
   onMoment(moment: MemoryMoment): void;
+  /**
+   * False when `onMoment` does nothing: the run then computes no calendar moments for the memory
+   * (a day end at every bar of a daily run cost 1.5 s per 1,000,000 bars). Absent: true.
+   */
+  readonly usesMoments?: boolean;
   /** Recall as the agent sees it at `asOf` (what `memory_recall` and `ctx.recall` answer). */
   recall(query: string, limit: number, asOf: Millis): RecallAnswer | Promise<RecallAnswer>;
   /** Counts for result.json `memory` (finite numbers; names are the system's own). */

@@ -10,7 +10,7 @@ import {
   memorySystemFactory,
   UnknownMemorySystemError,
 } from "../memory/memory-registry.js";
-import type { MemorySystemFactory } from "../memory/memory-system.js";
+import type { MemoryMoment, MemorySystemFactory } from "../memory/memory-system.js";
 import { DEFAULT_MEMORY_POLICY } from "../memory/policy/memory-policy.js";
 import { PolicyLayer } from "../memory/policy/policy-layer.js";
 import { PolicyState } from "../memory/policy/policy-state.js";
@@ -313,7 +313,7 @@ async function runGuarded(
     params,
     memory: files,
     toolbox: memoryToolbox(memory),
-    onMemoryMoment: (m) => memory.onMoment(m),
+    ...(memory.usesMoments ? { onMemoryMoment: (m: MemoryMoment) => memory.onMoment(m) } : {}),
     onEvent: options.onEvent,
     onStart: (h) => {
       loop = h;

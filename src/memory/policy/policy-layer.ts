@@ -41,6 +41,11 @@ export class PolicyLayer implements MemorySystem {
   private readonly evolution: boolean;
   private promptedAt: number | null = null;
 
+  /** Month ends open proposals only with evolution on; otherwise the inner system's need. */
+  get usesMoments(): boolean {
+    return this.evolution || this.inner.usesMoments !== false;
+  }
+
   constructor(
     readonly inner: MemorySystem,
     private readonly state: PolicyState,

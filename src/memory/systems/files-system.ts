@@ -21,6 +21,7 @@ export const FILES_RULES = [
 export class FilesMemory implements MemorySystem {
   readonly name = "files";
   readonly rules = FILES_RULES;
+  readonly usesMoments = false;
   readonly tools;
 
   constructor(

@@ -74,6 +74,10 @@ interface StoreRecord {
 export class PersistentMemory implements MemorySystem {
   readonly name = "persistent";
   readonly rules = PERSISTENT_RULES;
+  /** Its moments are the file memory's (see onMoment). */
+  get usesMoments(): boolean {
+    return this.files.usesMoments !== false;
+  }
   readonly tools: readonly MemoryToolSpec[];
   private readonly session: PersistentSession;
   private readonly policyAt: NonNullable<MemorySystemEnv["policy"]>["at"];
