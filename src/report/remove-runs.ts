@@ -13,26 +13,46 @@ export class RemoveRefusedError extends Error {
   readonly exitCode = 2;
 }
 
+/** A run directory that may be deleted, with its status, or why it may not. */
+type Checked = { ok: true; status: string | null } | { ok: false; why: string };
+
 /**
  * Why `dir` must not be deleted, or null. Only a real directory directly inside the runs root
  * (not a link: deleting through one would delete what it points to, or a link swapped in to
  * a directory outside) whose result.json does not say `running` (a backtest may be writing it).
  */
 export function refusal(dir: string, runsRoot: string): string | null {
+  const c = checkRunDir(dir, runsRoot);
+  return c.ok ? null : c.why;
+}
+
+/** `refusal`'s checks, keeping the status they read. `listed`: the status a listing just read
+ * (prune), so result.json and run.lock are not read a second time. */
+function checkRunDir(dir: string, runsRoot: string, listed?: string): Checked {
   const root = path.resolve(runsRoot);
   if (path.dirname(path.resolve(dir)) !== root || path.basename(dir).startsWith(".")) {
-    return `${dir} is not a run directory inside the runs root ${root}; pass --runs-dir <the directory that holds it> to delete it.`;
+    return {
+      ok: false,
+      why: `${dir} is not a run directory inside the runs root ${root}; pass --runs-dir <the directory that holds it> to delete it.`,
+    };
   }
   const st = lstatOrNull(dir);
-  if (st === null) return `${dir} does not exist.`;
+  if (st === null) return { ok: false, why: `${dir} does not exist.` };
   if (st.isSymbolicLink()) {
-    return `${dir} is a symbolic link; agenticbt never deletes through a link (it could lead outside the runs root). Remove the link itself with rm.`;
+    return {
+      ok: false,
+      why: `${dir} is a symbolic link; agenticbt never deletes through a link (it could lead outside the runs root). Remove the link itself with rm.`,
+    };
   }
-  if (!st.isDirectory()) return `${dir} is not a directory.`;
-  if (statusOf(dir) === "running") {
-    return `${path.basename(dir)} is running (its result.json says so, and its process is alive or unknown): a backtest may still be writing it. Let it finish or interrupt it first; if its process is gone, delete the directory by hand.`;
+  if (!st.isDirectory()) return { ok: false, why: `${dir} is not a directory.` };
+  const status = listed ?? statusOf(dir);
+  if (status === "running") {
+    return {
+      ok: false,
+      why: `${path.basename(dir)} is running (its result.json says so, and its process is alive or unknown): a backtest may still be writing it. Let it finish or interrupt it first; if its process is gone, delete the directory by hand.`,
+    };
   }
-  return null;
+  return { ok: true, status };
 }
 
 /** result.json's status as judged live (a `running` run whose process is gone is
@@ -45,19 +65,13 @@ function statusOf(dir: string): string | null {
   }
 }
 
-const removed = (dir: string): RemovedRun => ({
-  id: path.basename(dir),
-  dir,
-  status: statusOf(dir) ?? "unreadable",
-});
-
 /**
  * The runs named on `rm`'s command line (ids, unique prefixes or directories), each checked;
  * any unknown or refused name refuses them all, with every reason, before anything is deleted.
  */
 export function runsToRemove(names: string[], runsRoot: string): RemovedRun[] {
   const root = path.resolve(runsRoot);
-  const dirs = new Set<string>();
+  const runs = new Map<string, RemovedRun>();
   const reasons: string[] = [];
   for (const name of names) {
     if (name.trim() === "") {
@@ -68,9 +82,9 @@ export function runsToRemove(names: string[], runsRoot: string): RemovedRun[] {
     }
     try {
       const dir = path.resolve(resolveRunDir(name, root));
-      const why = refusal(dir, root);
-      if (why === null) dirs.add(dir);
-      else reasons.push(why);
+      const c = checkRunDir(dir, root);
+      if (!c.ok) reasons.push(c.why);
+      else runs.set(dir, { id: path.basename(dir), dir, status: c.status ?? "unreadable" });
     } catch (err) {
       reasons.push((err as Error).message);
     }
@@ -78,7 +92,7 @@ export function runsToRemove(names: string[], runsRoot: string): RemovedRun[] {
   if (reasons.length) {
     throw new RemoveRefusedError(`Nothing deleted.\n${reasons.map((r) => `  ${r}`).join("\n")}`);
   }
-  return [...dirs].map(removed);
+  return [...runs.values()];
 }
 
 export interface PruneCriteria {
@@ -103,7 +117,7 @@ export function runsToPrune(runsRoot: string, c: PruneCriteria): RemovedRun[] {
         const at = Date.parse(r.finishedAt ?? r.startedAt ?? "");
         if (!Number.isFinite(at) || c.now - at < c.olderThanMs) return false;
       }
-      return refusal(r.dir, root) === null;
+      return checkRunDir(r.dir, root, r.status).ok;
     })
     .map((r) => ({ id: r.id, dir: r.dir, status: r.status }));
 }

@@ -8,7 +8,7 @@ import {
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import type { MarketData, Order, SymbolSeries } from "../engine/types.js";
 import type { Params, Strategy } from "../strategy/types.js";
-import { didYouMean } from "../util/did-you-mean.js";
+import { firstUnknownKey, guessTail } from "../util/did-you-mean.js";
 import { finishResult, roundMs, startResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
@@ -161,13 +161,11 @@ function checkKeys(
   valid: readonly string[],
   aliases: Record<string, string> = {},
 ): void {
-  for (const key of Object.keys(value)) {
-    if (valid.includes(key)) continue;
-    const guess = didYouMean(key, valid, aliases);
-    throw new UsageError(
-      `Unknown ${what} ${JSON.stringify(key)}${guess ? `: did you mean ${JSON.stringify(guess)}?` : "."} Valid: ${valid.join(", ")}.`,
-    );
-  }
+  const unknown = firstUnknownKey(value, valid, aliases);
+  if (unknown === null) return;
+  throw new UsageError(
+    `Unknown ${what} ${JSON.stringify(unknown.key)}${guessTail(unknown.guess)} Valid: ${valid.join(", ")}.`,
+  );
 }
 
 function inputData(options: BacktestOptions<unknown>) {

@@ -1,7 +1,8 @@
 import type { BrokerConfig } from "../engine/broker-config.js";
 import type { OrderRequest, OrderSize, Side, TimeInForce } from "../engine/types.js";
 import { validateOrderRequest } from "../engine/validate-order.js";
-import { didYouMean } from "../util/did-you-mean.js";
+import { firstUnknownKey, guessTail } from "../util/did-you-mean.js";
+import { isJsonObject } from "../util/json-object.js";
 import { StrategyUsageError } from "./strategy-usage-error.js";
 import type { OrderOptions } from "./types.js";
 
@@ -80,23 +81,18 @@ const shown = (v: unknown): string =>
       ? "nothing"
       : (JSON.stringify(v) ?? String(v));
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 function checkKeys(
   what: string,
   value: Record<string, unknown>,
   valid: readonly string[],
   aliases: Readonly<Record<string, string>>,
 ): void {
-  for (const key of Object.keys(value)) {
-    if (valid.includes(key)) continue;
-    const guess = didYouMean(key, valid, aliases);
-    throw new StrategyUsageError(
-      `unknown ${what} ${JSON.stringify(key)}${guess ? `: did you mean ${JSON.stringify(guess)}?` : "."} ` +
-        `Valid ${what.split(" ").pop()}s: ${valid.join(", ")}.`,
-    );
-  }
+  const unknown = firstUnknownKey(value, valid, aliases);
+  if (unknown === null) return;
+  throw new StrategyUsageError(
+    `unknown ${what} ${JSON.stringify(unknown.key)}${guessTail(unknown.guess)} ` +
+      `Valid ${what.split(" ").pop()}s: ${valid.join(", ")}.`,
+  );
 }
 
 function positiveNumber(name: string, v: unknown, what = "number"): number {
@@ -119,7 +115,7 @@ function checkString(name: string, v: unknown): void {
 function checkTif(v: unknown): void {
   if (v === undefined) return;
   const ok =
-    isRecord(v) &&
+    isJsonObject(v) &&
     ((Object.keys(v).length === 1 && (v.kind === "gtc" || v.kind === "day")) ||
       (Object.keys(v).length === 2 &&
         v.kind === "bars" &&
@@ -155,7 +151,7 @@ export function orderFromOptions(
   config: BrokerConfig,
 ): OrderRequest {
   if (options === undefined) throw new StrategyUsageError(`${NO_SIZE}.`);
-  if (!isRecord(options)) {
+  if (!isJsonObject(options)) {
     throw new StrategyUsageError(
       `order options must be an object such as { qty: 10 } (got ${shown(options)}).`,
     );
@@ -218,14 +214,14 @@ export function orderForWeight(
 
 /** Checks a raw `ctx.order(request)` as strictly as `buy` / `sell` options. */
 export function checkOrderRequest(request: unknown, config: BrokerConfig): OrderRequest {
-  if (!isRecord(request)) {
+  if (!isJsonObject(request)) {
     throw new StrategyUsageError(`an order request must be an object (got ${shown(request)}).`);
   }
   checkKeys("order field", request, REQUEST_KEYS, REQUEST_ALIASES);
   const size = request.size;
   if (size === undefined) throw new StrategyUsageError(`${NO_SIZE}.`);
-  const kind = isRecord(size) ? size.kind : undefined;
-  if (!isRecord(size) || (kind !== "qty" && kind !== "fraction" && kind !== "weight")) {
+  const kind = isJsonObject(size) ? size.kind : undefined;
+  if (!isJsonObject(size) || (kind !== "qty" && kind !== "fraction" && kind !== "weight")) {
     throw new StrategyUsageError(
       `size must be { kind: "qty", qty }, { kind: "fraction", fraction } or { kind: "weight", weight } (got ${shown(size)}).`,
     );

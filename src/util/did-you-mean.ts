@@ -56,3 +56,19 @@ export function didYouMean(
   }
   return best;
 }
+
+/** The first key of `value` not in `valid`, with the valid name it probably meant (or null). */
+export function firstUnknownKey(
+  value: object,
+  valid: readonly string[],
+  aliases: Readonly<Record<string, string>> = {},
+): { key: string; guess: string | null } | null {
+  for (const key of Object.keys(value)) {
+    if (!valid.includes(key)) return { key, guess: didYouMean(key, valid, aliases) };
+  }
+  return null;
+}
+
+/** `: did you mean "x"?` or `.`, the tail of an unknown-name message. */
+export const guessTail = (guess: string | null): string =>
+  guess ? `: did you mean ${JSON.stringify(guess)}?` : ".";

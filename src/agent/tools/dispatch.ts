@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { isJsonObject } from "../../util/json-object.js";
 import { clipText, cutText, quote } from "./clip-text.js";
 import type { ToolDefinition } from "./tool-definition.js";
 import { toolParametersSchema } from "./tool-definition.js";
@@ -76,7 +77,7 @@ export async function dispatchToolCall(
       objectHint(tool),
     );
   }
-  if (!isPlainObject(parsed.value)) {
+  if (!isJsonObject(parsed.value)) {
     return fail(
       "invalid_arguments",
       `The arguments of ${tool.name} must be a JSON object, got ${describeJsonType(parsed.value)}.`,
@@ -169,10 +170,6 @@ function parseArguments(text: string): Parsed {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function describeJsonType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -205,7 +202,7 @@ function describeParameters(tool: ToolDefinition<unknown>): string {
   try {
     const schema = toolParametersSchema(tool.parameters);
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-    const names = Object.keys(isPlainObject(schema.properties) ? schema.properties : {});
+    const names = Object.keys(isJsonObject(schema.properties) ? schema.properties : {});
     text =
       names.length === 0
         ? "none (send {})"

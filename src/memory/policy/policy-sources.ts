@@ -1,5 +1,6 @@
 import path from "node:path";
 import { didYouMean } from "../../util/did-you-mean.js";
+import { isJsonObject } from "../../util/json-object.js";
 import { readFileNoFollow } from "../../util/no-follow.js";
 import {
   applyOverrides,
@@ -41,7 +42,7 @@ export function parsePolicyBlock(
   systemKeys: readonly string[] = [],
 ): PolicyOverrides {
   if (block === undefined) return {};
-  if (!isPlainObject(block)) {
+  if (!isJsonObject(block)) {
     throw new PolicyError(
       `${source}: "memory" must be an object of policy keys, e.g. {"retrieve_limit": 5}.`,
     );
@@ -103,10 +104,6 @@ function readJsonObject(file: string, label: string): Record<string, unknown> | 
   } catch (err) {
     throw new PolicyError(`${label} is not valid JSON: ${(err as Error).message}. Fix the file.`);
   }
-  if (!isPlainObject(value)) throw new PolicyError(`${label} must hold a JSON object ({…}).`);
+  if (!isJsonObject(value)) throw new PolicyError(`${label} must hold a JSON object ({…}).`);
   return value;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
