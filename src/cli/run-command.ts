@@ -247,8 +247,17 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     recall: recallOptions(o),
     ...checkpointOption(o),
     ...hookTimeoutOption(o),
-    memory: memoryChoice(memorySystemsOf(o)[0] ?? DEFAULT_MEMORY_SYSTEM, o),
-    memoryPolicy: memoryPolicyOf(o),
+    ...memorySettings(o),
+  };
+}
+
+/** The run's memory system and policy, from one read of agenticbt.config.json's memory block. */
+function memorySettings(o: RunCommandOptions): Pick<RunConfig, "memory" | "memoryPolicy"> {
+  const system = memorySystemsOf(o)[0] ?? DEFAULT_MEMORY_SYSTEM;
+  const memoryBlock = readMemoryConfig();
+  return {
+    memory: memoryChoice(system, o, memoryBlock),
+    memoryPolicy: memoryPolicyOf(o, memoryBlock),
   };
 }
 
@@ -268,9 +277,12 @@ function hookTimeoutOption(o: RunCommandOptions): Pick<RunConfig, "hookTimeoutMs
  * `--policy-overrides`. Every value is checked and an unknown key named (exit 2, before a run
  * directory exists).
  */
-export function memoryPolicyOf(o: RunCommandOptions): ResolvedPolicy {
+export function memoryPolicyOf(
+  o: RunCommandOptions,
+  memoryBlock: Record<string, unknown> = readMemoryConfig(),
+): ResolvedPolicy {
   try {
-    const config = parsePolicyBlock(readMemoryConfig(), PROJECT_CONFIG_FILE, memorySystemNames());
+    const config = parsePolicyBlock(memoryBlock, PROJECT_CONFIG_FILE, memorySystemNames());
     const overridesFile = o.policyOverrides ?? null;
     const overrides = overridesFile === null ? {} : readOverridesFile(overridesFile);
     return {
@@ -297,10 +309,15 @@ export function memorySystemsOf(o: RunCommandOptions): string[] {
   }
 }
 
-/** A system with its config from agenticbt.config.json (`memory.<name>`), resolved and checked. */
-export function memoryChoice(system: string, o: RunCommandOptions = {}): MemoryChoice {
+/** A system with its config from agenticbt.config.json (`memory.<name>`), resolved and checked.
+ * `memoryBlock`: that file's `memory` block, when the caller has read it already. */
+export function memoryChoice(
+  system: string,
+  o: RunCommandOptions = {},
+  memoryBlock: Record<string, unknown> = readMemoryConfig(),
+): MemoryChoice {
   const factory = memorySystemFactory(system);
-  let raw = readMemoryConfig()[system];
+  let raw = memoryBlock[system];
   if (o.memoryNamespace !== undefined) {
     if (!(o.memory ?? "").split(",").some((n) => n.trim() === "persistent")) {
       throw new UsageError(
@@ -421,6 +438,7 @@ async function runEachMemorySystem(
   systems: string[],
 ): Promise<number> {
   const base = buildRunConfig(strategy, o);
+  const memoryBlock = readMemoryConfig();
   const stem =
     o.name ??
     (base.agent?.prompt != null
@@ -429,7 +447,7 @@ async function runEachMemorySystem(
   const configs = systems.map((system) => ({
     ...base,
     name: `${stem}-${system}`,
-    memory: memoryChoice(system, o),
+    memory: memoryChoice(system, o, memoryBlock),
   }));
   const dirs: string[] = [];
   let code = 0;

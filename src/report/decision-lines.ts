@@ -1,10 +1,10 @@
 import path from "node:path";
+import { isJsonObject } from "../util/json-object.js";
 import { readJsonLines } from "./run-files.js";
 import type { DecisionView, OrderView, ToolCallView } from "./schemas.js";
 
 type Rec = Record<string, unknown>;
 
-const isRec = (v: unknown): v is Rec => v !== null && typeof v === "object" && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const num = (v: unknown): number | null => (typeof v === "number" ? v : null);
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
@@ -34,18 +34,18 @@ function toView(l: Rec): DecisionView | null {
     type: str(l.type) ?? kind ?? "decision",
     kind,
     contextHash: str(l.contextHash),
-    toolCalls: arr(l.toolCalls).filter(isRec).map(toolCall),
-    orders: arr(l.orders).filter(isRec).map(order),
+    toolCalls: arr(l.toolCalls).filter(isJsonObject).map(toolCall),
+    orders: arr(l.orders).filter(isJsonObject).map(order),
     cancels: arr(l.cancels),
     memory: arr(l.memory),
     rationale: str(l.rationale),
     recalls: arr(l.recalls)
-      .filter(isRec)
+      .filter(isJsonObject)
       .map((r) => ({
         query: str(r.query) ?? "",
         seq: num(r.seq),
         citations: arr(r.citations)
-          .filter(isRec)
+          .filter(isJsonObject)
           .map((c) => ({
             path: str(c.path) ?? "?",
             startLine: num(c.startLine) ?? 0,
@@ -55,7 +55,7 @@ function toView(l: Rec): DecisionView | null {
             source: str(c.source),
           })),
       })),
-    tokens: isRec(l.tokens)
+    tokens: isJsonObject(l.tokens)
       ? Object.fromEntries(
           Object.entries(l.tokens).filter((e): e is [string, number] => typeof e[1] === "number"),
         )
@@ -105,7 +105,7 @@ export function describeOrder(o: OrderView): string {
 }
 
 function describeSize(size: unknown): string {
-  if (!isRec(size)) return "";
+  if (!isJsonObject(size)) return "";
   const kind = str(size.kind);
   if (kind === null) return JSON.stringify(size);
   const value = size[kind];

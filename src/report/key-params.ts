@@ -1,4 +1,5 @@
 import { type BrokerConfig, DEFAULT_BROKER_CONFIG } from "../engine/broker-config.js";
+import { isJsonObject } from "../util/json-object.js";
 
 // Short labels for the broker options `list` shows when a run changed them from the default.
 const BROKER_LABELS: [label: string, get: (b: BrokerConfig) => unknown][] = [
@@ -19,9 +20,6 @@ const BROKER_LABELS: [label: string, get: (b: BrokerConfig) => unknown][] = [
   ["haltDD", (b) => b.risk?.haltDrawdown],
 ];
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
-
 const show = (v: unknown): string =>
   typeof v === "string" ? v.replace(/\s+/g, "_") : (JSON.stringify(v) ?? String(v));
 
@@ -33,15 +31,15 @@ const show = (v: unknown): string =>
  */
 export function keyParams(config: Record<string, unknown>): string {
   const parts: string[] = [];
-  const params = isRecord(config.params) ? config.params : {};
-  const keys = isRecord(config.paramOverrides)
+  const params = isJsonObject(config.params) ? config.params : {};
+  const keys = isJsonObject(config.paramOverrides)
     ? Object.keys(config.paramOverrides)
     : Object.keys(params);
   for (const k of keys) {
     const v = k in params ? params[k] : (config.paramOverrides as Record<string, unknown>)[k];
     parts.push(`${k}=${show(v)}`);
   }
-  if (isRecord(config.broker)) {
+  if (isJsonObject(config.broker)) {
     const broker = config.broker as unknown as BrokerConfig;
     for (const [label, get] of BROKER_LABELS) {
       const v = get(broker);

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { liveStatus } from "../runner/run-lock.js";
+import { isJsonObject } from "../util/json-object.js";
 import { type ResultFile, readConfig, readResult } from "./run-record.js";
 import {
   type RecallHealthView,
@@ -10,8 +11,6 @@ import {
 } from "./schemas.js";
 
 type Rec = Record<string, unknown>;
-
-const isRec = (v: unknown): v is Rec => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** `show <run>`: result.json and config.json, the settings worth a glance, and the files. */
 export function summarizeRun(dir: string): ShowOutput {
@@ -45,13 +44,13 @@ function highlights(r: ResultFile, c: Rec, status: string): { label: string; val
     if (value !== null && value !== "") out.push({ label, value });
   };
   add("Strategy", `${r.strategy.name} (${r.strategy.kind}) ${r.strategy.path}`);
-  add("Params", keyValues(isRec(r.strategy.params) ? r.strategy.params : {}));
+  add("Params", keyValues(isJsonObject(r.strategy.params) ? r.strategy.params : {}));
   add(
     "Data",
     r.data.map((d) => `${d.symbol}=${String(d.file ?? "?")} (${d.bars ?? "?"} bars)`).join(", "),
   );
   add("Window", c.from || c.to ? `${c.from ?? "start"} → ${c.to ?? "end"}` : null);
-  const b = isRec(c.broker) ? c.broker : {};
+  const b = isJsonObject(c.broker) ? c.broker : {};
   add(
     "Broker",
     keyValues({
@@ -66,12 +65,12 @@ function highlights(r: ResultFile, c: Rec, status: string): { label: string; val
       volumeCap: b.volumeCap ?? undefined,
     }),
   );
-  const risk = isRec(b.risk) ? b.risk : {};
+  const risk = isJsonObject(b.risk) ? b.risk : {};
   add(
     "Risk limits",
     keyValues(Object.fromEntries(Object.entries(risk).filter(([, v]) => v !== null))),
   );
-  if (isRec(c.agent)) {
+  if (isJsonObject(c.agent)) {
     const a = c.agent;
     add(
       "Model",
@@ -85,12 +84,14 @@ function highlights(r: ResultFile, c: Rec, status: string): { label: string; val
       }),
     );
   }
-  const presets = Array.isArray(c.presets) ? c.presets.filter(isRec) : [];
+  const presets = Array.isArray(c.presets) ? c.presets.filter(isJsonObject) : [];
   add("Presets", presets.map((p) => `${String(p.target)}=${String(p.file)}`).join(", "));
   add("Memory from", typeof c.memoryFrom === "string" ? c.memoryFrom : null);
-  const error = isRec(r.error) ? ` (${String(r.error.type)}: ${String(r.error.message)})` : "";
+  const error = isJsonObject(r.error)
+    ? ` (${String(r.error.type)}: ${String(r.error.message)})`
+    : "";
   add("Status", `${status}${error}`);
-  const t = isRec(r.timings) ? r.timings.totalMs : undefined;
+  const t = isJsonObject(r.timings) ? r.timings.totalMs : undefined;
   add(
     "Started",
     `${r.startedAt}${r.finishedAt ? `, finished ${r.finishedAt}` : ", not finished"}${typeof t === "number" ? ` (${(t / 1000).toFixed(2)} s)` : ""}`,

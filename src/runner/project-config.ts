@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isErrnoCode } from "../util/errno.js";
+import { isJsonObject } from "../util/json-object.js";
 import { UsageError } from "./run-errors.js";
 
 /** The project's settings file, read from the working directory. */
@@ -28,15 +29,12 @@ export function readMemoryConfig(cwd: string = process.cwd()): Record<string, un
       `${file} is not valid JSON (${(err as Error).message}): fix or remove it.`,
     );
   }
-  if (!isObject(parsed)) throw new UsageError(`${file} must hold a JSON object ({"memory": {…}}).`);
+  if (!isJsonObject(parsed))
+    throw new UsageError(`${file} must hold a JSON object ({"memory": {…}}).`);
   const memory = parsed.memory;
   if (memory === undefined) return {};
-  if (!isObject(memory)) {
+  if (!isJsonObject(memory)) {
     throw new UsageError(`${file}: "memory" must be an object, e.g. {"memory": {"layered": {…}}}.`);
   }
   return memory;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

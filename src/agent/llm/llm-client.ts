@@ -6,6 +6,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
 } from "openai/resources/chat/completions";
 import { backoffDelayMs } from "../../util/backoff.js";
+import { isJsonObject } from "../../util/json-object.js";
 import type { AgentEventListener } from "../agent-events.js";
 import {
   type ChatCompletionMessage,
@@ -407,10 +408,10 @@ export class LlmClient implements ChatModel {
 function readCompletion(completion: ChatCompletion): { answer: RecordedAnswer; usage: TokenUsage } {
   // Typed as a ChatCompletion, but it is whatever the server sent (even a string).
   const raw: unknown = completion;
-  const choices = isObject(raw) ? raw.choices : undefined;
+  const choices = isJsonObject(raw) ? raw.choices : undefined;
   const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
-  const m = isObject(choice) ? choice.message : undefined;
-  if (!isObject(choice) || !isObject(m)) {
+  const m = isJsonObject(choice) ? choice.message : undefined;
+  if (!isJsonObject(choice) || !isJsonObject(m)) {
     throw new LlmError("invalid_response", "the answer has no choices[0].message");
   }
   const message: ChatCompletionMessage = {
@@ -423,8 +424,8 @@ function readCompletion(completion: ChatCompletion): { answer: RecordedAnswer; u
     message.tool_calls = completion.choices[0]?.message.tool_calls ?? [];
   }
   const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
-  const usage = isObject(raw) && isObject(raw.usage) ? raw.usage : {};
-  const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const usage = isJsonObject(raw) && isJsonObject(raw.usage) ? raw.usage : {};
+  const details = isJsonObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
   return {
     answer: { message, finishReason },
     usage: {
@@ -433,10 +434,6 @@ function readCompletion(completion: ChatCompletion): { answer: RecordedAnswer; u
       cached: count(details.cached_tokens),
     },
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A token count, or 0 when the server left it out (many local servers do). */
