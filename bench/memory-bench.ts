@@ -18,6 +18,7 @@ import { MemoryWorkspace } from "../src/memory/workspace.js";
 import { memoryPort } from "../src/runner/memory-port.js";
 import { DEFAULT_RECALL_OPTIONS } from "../src/runner/run-config.js";
 import { RunRecall } from "../src/runner/run-recall.js";
+import { prng } from "./generate-series.js";
 
 const DAY = 86_400_000;
 const START = Date.UTC(2023, 0, 2);
@@ -26,20 +27,11 @@ const MEMORIES = 10_000;
 const MAINTENANCE_RUNS = 50;
 const GOALS = { decisionP50Ms: 5, maintenanceP50Ms: 5 };
 
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const WORDS =
   "breakout pullback earnings gap stop loss trend volume rsi oversold overbought support resistance sector rotation guidance drawdown 止损 仓位 突破".split(
     " ",
   );
-const rand = rng(7);
+const rand = prng(7);
 const text = (n: number) =>
   Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(" ");
 

@@ -7,22 +7,14 @@ import os from "node:os";
 import path from "node:path";
 import { PersistentSession } from "../src/memory/persistent/persistent-session.js";
 import { PersistentStore, storeContentHash } from "../src/memory/persistent/persistent-store.js";
+import { prng } from "./generate-series.js";
 
 const DECISIONS = 500;
 const GOAL_P50_MS = 5;
 const DAY = 86_400_000;
 const START = Date.UTC(2022, 0, 3);
 
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(7);
+const rand = prng(7);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
 const WORDS = [
   "stop loss hit at the prior low",

@@ -8,6 +8,7 @@ import { attributionLine } from "../src/memory/attribution.js";
 import { RACY_MS } from "../src/memory/recall/change-probe.js";
 import { openRecallIndex } from "../src/memory/recall/index.js";
 import { DAY_MS, dayKey, minuteStamp } from "../src/memory/sim-time.js";
+import { prng } from "./generate-series.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const START = Date.UTC(2022, 0, 3);
@@ -16,17 +17,7 @@ const ENTRIES_PER_DAY = 11;
 const QUERIES = 200;
 const GOALS = { buildMs: 5000, incrementalMs: 20, recallP95Ms: 10 };
 
-/** Deterministic PRNG (mulberry32) so every run indexes the same text. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(42);
+const rand = prng(42);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 
 const SYMBOLS = ["AAPL", "NVDA", "MSFT", "TSLA", "AMZN", "META", "GOOG", "AMD", "600519", "000858"];

@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+// mulberry32, seeded: a failing set of kill points can be run again.
+import { prng } from "../../bench/generate-series.js";
 import { BIN, cliRun, DATA, ROOT, tempDir } from "../helpers/cli.js";
 import { barOf, isMoment, sliceCsv, turnMessages } from "../helpers/llm-run.js";
 import {
@@ -31,17 +33,6 @@ console.log(
 const work = tempDir("agenticbt-crash-");
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-/** mulberry32: a small seeded PRNG, so a failing set of kill points can be run again. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = prng(SEED);
 
 const COMPARED = ["trades.csv", "equity.csv", "orders.jsonl", "decisions.jsonl"];

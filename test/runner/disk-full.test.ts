@@ -5,6 +5,7 @@ import { cli, cliRun, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/
 import { enospcEnv, fillDisk, mountTmpfs } from "../helpers/full-disk.js";
 import { readJsonl, sliceCsv, turnMessages, userOf } from "../helpers/llm-run.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
+import { waitFor } from "../helpers/wait.js";
 
 const work = tempDir();
 const mounts: { unmount(): void }[] = [];
@@ -19,14 +20,6 @@ interface Result {
   error: { type: string; message: string } | null;
   warnings: string[];
   llm: { cacheWriteFailures?: number } | null;
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe("a full disk fails the run with the file named", () => {
@@ -55,7 +48,7 @@ describe("a full disk fails the run with the file named", () => {
     await waitFor(() => {
       const [dir] = runDirs(runs);
       return dir !== undefined && fs.existsSync(path.join(dir, "result.json"));
-    }, 30_000);
+    }, 30_000, 10);
     // The disk fills while the run goes; 32 KiB stay free: enough for result.json, not for
     // equity.csv (2148 rows, about 140 KB).
     if (mount) fillDisk(mount.dir, 32);

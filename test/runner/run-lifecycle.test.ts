@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, cliAsync, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { waitExit, waitFor } from "../helpers/wait.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -13,18 +14,6 @@ interface Result {
   error: { type: string; message: string } | null;
   period: { bars: number };
   metrics: Record<string, number | null> | null;
-}
-
-function waitExit(child: ReturnType<typeof cliAsync>): Promise<number | null> {
-  return new Promise((resolve) => child.on("exit", (code) => resolve(code)));
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe("run lifecycle", () => {

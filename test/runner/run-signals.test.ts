@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, cliAsync, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { waitExit, waitFor } from "../helpers/wait.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -20,24 +21,12 @@ interface Result {
 
 type Child = ReturnType<typeof cliAsync>;
 
-function waitExit(child: Child): Promise<number | null> {
-  return new Promise((resolve) => child.on("exit", (code) => resolve(code)));
-}
-
 function stderrOf(child: Child): () => string {
   let text = "";
   child.stderr?.on("data", (d: Buffer) => {
     text += d.toString();
   });
   return () => text;
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** The only run directory under `runs`, once its result.json exists (the run is under way). */

@@ -1,0 +1,19 @@
+import type { ChildProcess } from "node:child_process";
+
+/** Polls `check` every `everyMs` until it holds; throws once `timeoutMs` have passed. */
+export async function waitFor(
+  check: () => boolean,
+  timeoutMs: number,
+  everyMs = 20,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** The child's exit code once it has exited (null when a signal ended it). */
+export function waitExit(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+}
