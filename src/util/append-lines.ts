@@ -1,12 +1,5 @@
 import fs from "node:fs";
-import { isErrnoCode } from "./errno.js";
-import {
-  lstatOrNull,
-  NotAFileError,
-  openWriteNoFollow,
-  refuseSymlink,
-  SymlinkError,
-} from "./no-follow.js";
+import { openFileNoFollow, openWriteNoFollow, SymlinkError } from "./no-follow.js";
 
 /**
  * Lines could not be appended to a JSONL file (disk full, quota, I/O error). The file is left as
@@ -76,7 +69,7 @@ const TAIL_CHUNK = 64 * 1024;
  * of bytes removed.
  */
 export function truncatePartialLastLine(file: string): number {
-  const fd = openReadWriteNoFollow(file);
+  const fd = openFileNoFollow(file, "read-write");
   if (fd === null) return 0;
   try {
     const size = fs.fstatSync(fd).size;
@@ -88,25 +81,6 @@ export function truncatePartialLastLine(file: string): number {
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** An existing regular file opened read-write without following a link; null when absent. */
-function openReadWriteNoFollow(file: string): number | null {
-  const { O_RDWR, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
-  if (O_NOFOLLOW === 0) refuseSymlink(file);
-  let fd: number;
-  try {
-    fd = fs.openSync(file, O_RDWR | O_NOFOLLOW | O_NONBLOCK);
-  } catch (err) {
-    if (isErrnoCode(err, "ENOENT")) return null;
-    if (lstatOrNull(file)?.isSymbolicLink()) throw new SymlinkError(file);
-    throw err;
-  }
-  if (!fs.fstatSync(fd).isFile()) {
-    fs.closeSync(fd);
-    throw new NotAFileError(file);
-  }
-  return fd;
 }
 
 /** The offset just after the last "\n" of the file (0 when it has none). */

@@ -89,20 +89,35 @@ export function mkdirBelow(root: string, dir: string): void {
 
 /** A regular file's bytes, or null when it does not exist; a link is refused, never followed. */
 export function readFileNoFollow(file: string): Buffer | null {
-  if (NOFOLLOW === 0) refuseSymlink(file);
-  let fd: number;
+  const fd = openFileNoFollow(file, "read");
+  if (fd === null) return null;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | NOFOLLOW | NONBLOCK);
-  } catch (err) {
-    if (isErrnoCode(err, "ENOENT")) return null;
-    throw asSymlinkError(file, err);
-  }
-  try {
-    if (!fs.fstatSync(fd).isFile()) throw new NotAFileError(file);
     return fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * An existing regular file opened for reading (or reading and writing) without following a link:
+ * null when it does not exist, SymlinkError for a link, NotAFileError for anything but a regular
+ * file (a FIFO is opened non-blocking, so it cannot hang the open). Close the returned descriptor.
+ */
+export function openFileNoFollow(file: string, mode: "read" | "read-write"): number | null {
+  if (NOFOLLOW === 0) refuseSymlink(file);
+  const access = mode === "read" ? fs.constants.O_RDONLY : fs.constants.O_RDWR;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, access | NOFOLLOW | NONBLOCK);
+  } catch (err) {
+    if (isErrnoCode(err, "ENOENT")) return null;
+    throw asSymlinkError(file, err);
+  }
+  if (!fs.fstatSync(fd).isFile()) {
+    fs.closeSync(fd);
+    throw new NotAFileError(file);
+  }
+  return fd;
 }
 
 /**
