@@ -1,4 +1,7 @@
-import { clip } from "./text-layout.js";
+/** Cuts `s` to `max` characters, marking the cut. */
+export function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`;
+}
 
 export interface FitColumn {
   header: string;

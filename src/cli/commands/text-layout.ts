@@ -1,4 +1,7 @@
 // Plain-text layout shared by list, show and diff: fits a 100-column terminal, no escape codes.
+import { clip, fitTable } from "./fit-table.js";
+
+export { clip } from "./fit-table.js";
 
 export const WIDTH = 100;
 
@@ -9,42 +12,15 @@ export interface Column {
   shrink?: boolean;
 }
 
-/** Cuts `s` to `max` characters, marking the cut. */
-export function clip(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`;
-}
-
-/** A table with a header row; shrinkable columns give up width until it fits `width`. */
+/** A table with a header row; shrinkable columns give up width (down to their header's width, and
+ * at least 6) until it fits `width`: `fitTable` without dropped columns. */
 export function table(columns: Column[], rows: string[][], width = WIDTH, gap = 2): string {
-  const widths = columns.map((c, i) =>
-    Math.max(c.header.length, ...rows.map((r) => (r[i] ?? "").length)),
-  );
-  const total = () => widths.reduce((x, y) => x + y, 0) + gap * (columns.length - 1);
-  // Shave the widest shrinkable column one character at a time, down to its header's width.
-  while (total() > width) {
-    let widest = -1;
-    for (const [i, c] of columns.entries()) {
-      const w = widths[i] as number;
-      if (
-        c.shrink &&
-        w > Math.max(c.header.length, 6) &&
-        (widest < 0 || w > (widths[widest] as number))
-      )
-        widest = i;
-    }
-    if (widest < 0) break;
-    widths[widest] = (widths[widest] as number) - 1;
-  }
-  const line = (cells: string[]) =>
-    columns
-      .map((c, i) => {
-        const w = widths[i] as number;
-        const cell = clip(cells[i] ?? "", w);
-        return c.align === "right" ? cell.padStart(w) : cell.padEnd(w);
-      })
-      .join(" ".repeat(gap))
-      .trimEnd();
-  return [line(columns.map((c) => c.header)), ...rows.map(line)].join("\n");
+  const fit = columns.map((c) => ({
+    header: c.header,
+    align: c.align,
+    ...(c.shrink ? { min: Math.max(c.header.length, 6) } : {}),
+  }));
+  return fitTable(fit, rows, width, gap);
 }
 
 /** A fixed-decimals number, or "n/a". */
