@@ -211,6 +211,20 @@ describe("agenticbt run", () => {
     expect(notStrategy.stderr).toContain("does not default-export a strategy");
   });
 
+  it("a bad data file is reported before a bad strategy, though the strategy starts loading first", () => {
+    const bad = path.join(work, "both-bad.csv");
+    fs.writeFileSync(bad, "date,open,high,low,close\n2024-01-02,1,2,0.5,oops\n");
+    const r = cli(
+      ["run", path.join(ROOT, "test/fixtures/strategies/not-a-strategy.ts"), "--data", bad],
+      work,
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(bad);
+    expect(r.stderr).not.toContain("does not default-export a strategy");
+    // The strategy's rejected load is handled, not reported as an unhandled rejection.
+    expect(r.stderr).not.toMatch(/unhandled|UnhandledPromiseRejection/i);
+  });
+
   it("rejects recall options that cannot work with exit code 2, before creating a run", () => {
     const runs = path.join(work, "runs-bad-recall");
     const base = ["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data"];
