@@ -1,6 +1,5 @@
 import type { Millis } from "../../engine/types.js";
 import {
-  type AgentMomentKind,
   defineMemoryTool,
   type MemoryCallSite,
   type MemoryDecisionView,
@@ -9,6 +8,7 @@ import {
   type MemorySystem,
   type MemoryToolSpec,
 } from "../memory-system.js";
+import { WrappedMemory } from "../wrapped-memory.js";
 import { type MemoryPolicy, POLICY_KEYS, policyProposalSchema } from "./memory-policy.js";
 import type { PolicyState } from "./policy-state.js";
 
@@ -35,21 +35,22 @@ function evolutionPrompt(policy: MemoryPolicy): string {
  * else is the system's own. Without evolution the wrapped system's rules, tools and statistics
  * are unchanged (the prompt prefix, and so request hashes, stay as they were).
  */
-export class PolicyLayer implements MemorySystem {
+export class PolicyLayer extends WrappedMemory {
   readonly rules: string;
   readonly tools: readonly MemoryToolSpec[];
   private readonly evolution: boolean;
   private promptedAt: number | null = null;
 
   /** Month ends open proposals only with evolution on; otherwise the inner system's need. */
-  get usesMoments(): boolean {
-    return this.evolution || this.inner.usesMoments !== false;
+  override get usesMoments(): boolean {
+    return this.evolution || super.usesMoments;
   }
 
   constructor(
-    readonly inner: MemorySystem,
+    inner: MemorySystem,
     private readonly state: PolicyState,
   ) {
+    super(inner);
     this.evolution = state.current.evolution_enabled;
     this.rules = this.evolution ? `${inner.rules}\n${EVOLUTION_RULE}` : inner.rules;
     this.tools = this.evolution
@@ -81,17 +82,9 @@ export class PolicyLayer implements MemorySystem {
     return this.inner.name;
   }
 
-  stableSection(): MemorySection | null {
-    return this.inner.stableSection();
-  }
-
-  volatileSections(view: MemoryDecisionView): MemorySection[] {
+  override volatileSections(view: MemoryDecisionView): MemorySection[] {
     this.state.at(view.time);
-    return this.inner.volatileSections(view);
-  }
-
-  decisionPrefix(message: string, view: MemoryDecisionView): string {
-    return this.inner.decisionPrefix?.(message, view) ?? "";
+    return super.volatileSections(view);
   }
 
   sessionSummary(time: Millis): { threshold: number; keep: number } | null {
@@ -100,13 +93,9 @@ export class PolicyLayer implements MemorySystem {
     return threshold > 0 ? { threshold, keep: p.session_summary_keep_count } : null;
   }
 
-  momentPrompt(kind: AgentMomentKind, at: MemoryCallSite): string | null {
-    return this.inner.momentPrompt(kind, at);
-  }
-
   /** At a month end with evolution on: the evolution prompt (once per month end). */
-  pendingPrompt(at: MemoryCallSite): string | null {
-    const own = this.inner.pendingPrompt(at);
+  override pendingPrompt(at: MemoryCallSite): string | null {
+    const own = super.pendingPrompt(at);
     if (!this.evolution || this.promptedAt === at.index || !this.state.isMonthEnd(at.index)) {
       return own;
     }
@@ -115,29 +104,17 @@ export class PolicyLayer implements MemorySystem {
     return own === null ? prompt : `${own}\n\n${prompt}`;
   }
 
-  onMoment(moment: MemoryMoment): void {
+  override onMoment(moment: MemoryMoment): void {
     if (moment.kind === "month_end") this.state.openMonthEnd(moment.month, moment.index);
-    this.inner.onMoment(moment);
+    super.onMoment(moment);
   }
 
-  recall(query: string, limit: number, asOf: Millis) {
-    return this.inner.recall(query, Math.min(limit, this.state.at(asOf).retrieve_limit), asOf);
+  override recall(query: string, limit: number, asOf: Millis) {
+    return super.recall(query, Math.min(limit, this.state.at(asOf).retrieve_limit), asOf);
   }
 
-  stats(): Record<string, number> {
-    const own = this.inner.stats();
+  override stats(): Record<string, number> {
+    const own = super.stats();
     return this.evolution ? { ...own, ...this.state.stats() } : own;
-  }
-
-  checkpoint(): unknown {
-    return this.inner.checkpoint();
-  }
-
-  restore(state: unknown): void {
-    this.inner.restore(state);
-  }
-
-  finish(): void {
-    this.inner.finish();
   }
 }

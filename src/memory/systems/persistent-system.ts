@@ -1,15 +1,12 @@
 import path from "node:path";
 import { z } from "zod";
-import type { Millis } from "../../engine/types.js";
 import { writeJsonAtomic } from "../../util/atomic-write.js";
 import { readFileNoFollow } from "../../util/no-follow.js";
 import {
-  type AgentMomentKind,
   defineMemoryTool,
   type FinishedRunRecall,
   type MemoryCallSite,
   type MemoryDecisionView,
-  type MemoryMoment,
   type MemorySection,
   type MemorySystem,
   type MemorySystemEnv,
@@ -26,6 +23,7 @@ import { citation, readStoreLog, STORE_LOG, StoreLog, storeAt } from "../persist
 import { replayStoreFrom, snapshotStore } from "../persistent/store-snapshot.js";
 import { DEFAULT_MEMORY_POLICY } from "../policy/memory-policy.js";
 import { compactStamp } from "../sim-time.js";
+import { WrappedMemory } from "../wrapped-memory.js";
 import { FILES_RULES, FilesMemory } from "./files-system.js";
 
 /** In the run directory: where the store came from, its hash at the start, what was flagged. */
@@ -71,23 +69,20 @@ interface StoreRecord {
  * notes, reviews; their tools and recall), and adds the cross-run store: the frozen index in the
  * prefix, auto-recall before each decision message, and the `remember` tool.
  */
-export class PersistentMemory implements MemorySystem {
+export class PersistentMemory extends WrappedMemory {
   readonly name = "persistent";
   readonly rules = PERSISTENT_RULES;
-  /** Its moments are the file memory's (see onMoment). */
-  get usesMoments(): boolean {
-    return this.files.usesMoments !== false;
-  }
   readonly tools: readonly MemoryToolSpec[];
   private readonly session: PersistentSession;
   private readonly policyAt: NonNullable<MemorySystemEnv["policy"]>["at"];
 
   constructor(
     /** The run's own file memory (seed 000), which this system wraps. */
-    private readonly files: MemorySystem,
+    files: MemorySystem,
     env: MemorySystemEnv,
     config: PersistentConfig,
   ) {
+    super(files);
     const policy = env.policy;
     this.policyAt = policy ? (t) => policy.at(t) : () => DEFAULT_MEMORY_POLICY;
     const times = env.barTimes;
@@ -146,8 +141,8 @@ export class PersistentMemory implements MemorySystem {
   }
 
   /** The playbook, then the frozen index: both fixed for the run, so the prefix stays cacheable. */
-  stableSection(): MemorySection | null {
-    const base = this.files.stableSection();
+  override stableSection(): MemorySection | null {
+    const base = super.stableSection();
     const index = this.session.indexText;
     if (index === "") return base;
     const persistent = `# Persistent memory (MEMORY.md, as of the start of this run)\n\n${index}`;
@@ -155,35 +150,15 @@ export class PersistentMemory implements MemorySystem {
     return { heading: base.heading, body: `${base.body.trim()}\n\n${persistent}` };
   }
 
-  volatileSections(view: MemoryDecisionView): MemorySection[] {
-    return this.files.volatileSections(view);
-  }
-
   /** Seed 004's auto-recall: the decision message is the query. */
-  decisionPrefix(message: string, view: MemoryDecisionView): string {
+  override decisionPrefix(message: string, view: MemoryDecisionView): string {
     return this.session.autoRecall(message, this.policyAt(view.time).retrieve_limit);
   }
 
-  momentPrompt(kind: AgentMomentKind, at: MemoryCallSite): string | null {
-    return this.files.momentPrompt(kind, at);
-  }
-
-  pendingPrompt(at: MemoryCallSite): string | null {
-    return this.files.pendingPrompt(at);
-  }
-
-  onMoment(moment: MemoryMoment): void {
-    this.files.onMoment(moment);
-  }
-
-  recall(query: string, limit: number, asOf: Millis) {
-    return this.files.recall(query, limit, asOf);
-  }
-
-  stats(): Record<string, number> {
+  override stats(): Record<string, number> {
     const s: PersistentStats = this.session.stats();
     return {
-      ...this.files.stats(),
+      ...super.stats(),
       persistentEntriesAtStart: s.entriesAtStart,
       persistentLookAheadFlagged: s.lookAheadFlagged,
       persistentIndexLines: s.indexLines,
@@ -195,20 +170,12 @@ export class PersistentMemory implements MemorySystem {
     };
   }
 
-  checkpoint(): unknown {
-    return this.files.checkpoint();
-  }
-
-  restore(state: unknown): void {
-    this.files.restore(state);
-  }
-
   /** Long-term compression (policy `long_term_compress_char_threshold`), once, at the run's end. */
-  finish(): void {
+  override finish(): void {
     const end = this.session.run.periodEnd;
     const threshold = this.policyAt(end).long_term_compress_char_threshold;
     if (threshold > 0) this.session.store.compressIndex(threshold, compactStamp(end));
-    this.files.finish();
+    super.finish();
   }
 }
 
