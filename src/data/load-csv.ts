@@ -5,6 +5,7 @@ import { StringDecoder } from "node:string_decoder";
 import Papa from "papaparse";
 import type { SymbolSeries } from "../engine/types.js";
 import { BarReader } from "./bar-reader.js";
+import type { ByteRows } from "./byte-rows.js";
 import { ensureChronological } from "./chronological-order.js";
 import type { ColumnMapping } from "./columns.js";
 import { DataError, quoteCell } from "./data-error.js";
@@ -52,7 +53,12 @@ export interface LoadedCsv {
  * Loads one OHLCV CSV into columns and validates every row (SPEC §2). Any problem with the file
  * throws a DataError naming the file, line and column.
  */
-export function loadCsv(file: string, opts: LoadCsvOptions = {}): LoadedCsv {
+export function loadCsv(
+  file: string,
+  opts: LoadCsvOptions = {},
+  /** Tests only: false reads every row on the general path, to compare the two. */
+  bytePath = true,
+): LoadedCsv {
   if (opts.tz !== undefined && !isValidTimeZone(opts.tz)) {
     throw new DataError({
       file,
@@ -86,7 +92,7 @@ export function loadCsv(file: string, opts: LoadCsvOptions = {}): LoadedCsv {
     // counts lines, so the columns are allocated once at their final size.
     const { lines, hasQuotes } = countLines(file, fd);
     const reader = new BarReader(file, timestamps, opts.columns ?? {}, lines);
-    read = readRows(file, fd, reader, hasQuotes);
+    read = hasQuotes ? readQuotedRows(file, fd, reader) : readPlainRows(fd, reader, bytePath);
   } finally {
     fs.closeSync(fd);
   }
@@ -206,13 +212,109 @@ function countLines(file: string, fd: number): { lines: number; hasQuotes: boole
   return { lines: lines + 1, hasQuotes };
 }
 
-/** Reads the rows, in pieces that end at a line break outside quotes, into `reader`; returns it
- * with the SHA-256 of the bytes read. */
-function readRows(
+/**
+ * Reads the rows of a file without quotes into `reader`, in pieces that end at a line break;
+ * returns it with the SHA-256 of the bytes read. Rows of the common shape are read straight from
+ * the bytes (ByteRows); the header, the first data row (which fixes the layout), any row ByteRows
+ * leaves, and pieces with non-ASCII bytes are read as text, as readQuotedRows reads them.
+ */
+function readPlainRows(
+  fd: number,
+  reader: BarReader,
+  bytePath: boolean,
+): { reader: BarReader; sha256: string } {
+  const hash = createHash("sha256");
+  const decoder = new StringDecoder("utf8");
+  let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  const scanner = new PlainScanner(reader);
+  let dialect: Dialect | null = null;
+  let breakByte = 10;
+  let rows: ByteRows | null = null;
+  // Whether ByteRows has been asked for (once the layout is known): after that, a file it does
+  // not read is read as text a piece at a time.
+  let decided = !bytePath;
+  let have = 0; // bytes of an unfinished line carried at the front of buf
+  let offset = 0;
+  let line = 0;
+  let first = true;
+  const text = (s: string): string => {
+    if (first && s.length > 0) {
+      first = false;
+      if (s.charCodeAt(0) === 0xfeff) return s.slice(1);
+    }
+    return s;
+  };
+  for (;;) {
+    if (have === buf.length) {
+      const bigger = Buffer.allocUnsafe(2 * buf.length);
+      buf.copy(bigger, 0, 0, have);
+      buf = bigger;
+    }
+    const got = fs.readSync(fd, buf, have, buf.length - have, offset);
+    offset += got;
+    const atEnd = got === 0;
+    if (!atEnd) hash.update(buf.subarray(have, have + got));
+    const total = have + got;
+    if (dialect === null) {
+      const head = buf.subarray(0, total);
+      if (!atEnd && !head.includes(10) && !head.includes(13)) {
+        have = total;
+        continue;
+      }
+      // Sniffed as the text reading does, after a byte order mark; the delimiters and line
+      // breaks it looks for are ASCII, the same bytes in any decoding.
+      const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+      dialect = sniffDialect(head.toString("latin1", bom));
+      breakByte = dialect.breakChar.charCodeAt(0);
+    }
+    if (atEnd) {
+      // The last line, without a line break after it.
+      const tail = text(decoder.write(buf.subarray(0, total)) + decoder.end());
+      if (tail.length > 0) line = scanner.scan(tail, dialect, line);
+      break;
+    }
+    const cut = total === 0 ? 0 : buf.lastIndexOf(breakByte, total - 1) + 1;
+    const ascii = cut > 0 && isAscii(buf.subarray(0, cut));
+    let pos = 0;
+    while (pos < cut) {
+      if (!decided && reader.hasLayout()) {
+        rows = reader.byteRows(dialect.delimiter, dialect.newline);
+        decided = true;
+      }
+      if (ascii && (rows !== null || !decided)) {
+        if (rows !== null) {
+          pos = rows.read(buf, pos, cut, line);
+          line = rows.line;
+          if (pos === cut) break;
+        }
+        // One line as text (ASCII bytes are their own latin1 string).
+        const next = buf.indexOf(breakByte, pos) + 1;
+        line = scanner.scan(text(buf.toString("latin1", pos, next)), dialect, line);
+        pos = next;
+      } else {
+        // A piece ending at a line break leaves the decoder nothing pending, so decoding piece
+        // by piece gives the text a whole-file decode would.
+        const piece = buf.subarray(pos, cut);
+        line = scanner.scan(
+          text(ascii ? piece.toString("latin1") : decoder.write(piece)),
+          dialect,
+          line,
+        );
+        pos = cut;
+      }
+    }
+    buf.copyWithin(0, cut, total);
+    have = total - cut;
+  }
+  return { reader, sha256: hash.digest("hex") };
+}
+
+/** Reads the rows of a file with quotes, in pieces that end at a line break outside quotes, into
+ * `reader`; returns it with the SHA-256 of the bytes read. */
+function readQuotedRows(
   file: string,
   fd: number,
   reader: BarReader,
-  hasQuotes: boolean,
 ): { reader: BarReader; sha256: string } {
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
@@ -250,17 +352,12 @@ function readRows(
       }
       dialect = sniffDialect(text);
     }
-    const end = atEnd
-      ? text.length
-      : hasQuotes
-        ? cutPoint(text, dialect.breakChar)
-        : text.lastIndexOf(dialect.breakChar) + 1;
+    const end = atEnd ? text.length : cutPoint(text, dialect.breakChar);
     if (end > 0) {
       const piece = end === text.length ? text : text.slice(0, end);
-      line =
-        hasQuotes && piece.includes('"')
-          ? parseQuoted(file, piece, dialect, reader, line)
-          : scanner.scan(piece, dialect, line);
+      line = piece.includes('"')
+        ? parseQuoted(file, piece, dialect, reader, line)
+        : scanner.scan(piece, dialect, line);
     }
     carry = end === text.length ? "" : text.slice(end);
     if (carry.length > MAX_LINE_BYTES) {
