@@ -41,6 +41,9 @@ export class ByteRows {
   private readonly values = new Float64Array(7);
   /** The time of the row being read, set by readTime. */
   private t = 0;
+  // The date of the last ISO timestamp read (YYYYMMDD) and its day in milliseconds.
+  private lastDate = -1;
+  private lastDayMs = 0;
   /** The number of the last line `read` took. */
   line = 0;
 
@@ -120,11 +123,12 @@ export class ByteRows {
     const cells = roles.length;
     const values = this.values;
     const delimiter = this.delimiter;
+    const breakByte = this.breakByte;
     let p = pos;
     for (let k = 0; k < cells; k++) {
       const role = roles[k] as number;
       if (role === SKIP) {
-        while (p < end && b[p] !== delimiter && b[p] !== this.breakByte) p++;
+        while (p < end && b[p] !== delimiter && b[p] !== breakByte) p++;
       } else if (role === TIME) {
         p = this.readTime(b, p);
         if (p < 0) return -1;
@@ -158,7 +162,7 @@ export class ByteRows {
       if (k < cells - 1) {
         if (c !== delimiter) return -1;
         p++;
-      } else if (c === this.breakByte) {
+      } else if (c === breakByte) {
         p++;
       } else if (this.crlf && c === 13 && b[p + 1] === 10) {
         p += 2;
@@ -251,12 +255,15 @@ export class ByteRows {
         p += 6;
       }
     }
-    if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return -1;
     if (hour > 23 || minute > 59 || second > 59) return -1;
-    const wall =
-      daysFromCivil(year, month, day) * MS_PER_DAY +
-      ((hour * 60 + minute) * 60 + second) * 1000 +
-      milli;
+    // Consecutive bars mostly share their date, so its day number is kept.
+    const date = (year * 100 + month) * 100 + day;
+    if (date !== this.lastDate) {
+      if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return -1;
+      this.lastDate = date;
+      this.lastDayMs = daysFromCivil(year, month, day) * MS_PER_DAY;
+    }
+    const wall = this.lastDayMs + ((hour * 60 + minute) * 60 + second) * 1000 + milli;
     const tz = this.tz;
     this.t = tz === undefined || !hasOffset ? wall : wallClockIn(tz, wall - offsetMinutes * 60_000);
     return p;

@@ -56,7 +56,7 @@ export interface LoadedCsv {
 export function loadCsv(
   file: string,
   opts: LoadCsvOptions = {},
-  /** Tests only: false reads every row on the general path, to compare the two. */
+  /** Tests only: false reads every row as text (the general path), to compare the two. */
   bytePath = true,
 ): LoadedCsv {
   if (opts.tz !== undefined && !isValidTimeZone(opts.tz)) {
@@ -92,7 +92,7 @@ export function loadCsv(
     // counts lines, so the columns are allocated once at their final size.
     const { lines, hasQuotes } = countLines(file, fd);
     const reader = new BarReader(file, timestamps, opts.columns ?? {}, lines);
-    read = hasQuotes ? readQuotedRows(file, fd, reader) : readPlainRows(fd, reader, bytePath);
+    read = hasQuotes || !bytePath ? readTextRows(file, fd, reader) : readPlainRows(fd, reader);
   } finally {
     fs.closeSync(fd);
   }
@@ -216,13 +216,9 @@ function countLines(file: string, fd: number): { lines: number; hasQuotes: boole
  * Reads the rows of a file without quotes into `reader`, in pieces that end at a line break;
  * returns it with the SHA-256 of the bytes read. Rows of the common shape are read straight from
  * the bytes (ByteRows); the header, the first data row (which fixes the layout), any row ByteRows
- * leaves, and pieces with non-ASCII bytes are read as text, as readQuotedRows reads them.
+ * leaves, and pieces with non-ASCII bytes are read as text, as readTextRows reads them.
  */
-function readPlainRows(
-  fd: number,
-  reader: BarReader,
-  bytePath: boolean,
-): { reader: BarReader; sha256: string } {
+function readPlainRows(fd: number, reader: BarReader): { reader: BarReader; sha256: string } {
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
   let buf = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -232,7 +228,7 @@ function readPlainRows(
   let rows: ByteRows | null = null;
   // Whether ByteRows has been asked for (once the layout is known): after that, a file it does
   // not read is read as text a piece at a time.
-  let decided = !bytePath;
+  let decided = false;
   let have = 0; // bytes of an unfinished line carried at the front of buf
   let offset = 0;
   let line = 0;
@@ -309,9 +305,9 @@ function readPlainRows(
   return { reader, sha256: hash.digest("hex") };
 }
 
-/** Reads the rows of a file with quotes, in pieces that end at a line break outside quotes, into
- * `reader`; returns it with the SHA-256 of the bytes read. */
-function readQuotedRows(
+/** The general path: reads the rows as text, in pieces that end at a line break outside quotes,
+ * into `reader`; returns it with the SHA-256 of the bytes read. Files with quotes are read so. */
+function readTextRows(
   file: string,
   fd: number,
   reader: BarReader,
