@@ -230,6 +230,7 @@ describe("tricky rows read the same on both paths", () => {
     body[17] = "2020-01-01 00:17:00,100.00000000000001,101,99,100.12345678901234567,1";
     body[21] = " 2020-01-01 00:21:00 ,100,101,99,100,1";
     body[25] = "2020-01-01 00:25:00,100,101,99,100,-0";
+    body[26] = "2020-01-01 00:26:00,100,101,99,100,+0";
     const s = loaded(loadBoth(write("mixed.csv", `${HEADER}\n${body.join("\n")}\n`))).series;
     expect([s.open[5], s.high[5], s.close[5], s.volume[5]]).toEqual([100, 101, 100, 5000]);
     expect([s.open[9], s.high[9], s.low[9], s.close[9], s.volume[9]]).toEqual([
@@ -239,6 +240,7 @@ describe("tricky rows read the same on both paths", () => {
     expect(s.close[17]).toBe(100.12345678901235);
     expect(s.time[21]).toBe(Date.UTC(2020, 0, 1, 0, 21));
     expect(Object.is(s.volume[25], -0)).toBe(true);
+    expect(Object.is(s.volume[26], 0)).toBe(true);
     expect(s.length).toBe(40);
   });
 
@@ -249,6 +251,9 @@ describe("tricky rows read the same on both paths", () => {
     ).series;
     expect(crlf.length).toBe(30);
     expect(crlf.volume[29]).toBe(29);
+    // An error after CRLF rows names the line the general path names.
+    const bad = write("crlf-bad.csv", `${HEADER}\r\n${rows.join("\r\n")}\r\n${rows[0]}x\r\n`);
+    expect(JSON.stringify(loadBoth(bad))).toContain("crlf-bad.csv:32: column Volume");
     // A stray CR in an LF file stays in the last cell, where the general path trims it.
     const stray = loaded(
       loadBoth(write("stray-cr.csv", `${HEADER}\n${rows.join("\r\n")}\n`)),
@@ -297,11 +302,14 @@ describe("tricky rows read the same on both paths", () => {
       "2020-03-14T15:41:05+0530",
       "2020-03-15T15:42:05+05",
       "2020-03-16T09:43Z",
+      // The same month and day in the next year, one row after the other.
+      "2021-03-16T09:43Z",
     ];
     const rows = times.map((t) => `${t},10,11,9,10.5,100`);
     const file = write("iso.csv", `${HEADER}\n${rows.join("\n")}\n`);
     const plain = loaded(loadBoth(file)).series;
     expect(plain.time[0]).toBe(Date.UTC(2020, 2, 1));
+    expect(plain.time[16]).toBe(Date.UTC(2021, 2, 16, 9, 43));
     expect(plain.time[5]).toBe(Date.UTC(2020, 2, 6, 9, 33, 5, 100));
     expect(plain.time[7]).toBe(Date.UTC(2020, 2, 8, 9, 35, 5, 123));
     expect(plain.time[8]).toBe(Date.UTC(2020, 2, 9, 9, 36, 5, 123));
