@@ -39,11 +39,13 @@ export class ByteRows {
   private readonly timeUnit: TimeUnit | undefined;
   // The values of the row being read, by role (Float64 so -0 survives as it does in the columns).
   private readonly values = new Float64Array(7);
+  // Doubles start as NaN, not 0: a field first holding a small integer is stored as one, and
+  // its first timestamp would change the object's shape and throw away the optimised code.
   /** The time of the row being read, set by readTime. */
-  private t = 0;
+  private t = Number.NaN;
   // The date of the last ISO timestamp read (YYYYMMDD) and its day in milliseconds.
   private lastDate = -1;
-  private lastDayMs = 0;
+  private lastDayMs = Number.NaN;
   /** The number of the last line `read` took. */
   line = 0;
 
