@@ -141,19 +141,17 @@ export class ByteRows {
         if (negative || c === 43) c = b[++p] as number;
         let mantissa = 0;
         let digits = 0;
+        for (; c >= 48 && c <= 57; c = b[++p] as number) {
+          mantissa = mantissa * 10 + (c - 48);
+          digits++;
+        }
         let fraction = 0;
-        let dot = false;
-        for (;;) {
-          if (c >= 48 && c <= 57) {
+        if (c === 46) {
+          for (c = b[++p] as number; c >= 48 && c <= 57; c = b[++p] as number) {
             mantissa = mantissa * 10 + (c - 48);
-            digits++;
-            if (dot) fraction++;
-          } else if (c === 46 && !dot) {
-            dot = true;
-          } else {
-            break;
+            fraction++;
           }
-          c = b[++p] as number;
+          digits += fraction;
         }
         if (digits === 0 || digits > 15) return -1;
         const value = mantissa / (POW10[fraction] as number);
