@@ -105,7 +105,7 @@ export class ByteRows {
    * the general path must read. `line` is the number of the line before `pos`; `this.line` is
    * then the number of the last line read.
    */
-  read(b: Uint8Array, pos: number, end: number, line: number): number {
+  read(b: Buffer, pos: number, end: number, line: number): number {
     let p = pos;
     let n = line;
     while (p < end) {
@@ -120,7 +120,7 @@ export class ByteRows {
 
   /** Reads the row at `p` as line `line`; returns the start of the next line, or -1 when the
    * general path must read this one. */
-  private readRow(b: Uint8Array, pos: number, end: number, line: number): number {
+  private readRow(b: Buffer, pos: number, end: number, line: number): number {
     const roles = this.roles;
     const cells = roles.length;
     const values = this.values;
@@ -136,6 +136,7 @@ export class ByteRows {
         if (p < 0) return -1;
       } else {
         // parseDecimalIn's fast path on bytes: a sign, at most 15 digits and one point.
+        const cellStart = p;
         let c = b[p] as number;
         const negative = c === 45;
         if (negative || c === 43) c = b[++p] as number;
@@ -153,9 +154,17 @@ export class ByteRows {
           }
           digits += fraction;
         }
-        if (digits === 0 || digits > 15) return -1;
-        const value = mantissa / (POW10[fraction] as number);
-        values[role] = negative ? -value : value;
+        if (digits === 0) return -1;
+        if (digits <= 15) {
+          const value = mantissa / (POW10[fraction] as number);
+          values[role] = negative ? -value : value;
+        } else {
+          // Longer mantissas (pandas writes 17 significant digits) are not exact doubles: the
+          // general path gives such a cell, checked to be decimal notation, to Number().
+          const value = Number(b.toString("latin1", cellStart, p));
+          if (!Number.isFinite(value)) return -1;
+          values[role] = value;
+        }
       }
       // The cell must end here: at the delimiter, or at the line's end after the last cell.
       const c = b[p] as number;
@@ -189,7 +198,7 @@ export class ByteRows {
    * `±HH:MM`; epoch: an optional minus and up to 15 digits. The same fields, checks and
    * arithmetic as parse-timestamp's scanFields and TimestampReader.read.
    */
-  private readTime(b: Uint8Array, start: number): number {
+  private readTime(b: Buffer, start: number): number {
     let p = start;
     const negative = b[p] === 45;
     if (negative) p++;

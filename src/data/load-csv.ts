@@ -20,6 +20,10 @@ export { parseSymbolArg, symbolFromFile } from "./symbol-name.js";
  * strings die young. Memory is the bar columns (52 bytes a row), not the file. */
 const CHUNK_BYTES = 1 << 18;
 
+/** More rows of a piece than this left by the byte path, and the rest of the piece is read as
+ * text: a file whose rows it mostly leaves then costs what it did before it. */
+const MAX_LEFT_ROWS = 64;
+
 /** Longest line accepted. A bar never needs more; without a bound, a file with no line breaks
  * (or the wrong file) would be read into memory whole before anything could be said. */
 export const MAX_LINE_BYTES = 1 << 20;
@@ -272,6 +276,7 @@ function readPlainRows(fd: number, reader: BarReader): { reader: BarReader; sha2
     const cut = total === 0 ? 0 : buf.lastIndexOf(breakByte, total - 1) + 1;
     const ascii = cut > 0 && isAscii(buf.subarray(0, cut));
     let pos = 0;
+    let left = 0; // rows of this piece the byte path left to the text path
     while (pos < cut) {
       if (!decided && reader.hasLayout()) {
         rows = reader.byteRows(dialect.delimiter, dialect.newline);
@@ -282,6 +287,13 @@ function readPlainRows(fd: number, reader: BarReader): { reader: BarReader; sha2
           pos = rows.read(buf, pos, cut, line);
           line = rows.line;
           if (pos === cut) break;
+          if (++left > MAX_LEFT_ROWS) {
+            // Many rows of a shape the byte path leaves (spaces after the delimiters, say):
+            // the rest of the piece is read as text at once, as it was before the byte path.
+            line = scanner.scan(text(buf.toString("latin1", pos, cut)), dialect, line);
+            pos = cut;
+            continue;
+          }
         }
         // One line as text (ASCII bytes are their own latin1 string).
         const next = buf.indexOf(breakByte, pos) + 1;
