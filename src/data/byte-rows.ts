@@ -26,10 +26,10 @@ const MS_PER_DAY = 86_400_000;
 /**
  * The loader's fast path: reads rows of the common shape (an ISO or epoch timestamp and plain
  * decimals such as `101.25`, nothing quoted, no spaces) straight from the file's bytes into the
- * bar columns, with no string or slice per row or cell. It only ever accepts: a row it cannot
- * read with certainty (an exponent, a space, a blank line, a bad value, any error) is left to the
- * general path, which reads it from text as before, so every value, warning and error message is
- * the general path's. Accepted values are the general path's exactly: the same arithmetic on the
+ * bar columns, with no string or slice per row or cell (but for a number of 16 digits or more).
+ * It only ever accepts: a row it cannot read with certainty (an exponent, a space, a blank line,
+ * a bad value, any error) is left to the general path, which reads it from text as before, so
+ * every value, warning and error message is the general path's. Accepted values are the general path's exactly: the same arithmetic on the
  * same digits (see parseDecimalIn and parse-timestamp's scanFields).
  */
 export class ByteRows {
