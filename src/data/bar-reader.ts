@@ -1,8 +1,9 @@
+import { type BarSink, ByteRows } from "./byte-rows.js";
 import type { BarColumns } from "./chronological-order.js";
 import { type ColumnLayout, type ColumnMapping, resolveColumns } from "./columns.js";
 import { DataError, quoteCell } from "./data-error.js";
 import { DECIMAL_NOTATION, parseDecimalIn } from "./parse-decimal.js";
-import { type TimestampOptions, TimestampReader } from "./timestamp-reader.js";
+import { type TimestampOptions, TimestampReader, type TimeUnit } from "./timestamp-reader.js";
 
 const INITIAL_CAPACITY = 1024;
 
@@ -11,7 +12,7 @@ const INITIAL_CAPACITY = 1024;
  * cell ranges into a larger text (a piece of the file), so the common case makes no per-row
  * arrays and no per-cell strings: numbers are read in place.
  */
-export class BarReader {
+export class BarReader implements BarSink {
   private header: readonly string[] | null = null;
   private headerLine = 0;
   private layout: ColumnLayout | null = null;
@@ -26,7 +27,7 @@ export class BarReader {
   /** `expectedRows` sizes the columns up front (the line count is a cheap upper bound). */
   constructor(
     private readonly file: string,
-    timestamps: TimestampOptions,
+    private readonly timestamps: TimestampOptions,
     private readonly mapping: ColumnMapping = {},
     expectedRows = INITIAL_CAPACITY,
   ) {
@@ -112,6 +113,11 @@ export class BarReader {
       this.fail(layout.low, line, `low ${l} is above min(open ${o}, close ${c})`, RANGE_FIX);
     }
 
+    this.append(t, o, h, l, c, v, line);
+  }
+
+  /** Stores a bar that passed every check above (ByteRows makes the same checks). */
+  append(t: number, o: number, h: number, l: number, c: number, v: number, line: number): void {
     if (this.n === this.bars.time.length)
       this.bars = grow(this.bars, Math.max(INITIAL_CAPACITY, this.n * 2));
     const b = this.bars;
@@ -123,6 +129,24 @@ export class BarReader {
     b.close[i] = c;
     b.volume[i] = v;
     b.line[i] = line;
+  }
+
+  /** Whether the header and the first data row have fixed the columns. */
+  hasLayout(): boolean {
+    return this.layout !== null;
+  }
+
+  epochUnit(): TimeUnit | null {
+    return this.time.epochUnit();
+  }
+
+  /** The byte-level reader for the rows after the first data row, once the header and that row
+   * have fixed the layout; null before, or when the file's shape is not one it reads. */
+  byteRows(delimiter: string, newline: "\r\n" | "\n" | "\r"): ByteRows | null {
+    const layout = this.layout;
+    const header = this.header;
+    if (layout === null || header === null) return null;
+    return ByteRows.forLayout(layout, header.length, this, this.timestamps, delimiter, newline);
   }
 
   /** The bars in file order, trimmed to length. Throws when the file held no header or no rows. */

@@ -5,6 +5,7 @@ import { StringDecoder } from "node:string_decoder";
 import Papa from "papaparse";
 import type { SymbolSeries } from "../engine/types.js";
 import { BarReader } from "./bar-reader.js";
+import type { ByteRows } from "./byte-rows.js";
 import { ensureChronological } from "./chronological-order.js";
 import type { ColumnMapping } from "./columns.js";
 import { DataError, quoteCell } from "./data-error.js";
@@ -18,6 +19,10 @@ export { parseSymbolArg, symbolFromFile } from "./symbol-name.js";
 /** Bytes read at a time: big enough that per-call overhead vanishes, small enough that a piece's
  * strings die young. Memory is the bar columns (52 bytes a row), not the file. */
 const CHUNK_BYTES = 1 << 18;
+
+/** More rows of a piece than this left by the byte path, and the rest of the piece is read as
+ * text: a file whose rows it mostly leaves then costs what it did before it. */
+const MAX_LEFT_ROWS = 64;
 
 /** Longest line accepted. A bar never needs more; without a bound, a file with no line breaks
  * (or the wrong file) would be read into memory whole before anything could be said. */
@@ -52,7 +57,12 @@ export interface LoadedCsv {
  * Loads one OHLCV CSV into columns and validates every row (SPEC §2). Any problem with the file
  * throws a DataError naming the file, line and column.
  */
-export function loadCsv(file: string, opts: LoadCsvOptions = {}): LoadedCsv {
+export function loadCsv(
+  file: string,
+  opts: LoadCsvOptions = {},
+  /** Tests only: false reads every row as text (the general path), to compare the two. */
+  bytePath = true,
+): LoadedCsv {
   if (opts.tz !== undefined && !isValidTimeZone(opts.tz)) {
     throw new DataError({
       file,
@@ -86,7 +96,7 @@ export function loadCsv(file: string, opts: LoadCsvOptions = {}): LoadedCsv {
     // counts lines, so the columns are allocated once at their final size.
     const { lines, hasQuotes } = countLines(file, fd);
     const reader = new BarReader(file, timestamps, opts.columns ?? {}, lines);
-    read = readRows(file, fd, reader, hasQuotes);
+    read = hasQuotes || !bytePath ? readTextRows(file, fd, reader) : readPlainRows(fd, reader);
   } finally {
     fs.closeSync(fd);
   }
@@ -206,13 +216,113 @@ function countLines(file: string, fd: number): { lines: number; hasQuotes: boole
   return { lines: lines + 1, hasQuotes };
 }
 
-/** Reads the rows, in pieces that end at a line break outside quotes, into `reader`; returns it
- * with the SHA-256 of the bytes read. */
-function readRows(
+/**
+ * Reads the rows of a file without quotes into `reader`, in pieces that end at a line break;
+ * returns it with the SHA-256 of the bytes read. Rows of the common shape are read straight from
+ * the bytes (ByteRows); the header, the first data row (which fixes the layout), any row ByteRows
+ * leaves, and pieces with non-ASCII bytes are read as text, as readTextRows reads them.
+ */
+function readPlainRows(fd: number, reader: BarReader): { reader: BarReader; sha256: string } {
+  const hash = createHash("sha256");
+  const decoder = new StringDecoder("utf8");
+  let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  const scanner = new PlainScanner(reader);
+  let dialect: Dialect | null = null;
+  let breakByte = 10;
+  let rows: ByteRows | null = null;
+  // Whether ByteRows has been asked for (once the layout is known): after that, a file it does
+  // not read is read as text a piece at a time.
+  let decided = false;
+  let have = 0; // bytes of an unfinished line carried at the front of buf
+  let offset = 0;
+  let line = 0;
+  let first = true;
+  const text = (s: string): string => {
+    if (first && s.length > 0) {
+      first = false;
+      if (s.charCodeAt(0) === 0xfeff) return s.slice(1);
+    }
+    return s;
+  };
+  for (;;) {
+    if (have === buf.length) {
+      const bigger = Buffer.allocUnsafe(2 * buf.length);
+      buf.copy(bigger, 0, 0, have);
+      buf = bigger;
+    }
+    const got = fs.readSync(fd, buf, have, buf.length - have, offset);
+    offset += got;
+    const atEnd = got === 0;
+    if (!atEnd) hash.update(buf.subarray(have, have + got));
+    const total = have + got;
+    if (dialect === null) {
+      const head = buf.subarray(0, total);
+      if (!atEnd && !head.includes(10) && !head.includes(13)) {
+        have = total;
+        continue;
+      }
+      // Sniffed as the text reading does, after a byte order mark; the delimiters and line
+      // breaks it looks for are ASCII, the same bytes in any decoding.
+      const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+      dialect = sniffDialect(head.toString("latin1", bom));
+      breakByte = dialect.breakChar.charCodeAt(0);
+    }
+    if (atEnd) {
+      // The last line, without a line break after it.
+      const tail = text(decoder.write(buf.subarray(0, total)) + decoder.end());
+      if (tail.length > 0) line = scanner.scan(tail, dialect, line);
+      break;
+    }
+    const cut = total === 0 ? 0 : buf.lastIndexOf(breakByte, total - 1) + 1;
+    const ascii = cut > 0 && isAscii(buf.subarray(0, cut));
+    let pos = 0;
+    let left = 0; // rows of this piece the byte path left to the text path
+    while (pos < cut) {
+      if (!decided && reader.hasLayout()) {
+        rows = reader.byteRows(dialect.delimiter, dialect.newline);
+        decided = true;
+      }
+      if (ascii && (rows !== null || !decided)) {
+        if (rows !== null) {
+          pos = rows.read(buf, pos, cut, line);
+          line = rows.line;
+          if (pos === cut) break;
+          if (++left > MAX_LEFT_ROWS) {
+            // Many rows of a shape the byte path leaves (spaces after the delimiters, say):
+            // the rest of the piece is read as text at once, as it was before the byte path.
+            line = scanner.scan(text(buf.toString("latin1", pos, cut)), dialect, line);
+            pos = cut;
+            continue;
+          }
+        }
+        // One line as text (ASCII bytes are their own latin1 string).
+        const next = buf.indexOf(breakByte, pos) + 1;
+        line = scanner.scan(text(buf.toString("latin1", pos, next)), dialect, line);
+        pos = next;
+      } else {
+        // A piece ending at a line break leaves the decoder nothing pending, so decoding piece
+        // by piece gives the text a whole-file decode would.
+        const piece = buf.subarray(pos, cut);
+        line = scanner.scan(
+          text(ascii ? piece.toString("latin1") : decoder.write(piece)),
+          dialect,
+          line,
+        );
+        pos = cut;
+      }
+    }
+    buf.copyWithin(0, cut, total);
+    have = total - cut;
+  }
+  return { reader, sha256: hash.digest("hex") };
+}
+
+/** The general path: reads the rows as text, in pieces that end at a line break outside quotes,
+ * into `reader`; returns it with the SHA-256 of the bytes read. Files with quotes are read so. */
+function readTextRows(
   file: string,
   fd: number,
   reader: BarReader,
-  hasQuotes: boolean,
 ): { reader: BarReader; sha256: string } {
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
@@ -250,17 +360,12 @@ function readRows(
       }
       dialect = sniffDialect(text);
     }
-    const end = atEnd
-      ? text.length
-      : hasQuotes
-        ? cutPoint(text, dialect.breakChar)
-        : text.lastIndexOf(dialect.breakChar) + 1;
+    const end = atEnd ? text.length : cutPoint(text, dialect.breakChar);
     if (end > 0) {
       const piece = end === text.length ? text : text.slice(0, end);
-      line =
-        hasQuotes && piece.includes('"')
-          ? parseQuoted(file, piece, dialect, reader, line)
-          : scanner.scan(piece, dialect, line);
+      line = piece.includes('"')
+        ? parseQuoted(file, piece, dialect, reader, line)
+        : scanner.scan(piece, dialect, line);
     }
     carry = end === text.length ? "" : text.slice(end);
     if (carry.length > MAX_LINE_BYTES) {

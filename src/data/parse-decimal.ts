@@ -1,5 +1,7 @@
 // Powers of ten that are exact doubles, so mantissa / 10^k below is correctly rounded.
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+export const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
 
 /** Decimal notation: an optional sign, digits with an optional point (`.5` and `5.` included),
  * an optional exponent. No hex/binary/octal prefixes, `Infinity`, `_` or thousands separators. */

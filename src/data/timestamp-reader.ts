@@ -108,6 +108,11 @@ export class TimestampReader {
     return this.opts.tz === undefined ? instant : wallClockIn(this.opts.tz, instant);
   }
 
+  /** The epoch unit given or detected so far (on the row `read` first saw an epoch), or null. */
+  epochUnit(): TimeUnit | null {
+    return this.unit;
+  }
+
   /** Would `cell` read as a timestamp? Has no effect on unit detection (used to tell a date index
    * from a row number). */
   accepts(cell: string): boolean {
