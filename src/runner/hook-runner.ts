@@ -2,7 +2,8 @@ import type { EngineEvent } from "../engine/types.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import type { BacktestContext, ContextActivity } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
-import { orderEventRecord, orderSummary } from "./order-records.js";
+import { orderEventRecord, orderSnapshot, orderSummary, summarySnapshot } from "./order-records.js";
+import { RecordLog } from "./record-log.js";
 import type { RunEventListener } from "./run-events.js";
 import type { ReportedTrade } from "./write-outputs.js";
 
@@ -11,11 +12,12 @@ type Maybe = Promise<void> | undefined;
 /**
  * Turns engine events into records (orders.jsonl, decisions.jsonl, trades) and calls the
  * strategy's hooks. Synchronous unless a hook returns a promise: a sync strategy never pays for
- * an await, which matters at a million bars.
+ * an await, which matters at a million bars. Records are kept as snapshots, serialized when read
+ * (RecordLog).
  */
 export class HookRunner {
-  readonly orderLog: string[] = [];
-  readonly decisionLog: string[] = [];
+  readonly orderLog = new RecordLog();
+  readonly decisionLog = new RecordLog();
   readonly trades: ReportedTrade[] = [];
 
   /** The strategy's state, set once its `init` has run. */
@@ -85,7 +87,7 @@ export class HookRunner {
     switch (e.type) {
       case "order_accepted": {
         const time = this.label(e.index);
-        if (this.records) this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
+        if (this.records) this.orderLog.push(orderSnapshot(orderEventRecord(e, time)));
         this.emit({ type: "order_accepted", time, bar: e.index, order: e.order });
         return undefined;
       }
@@ -93,7 +95,7 @@ export class HookRunner {
       case "order_cancelled":
       case "order_expired": {
         const time = this.label(e.index);
-        if (this.records) this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
+        if (this.records) this.orderLog.push(orderSnapshot(orderEventRecord(e, time)));
         const reason = ("reason" in e ? e.reason : e.order.reason) ?? "";
         if (e.type === "order_rejected") {
           this.emit({ type: "order_rejected", time, bar: e.index, order: e.order, reason });
@@ -122,10 +124,9 @@ export class HookRunner {
         return this.hook("order_update", index, () => s.onOrderUpdate?.(ctx, update, state));
       }
       case "fill":
+        // The fill is the broker's own object of numbers and strings: a copy is its snapshot.
         if (this.records) {
-          this.orderLog.push(
-            JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }),
-          );
+          this.orderLog.push({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index });
         }
         this.emit({ type: "fill", time: this.label(e.index), bar: e.index, fill: e.fill });
         return s.onFill
@@ -231,6 +232,23 @@ export class HookRunner {
       });
     }
     if (!this.records) return;
+    // The common decision (orders and cancels only) is kept as a snapshot; one with details,
+    // memory or recalls (an agent's, whose objects are not ours to copy) is serialized now.
+    if (a.details === null && !a.memory.length && !a.recalls.length) {
+      const orders = a.orders.map(summarySnapshot);
+      if (orders.every((o) => typeof o !== "string")) {
+        this.decisionLog.push({
+          time,
+          bar: index,
+          kind,
+          orders,
+          cancels: a.cancels.length ? a.cancels.slice() : NONE,
+          memory: NONE,
+          recalls: NONE,
+        });
+        return;
+      }
+    }
     this.decisionLog.push(
       JSON.stringify({
         time,
@@ -245,6 +263,9 @@ export class HookRunner {
     );
   }
 }
+
+/** An empty list shared by every snapshot that has none (serializes as []). */
+const NONE: readonly never[] = Object.freeze([]);
 
 const HOOK_NAMES: Record<string, string> = {
   order_update: "onOrderUpdate",

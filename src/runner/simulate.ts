@@ -9,6 +9,7 @@ import type { MemoryPort, MemoryToolbox, Params, Strategy } from "../strategy/ty
 import { BarLoop, type LoopEnd } from "./bar-loop.js";
 import type { BarView } from "./checkpoint.js";
 import { HookRunner } from "./hook-runner.js";
+import type { RecordLog } from "./record-log.js";
 import type { RunEventListener } from "./run-events.js";
 import type { RunError } from "./run-result.js";
 import { strategyLocation } from "./strategy-error.js";
@@ -71,9 +72,9 @@ export interface Simulated {
   orders: Order[];
   commissions: number;
   slippage: number;
-  /** orders.jsonl and decisions.jsonl lines. */
-  orderLog: string[];
-  decisionLog: string[];
+  /** orders.jsonl and decisions.jsonl lines (serialized as they are read). */
+  orderLog: RecordLog;
+  decisionLog: RecordLog;
   intraday: boolean;
   label: (i: number) => string;
   simulateMs: number;

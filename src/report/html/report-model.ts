@@ -38,7 +38,7 @@ export interface ReportInputs {
   curve?: CurveColumns;
   prices?: PriceSource;
   /** orders.jsonl's lines as the runner wrote them. */
-  orderLog?: readonly string[];
+  orderLog?: Iterable<string>;
 }
 
 export interface Marker {
@@ -215,14 +215,11 @@ interface RejectedOrder {
  */
 function readRejected(
   dir: string,
-  orderLog: readonly string[] | undefined,
+  orderLog: Iterable<string> | undefined,
 ): { shown: RejectedOrder[]; total: number } {
   const s = (v: unknown) => (v === null || v === undefined ? "" : String(v));
   const out: RejectedOrder[] = [];
-  // The runner's lines start with their event (orderEventRecord): one test per line, not a scan.
-  const lines = orderLog
-    ? orderLog.filter((l) => l.startsWith('{"event":"rejected"'))
-    : rejectedLines(dir);
+  const lines = orderLog ? rejectedOf(orderLog) : rejectedLines(dir);
   for (const line of lines) {
     if (out.length === LIMITS.markers) break;
     let l: unknown;
@@ -242,6 +239,13 @@ function readRejected(
     });
   }
   return { shown: out, total: lines.length };
+}
+
+/** The runner's rejected lines: they start with their event (orderEventRecord). */
+function rejectedOf(orderLog: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const l of orderLog) if (l.startsWith('{"event":"rejected"')) out.push(l);
+  return out;
 }
 
 /** The lines of orders.jsonl that mention "rejected", found without splitting the whole file. */

@@ -1,0 +1,67 @@
+// The simulation of the minute workload in one process, as a run drives it and without what a run
+// adds: `tsx bench/sim-overhead.ts [rounds]`. Prints simulateMs for the bare core (no records, no
+// listener), with records, and as runBacktest calls it (records, the plain renderer, checkpoints);
+// `tsx bench/sim-overhead.ts 1 run` for one of them (a CPU profile).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { plainRenderer } from "../src/cli/plain-renderer.js";
+import { brokerConfig } from "../src/engine/broker-config.js";
+import { timeLabel } from "../src/engine/calendar.js";
+import { Checkpointer, MemoryTally } from "../src/runner/checkpoint.js";
+import { loadData } from "../src/runner/load-data.js";
+import { simulate } from "../src/runner/simulate.js";
+import type { Strategy } from "../src/strategy/types.js";
+import smaCrossover from "../strategies/sma-crossover.js";
+import { randomWalk, writeCsv } from "./generate-series.js";
+
+const rounds = Number(process.argv[2] ?? 3);
+const kinds = (process.argv[3] ?? "bare,records,run").split(",") as ("bare" | "records" | "run")[];
+const tmp = path.join(os.tmpdir(), "agenticbt-minute-check");
+fs.mkdirSync(tmp, { recursive: true });
+const csv = path.join(tmp, "MINUTE.csv");
+if (!fs.existsSync(csv)) writeCsv(csv, randomWalk(1_000_000, 7, 60_000, Date.UTC(2020, 0, 1)));
+const { data } = loadData({ data: [{ file: csv }] } as Parameters<typeof loadData>[0]);
+const broker = brokerConfig({ commissionRate: 0.001, allowShort: true });
+const strategy = smaCrossover as Strategy<unknown>;
+const params = { fast: 10, slow: 30, longShort: true };
+const dir = fs.mkdtempSync(path.join(tmp, "sim-overhead-"));
+const devNull = fs.createWriteStream("/dev/null");
+
+async function once(kind: "bare" | "records" | "run"): Promise<number> {
+  const label = (i: number) => timeLabel(data.times[i] ?? 0, true);
+  const checkpoint =
+    kind === "run"
+      ? new Checkpointer({
+          dir,
+          runId: "bench",
+          every: 1000,
+          minIntervalMs: 1000,
+          label,
+          memory: new MemoryTally(),
+          usage: () => null,
+          transcript: null,
+          expected: null,
+        })
+      : null;
+  const out = await simulate({
+    data,
+    broker,
+    strategy,
+    params,
+    records: kind !== "bare",
+    ...(kind === "run" ? { onEvent: plainRenderer(devNull), checkpoint } : {}),
+  });
+  return out.simulateMs;
+}
+
+for (let r = 0; r < rounds; r++) {
+  const row: string[] = [];
+  for (const kind of kinds) {
+    const ms = await once(kind);
+    row.push(`${kind} ${ms.toFixed(0)} ms (${(data.times.length / ms / 1000).toFixed(2)}M bars/s)`);
+  }
+  console.log(row.join(", "));
+}
+fs.rmSync(dir, { recursive: true, force: true });
+devNull.end();

@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { alignSeries } from "../../src/engine/align-series.js";
+import { brokerConfig } from "../../src/engine/broker-config.js";
+import type { Order } from "../../src/engine/types.js";
+import { simulate } from "../../src/runner/simulate.js";
+import type { Strategy } from "../../src/strategy/types.js";
+import { daily, series } from "../engine/helpers.js";
+
+// Opens 10, 11, 12, 13: nothing reaches the limit at 1.
+const data = alignSeries([
+  series(
+    "AAA",
+    daily("2024-01-01", [
+      [10, 10, 10, 10],
+      [11, 11, 11, 11],
+      [12, 12, 12, 12],
+      [13, 13, 13, 13],
+    ]),
+  ),
+]);
+
+/** Orders whose objects move on after their records: a weight order gets its side when it is
+ * sized (at its fill), a resting limit is cancelled with a reason, and the strategy itself
+ * scribbles on an order it was handed back. */
+const strategy: Strategy<unknown> = {
+  name: "moving-orders",
+  onBar(ctx) {
+    if (ctx.index === 0) {
+      ctx.targetWeight(0.5);
+      ctx.buy({ qty: 1, limit: 1, tag: "resting" });
+    }
+    if (ctx.index === 1) {
+      // A strategy written in JavaScript can change what it was handed back; the records made
+      // before stay as they were.
+      const resting = ctx.orders().find((o) => o.id === 2) as Mutable<Order>;
+      resting.tag = "scribbled";
+      (resting.size as { qty: number }).qty = 99;
+      ctx.cancel(2);
+    }
+  },
+};
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const common = '"symbol":"AAA"';
+const gtc = '"tif":{"kind":"gtc"}';
+
+describe("orders.jsonl and decisions.jsonl lines: what was true when each record was made", () => {
+  it("keeps an order's side, status, reason and tag as they were, however the order moved on", async () => {
+    const out = await simulate({ data, broker: brokerConfig({ initialCash: 100 }), strategy });
+    // Read only now, after the run: the weight order is filled (side buy), the limit cancelled.
+    expect(out.orders.map((o) => [o.id, o.side, o.status, o.reason])).toEqual([
+      [1, "buy", "filled", null],
+      [2, "buy", "cancelled", "cancelled by the strategy"],
+    ]);
+    const orders = [...out.orderLog];
+    expect(orders.slice(0, 2)).toEqual([
+      `{"event":"accepted","time":"2024-01-01","bar":0,"id":1,${common},"side":null,"type":"market","size":{"kind":"weight","weight":0.5},"limitPrice":null,"stopPrice":null,"stopLoss":null,"takeProfit":null,${gtc},"status":"accepted","reason":null,"tag":null,"parentId":null,"ocoId":null}`,
+      `{"event":"accepted","time":"2024-01-01","bar":0,"id":2,${common},"side":"buy","type":"limit","size":{"kind":"qty","qty":1},"limitPrice":1,"stopPrice":null,"stopLoss":null,"takeProfit":null,${gtc},"status":"accepted","reason":null,"tag":"resting","parentId":null,"ocoId":null}`,
+    ]);
+    // Bar 1: the weight order fills at the open (floor(50 / 11) = 4 units), then the cancel.
+    expect(orders.slice(2).map((l) => JSON.parse(l) as Record<string, unknown>)).toMatchObject([
+      { event: "fill", orderId: 1, side: "buy", qty: 4, price: 11, bar: 1 },
+      {
+        event: "cancelled",
+        bar: 1,
+        id: 2,
+        status: "cancelled",
+        reason: "cancelled by the strategy",
+        tag: "scribbled",
+        size: { kind: "qty", qty: 99 },
+      },
+    ]);
+    expect(orders).toHaveLength(4);
+    const decisions = [...out.decisionLog].map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(decisions).toEqual([
+      {
+        time: "2024-01-01",
+        bar: 0,
+        kind: "bar",
+        orders: [
+          {
+            id: 1,
+            symbol: "AAA",
+            side: null,
+            type: "market",
+            size: { kind: "weight", weight: 0.5 },
+            limitPrice: null,
+            stopPrice: null,
+            stopLoss: null,
+            takeProfit: null,
+            tif: { kind: "gtc" },
+            status: "working",
+            reason: null,
+            tag: null,
+          },
+          {
+            id: 2,
+            symbol: "AAA",
+            side: "buy",
+            type: "limit",
+            size: { kind: "qty", qty: 1 },
+            limitPrice: 1,
+            stopPrice: null,
+            stopLoss: null,
+            takeProfit: null,
+            tif: { kind: "gtc" },
+            status: "working",
+            reason: null,
+            tag: "resting",
+          },
+        ],
+        cancels: [],
+        memory: [],
+        recalls: [],
+      },
+      {
+        time: "2024-01-02",
+        bar: 1,
+        kind: "bar",
+        orders: [],
+        cancels: [2],
+        memory: [],
+        recalls: [],
+      },
+    ]);
+  });
+});
+
+describe("an order whose size is not a plain object", () => {
+  it("is serialized when recorded, so a size that serializes itself is written as it was then", async () => {
+    /** A size that serializes through its own toJSON: a copy of its fields would lose that. */
+    class Size {
+      kind = "qty" as const;
+      qty = 1;
+      toJSON() {
+        return { kind: this.kind, qty: this.qty, via: "toJSON" };
+      }
+    }
+    const size = new Size();
+    const odd: Strategy<unknown> = {
+      name: "odd-size",
+      onBar(ctx) {
+        if (ctx.index === 0)
+          ctx.order({ symbol: "AAA", side: "buy", type: "limit", limitPrice: 1, size });
+        if (ctx.index === 1) size.qty = 7;
+      },
+    };
+    const out = await simulate({ data, broker: brokerConfig({ initialCash: 100 }), strategy: odd });
+    const [accepted] = [...out.orderLog].map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(accepted?.size).toEqual({ kind: "qty", qty: 1, via: "toJSON" });
+    const [decision] = [...out.decisionLog].map(
+      (l) => JSON.parse(l) as { orders: { size: unknown }[] },
+    );
+    expect(decision?.orders[0]?.size).toEqual({ kind: "qty", qty: 1, via: "toJSON" });
+  });
+});
