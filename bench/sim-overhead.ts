@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import { plainRenderer } from "../src/cli/plain-renderer.js";
 import { brokerConfig } from "../src/engine/broker-config.js";
 import { timeLabel } from "../src/engine/calendar.js";
@@ -28,7 +29,15 @@ const params = { fast: 10, slow: 30, longShort: true };
 const dir = fs.mkdtempSync(path.join(tmp, "sim-overhead-"));
 const devNull = fs.createWriteStream("/dev/null");
 
-async function once(kind: "bare" | "records" | "run"): Promise<number> {
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcMs += e.duration;
+}).observe({ entryTypes: ["gc"] });
+
+/** The simulation's wall and CPU milliseconds (CPU time is the steadier on a shared machine). */
+async function once(
+  kind: "bare" | "records" | "run",
+): Promise<{ ms: number; cpuMs: number; gc: number; heapMB: number }> {
   const label = (i: number) => timeLabel(data.times[i] ?? 0, true);
   const checkpoint =
     kind === "run"
@@ -44,6 +53,8 @@ async function once(kind: "bare" | "records" | "run"): Promise<number> {
           expected: null,
         })
       : null;
+  const gc0 = gcMs;
+  const cpu0 = process.cpuUsage();
   const out = await simulate({
     data,
     broker,
@@ -52,14 +63,23 @@ async function once(kind: "bare" | "records" | "run"): Promise<number> {
     records: kind !== "bare",
     ...(kind === "run" ? { onEvent: plainRenderer(devNull), checkpoint } : {}),
   });
-  return out.simulateMs;
+  const cpu = process.cpuUsage(cpu0);
+  // GC entries arrive on a later turn of the event loop.
+  await new Promise((resolve) => setImmediate(resolve));
+  // With --expose-gc, the heap the run's results hold (otherwise whatever is not collected yet).
+  (globalThis as { gc?: () => void }).gc?.();
+  const heapMB = process.memoryUsage().heapUsed / 2 ** 20;
+  void out;
+  return { ms: out.simulateMs, cpuMs: (cpu.user + cpu.system) / 1000, gc: gcMs - gc0, heapMB };
 }
 
 for (let r = 0; r < rounds; r++) {
   const row: string[] = [];
   for (const kind of kinds) {
-    const ms = await once(kind);
-    row.push(`${kind} ${ms.toFixed(0)} ms (${(data.times.length / ms / 1000).toFixed(2)}M bars/s)`);
+    const { ms, cpuMs, gc, heapMB } = await once(kind);
+    row.push(
+      `${kind} ${ms.toFixed(0)} ms (${(data.times.length / ms / 1000).toFixed(2)}M bars/s, CPU ${cpuMs.toFixed(0)} ms, GC ${gc.toFixed(0)} ms, heap ${heapMB.toFixed(0)} MB)`,
+    );
   }
   console.log(row.join(", "));
 }

@@ -2,8 +2,15 @@ import type { EngineEvent } from "../engine/types.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import type { BacktestContext, ContextActivity } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
-import { orderEventRecord, orderSnapshot, orderSummary, summarySnapshot } from "./order-records.js";
-import { RecordLog } from "./record-log.js";
+import {
+  decisionAt,
+  decisionRecord,
+  orderEventAt,
+  orderSummary,
+  pushDecision,
+  pushOrderEvent,
+} from "./order-records.js";
+import { itself, RecordLog } from "./record-log.js";
 import type { RunEventListener } from "./run-events.js";
 import type { ReportedTrade } from "./write-outputs.js";
 
@@ -87,7 +94,7 @@ export class HookRunner {
     switch (e.type) {
       case "order_accepted": {
         const time = this.label(e.index);
-        if (this.records) this.orderLog.push(orderSnapshot(orderEventRecord(e, time)));
+        if (this.records) pushOrderEvent(this.orderLog.open(orderEventAt), e, time);
         this.emit({ type: "order_accepted", time, bar: e.index, order: e.order });
         return undefined;
       }
@@ -95,7 +102,7 @@ export class HookRunner {
       case "order_cancelled":
       case "order_expired": {
         const time = this.label(e.index);
-        if (this.records) this.orderLog.push(orderSnapshot(orderEventRecord(e, time)));
+        if (this.records) pushOrderEvent(this.orderLog.open(orderEventAt), e, time);
         const reason = ("reason" in e ? e.reason : e.order.reason) ?? "";
         if (e.type === "order_rejected") {
           this.emit({ type: "order_rejected", time, bar: e.index, order: e.order, reason });
@@ -126,7 +133,8 @@ export class HookRunner {
       case "fill":
         // The fill is the broker's own object of numbers and strings: a copy is its snapshot.
         if (this.records) {
-          this.orderLog.push({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index });
+          const record = { event: "fill", ...e.fill, time: this.label(e.index), bar: e.index };
+          this.orderLog.open(itself).push(record);
         }
         this.emit({ type: "fill", time: this.label(e.index), bar: e.index, fill: e.fill });
         return s.onFill
@@ -232,40 +240,20 @@ export class HookRunner {
       });
     }
     if (!this.records) return;
-    // The common decision (orders and cancels only) is kept as a snapshot; one with details,
-    // memory or recalls (an agent's, whose objects are not ours to copy) is serialized now.
+    // The common decision (orders and cancels only) is kept as values; one with details, memory
+    // or recalls (an agent's, whose objects are not ours to copy) is serialized now.
     if (a.details === null && !a.memory.length && !a.recalls.length) {
-      const orders = a.orders.map(summarySnapshot);
-      if (orders.every((o) => typeof o !== "string")) {
-        this.decisionLog.push({
-          time,
-          bar: index,
-          kind,
-          orders,
-          cancels: a.cancels.length ? a.cancels.slice() : NONE,
-          memory: NONE,
-          recalls: NONE,
-        });
-        return;
-      }
+      pushDecision(this.decisionLog.open(decisionAt), time, index, kind, a.orders, a.cancels);
+      return;
     }
-    this.decisionLog.push(
-      JSON.stringify({
-        time,
-        bar: index,
-        kind,
-        ...a.details,
-        orders: a.orders.map(orderSummary),
-        cancels: a.cancels,
-        memory: a.memory,
-        recalls: a.recalls,
-      }),
+    const orders = a.orders.map(orderSummary);
+    this.decisionLog.pushLine(
+      JSON.stringify(
+        decisionRecord(time, index, kind, a.details, orders, a.cancels, a.memory, a.recalls),
+      ),
     );
   }
 }
-
-/** An empty list shared by every snapshot that has none (serializes as []). */
-const NONE: readonly never[] = Object.freeze([]);
 
 const HOOK_NAMES: Record<string, string> = {
   order_update: "onOrderUpdate",

@@ -1,4 +1,7 @@
-import type { EngineEvent, Order, OrderSize, TimeInForce } from "../engine/types.js";
+import type { EngineEvent, Order } from "../engine/types.js";
+
+/** An event of an order, as orderEventRecord reads it. */
+type OrderEvent = Extract<EngineEvent, { order: unknown }>;
 
 /** The fields of an order worth recording (decisions.jsonl, orders.jsonl). */
 export function orderSummary(o: Order) {
@@ -28,7 +31,7 @@ const EVENT_NAMES: Record<string, string> = {
 
 /** One orders.jsonl line for an order event: `orderSummary`'s fields in its order, the event's
  * status and reason in place of the order's, then the links. One object, built once per event. */
-export function orderEventRecord(e: Extract<EngineEvent, { order: unknown }>, time: string) {
+export function orderEventRecord(e: OrderEvent, time: string) {
   const event = EVENT_NAMES[e.type] ?? e.type.replace("order_", "");
   const o = e.order;
   // The order object may have moved on by the time the event is written: the event is the status.
@@ -55,35 +58,118 @@ export function orderEventRecord(e: Extract<EngineEvent, { order: unknown }>, ti
 }
 
 /**
- * A record made of an order's fields, as a snapshot a RecordLog may serialize later: its size and
- * tif copied (the order keeps the originals, which a strategy could still change), or the line
- * itself now when either is anything but a flat plain object (only a copy of one serializes the
- * same later).
+ * The values a record keeps of an order (RecordLog), pushed in this order: the fields
+ * orderSummary and orderEventRecord read, each as it is now. An order object moves on (status,
+ * side once sized, ocoId, reason); its size and tif objects are kept as they are (the broker never
+ * changes them).
  */
-export function orderSnapshot<R extends { size: OrderSize; tif: TimeInForce }>(
-  record: R,
-): R | string {
-  const size = flatCopy(record.size);
-  const tif = flatCopy(record.tif);
-  if (size === null || tif === null) return JSON.stringify(record);
-  record.size = size;
-  record.tif = tif;
-  return record;
+function pushOrder(to: unknown[], o: Readonly<Order>): void {
+  to.push(
+    o.id,
+    o.symbol,
+    o.side,
+    o.type,
+    o.size,
+    o.limitPrice,
+    o.stopPrice,
+    o.stopLoss,
+    o.takeProfit,
+    o.tif,
+    o.status,
+    o.reason,
+    o.tag,
+    o.parentId,
+    o.ocoId,
+  );
 }
 
-/** An order's summary for decisions.jsonl, as orderSnapshot gives it. */
-export function summarySnapshot(o: Order): ReturnType<typeof orderSummary> | string {
-  return orderSnapshot(orderSummary(o));
+const ORDER_VALUES = 15;
+
+/** The order pushOrder kept at `at`, with the fields records read. */
+function orderAt(v: readonly unknown[], at: number): Order {
+  const o = {
+    id: v[at],
+    symbol: v[at + 1],
+    side: v[at + 2],
+    type: v[at + 3],
+    size: v[at + 4],
+    limitPrice: v[at + 5],
+    stopPrice: v[at + 6],
+    stopLoss: v[at + 7],
+    takeProfit: v[at + 8],
+    tif: v[at + 9],
+    status: v[at + 10],
+    reason: v[at + 11],
+    tag: v[at + 12],
+    parentId: v[at + 13],
+    ocoId: v[at + 14],
+  };
+  return o as unknown as Order;
 }
 
-/** A copy of an object of primitives whose prototype is Object's (JSON.stringify serializes the
- * copy as it would have the original at the time), or null for anything else. */
-function flatCopy<T extends object>(v: T): T | null {
-  if (Object.getPrototypeOf(v) !== Object.prototype || "toJSON" in v) return null;
-  const copy = { ...v };
-  for (const k in copy) {
-    const x = copy[k];
-    if (typeof x === "object" && x !== null) return null;
-  }
-  return copy;
+/** Keeps an order event's record as values (orderEventAt makes it back). */
+export function pushOrderEvent(to: unknown[], e: OrderEvent, time: string): void {
+  // The reason the record will say, resolved now as orderEventRecord resolves it.
+  to.push(e.type, time, e.index, "reason" in e ? e.reason : e.order.reason);
+  pushOrder(to, e.order);
+}
+
+/** The record pushOrderEvent kept at `at`: orderEventRecord's object, as it was then. */
+export function orderEventAt(v: readonly unknown[], at: number) {
+  const e = {
+    type: v[at] as OrderEvent["type"],
+    index: v[at + 2] as number,
+    time: 0,
+    order: orderAt(v, at + 4),
+    reason: v[at + 3] as string,
+  };
+  return orderEventRecord(e, v[at + 1] as string);
+}
+
+/** One decisions.jsonl record: a hook's time, bar and kind, its details, then what it did. */
+export function decisionRecord(
+  time: string,
+  bar: number,
+  kind: string,
+  details: Record<string, unknown> | null,
+  orders: unknown[],
+  cancels: readonly number[],
+  memory: readonly unknown[],
+  recalls: readonly unknown[],
+) {
+  return { time, bar, kind, ...details, orders, cancels, memory, recalls };
+}
+
+/** Keeps a decision with orders and cancels only (no details, memory or recalls) as values. */
+export function pushDecision(
+  to: unknown[],
+  time: string,
+  bar: number,
+  kind: string,
+  orders: readonly Order[],
+  cancels: readonly number[],
+): void {
+  to.push(time, bar, kind, orders.length);
+  for (const o of orders) pushOrder(to, o);
+  to.push(cancels.length);
+  for (const c of cancels) to.push(c);
+}
+
+/** The record pushDecision kept at `at`, as decisionRecord made it then. */
+export function decisionAt(v: readonly unknown[], at: number) {
+  const n = v[at + 3] as number;
+  const orders: unknown[] = [];
+  let k = at + 4;
+  for (let j = 0; j < n; j++, k += ORDER_VALUES) orders.push(orderSummary(orderAt(v, k)));
+  const cancels = v.slice(k + 1, k + 1 + (v[k] as number)) as number[];
+  return decisionRecord(
+    v[at] as string,
+    v[at + 1] as number,
+    v[at + 2] as string,
+    null,
+    orders,
+    cancels,
+    [],
+    [],
+  );
 }
