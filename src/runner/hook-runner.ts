@@ -25,6 +25,8 @@ type Maybe = Promise<void> | undefined;
 export class HookRunner {
   readonly orderLog = new RecordLog();
   readonly decisionLog = new RecordLog();
+  /** The orderLog lines of rejected orders, by index (report.html marks them). */
+  readonly rejectedOrders: number[] = [];
   readonly trades: ReportedTrade[] = [];
 
   /** The strategy's state, set once its `init` has run. */
@@ -102,7 +104,10 @@ export class HookRunner {
       case "order_cancelled":
       case "order_expired": {
         const time = this.label(e.index);
-        if (this.records) pushOrderEvent(this.orderLog.open(orderEventAt), e, time);
+        if (this.records) {
+          if (e.type === "order_rejected") this.rejectedOrders.push(this.orderLog.length);
+          pushOrderEvent(this.orderLog.open(orderEventAt), e, time);
+        }
         const reason = ("reason" in e ? e.reason : e.order.reason) ?? "";
         if (e.type === "order_rejected") {
           this.emit({ type: "order_rejected", time, bar: e.index, order: e.order, reason });

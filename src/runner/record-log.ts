@@ -5,9 +5,11 @@ export type RecordBuilder = (values: readonly unknown[], at: number) => unknown;
  * The lines of orders.jsonl or decisions.jsonl, serialized only when read. A run keeps each record
  * as the values it is made of, taken when the record was made (an order's status, side, reason...
  * as they were then), in one flat array that grows without an object per record; JSON.stringify
- * runs when a line is needed: the checkpoint's digest, the file at the end, the report. A line is
- * therefore the string JSON.stringify gave when the record was made, without 120,000
- * stringifications, nor 120,000 objects for the garbage collector, inside a 1,000,000-bar loop.
+ * runs when a line is needed: the checkpoint's digest, the file at the end, the report's rejected
+ * orders. A line is therefore the string JSON.stringify gave when the record was made, without
+ * 120,000 stringifications, nor 120,000 objects for the garbage collector, inside a 1,000,000-bar
+ * loop. Lines are not kept once made: the values are smaller than their lines, and each line is
+ * read once or twice (a checkpoint's digest, then the file).
  */
 export class RecordLog implements Iterable<string> {
   /** Per record, from its start: a line already made (a string), or its builder then its values. */
@@ -34,15 +36,13 @@ export class RecordLog implements Iterable<string> {
     return this.values;
   }
 
-  /** Line `k` (0-based), serialized once and kept. */
+  /** Line `k` (0-based). */
   line(k: number): string {
     const at = this.starts[k];
     if (at === undefined) throw new RangeError(`no line ${k} in a log of ${this.starts.length}`);
     const head = this.values[at];
     if (typeof head === "string") return head;
-    const line = JSON.stringify((head as RecordBuilder)(this.values, at + 1));
-    this.values[at] = line;
-    return line;
+    return JSON.stringify((head as RecordBuilder)(this.values, at + 1));
   }
 
   *[Symbol.iterator](): Iterator<string> {

@@ -75,6 +75,8 @@ export interface Simulated {
   /** orders.jsonl and decisions.jsonl lines (serialized as they are read). */
   orderLog: RecordLog;
   decisionLog: RecordLog;
+  /** orderLog's lines of rejected orders, by index. */
+  rejectedOrders: number[];
   intraday: boolean;
   label: (i: number) => string;
   simulateMs: number;
@@ -251,6 +253,7 @@ class CoreRun {
       slippage: broker.portfolio.totalSlippage,
       orderLog: hooks.orderLog,
       decisionLog: hooks.decisionLog,
+      rejectedOrders: hooks.rejectedOrders,
       intraday: this.intraday,
       label: this.label,
       simulateMs,
