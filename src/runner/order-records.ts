@@ -58,53 +58,38 @@ export function orderEventRecord(e: OrderEvent, time: string) {
 }
 
 /**
- * The values a record keeps of an order (RecordLog), pushed in this order: the fields
- * orderSummary and orderEventRecord read, each as it is now. An order object moves on (status,
- * side once sized, ocoId, reason); its size and tif objects are kept as they are (the broker never
- * changes them).
+ * The values a record keeps of an order (RecordLog), pushed in this order: the order itself, and
+ * the fields the engine changes after an order is made (its side once it is sized, status, reason,
+ * ocoId) as they are now. The other fields records read are the engine's to keep as they were (the
+ * Order type has them readonly): they are read from the order when the line is made.
  */
 function pushOrder(to: unknown[], o: Readonly<Order>): void {
-  to.push(
-    o.id,
-    o.symbol,
-    o.side,
-    o.type,
-    o.size,
-    o.limitPrice,
-    o.stopPrice,
-    o.stopLoss,
-    o.takeProfit,
-    o.tif,
-    o.status,
-    o.reason,
-    o.tag,
-    o.parentId,
-    o.ocoId,
-  );
+  to.push(o, o.side, o.status, o.reason, o.ocoId);
 }
 
-const ORDER_VALUES = 15;
+const ORDER_VALUES = 5;
 
-/** The order pushOrder kept at `at`, with the fields records read. */
+/** The order pushOrder kept at `at`, as it was then: the fields records read. */
 function orderAt(v: readonly unknown[], at: number): Order {
-  const o = {
-    id: v[at],
-    symbol: v[at + 1],
-    side: v[at + 2],
-    type: v[at + 3],
-    size: v[at + 4],
-    limitPrice: v[at + 5],
-    stopPrice: v[at + 6],
-    stopLoss: v[at + 7],
-    takeProfit: v[at + 8],
-    tif: v[at + 9],
-    status: v[at + 10],
-    reason: v[at + 11],
-    tag: v[at + 12],
-    parentId: v[at + 13],
-    ocoId: v[at + 14],
+  const o = v[at] as Order;
+  const then = {
+    id: o.id,
+    symbol: o.symbol,
+    side: v[at + 1],
+    type: o.type,
+    size: o.size,
+    limitPrice: o.limitPrice,
+    stopPrice: o.stopPrice,
+    stopLoss: o.stopLoss,
+    takeProfit: o.takeProfit,
+    tif: o.tif,
+    status: v[at + 2],
+    reason: v[at + 3],
+    tag: o.tag,
+    parentId: o.parentId,
+    ocoId: v[at + 4],
   };
-  return o as unknown as Order;
+  return then as Order;
 }
 
 /** Keeps an order event's record as values (orderEventAt makes it back). */
