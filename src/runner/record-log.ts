@@ -8,8 +8,8 @@ export type RecordBuilder = (values: readonly unknown[], at: number) => unknown;
  * runs when a line is needed: the checkpoint's digest, the file at the end, the report's rejected
  * orders. A line is therefore the string JSON.stringify gave when the record was made, without
  * 120,000 stringifications, nor 120,000 objects for the garbage collector, inside a 1,000,000-bar
- * loop. Lines are not kept once made: the values are smaller than their lines, and each line is
- * read once or twice (a checkpoint's digest, then the file).
+ * loop. A line is kept only when asked to (by a checkpoint's digest: the file at the end reads it
+ * again); otherwise the values, smaller than their lines, are all a run holds.
  */
 export class RecordLog implements Iterable<string> {
   /** Per record, from its start: a line already made (a string), or its builder then its values. */
@@ -36,13 +36,18 @@ export class RecordLog implements Iterable<string> {
     return this.values;
   }
 
-  /** Line `k` (0-based). */
-  line(k: number): string {
+  /** Line `k` (0-based); `keep`: kept in place of its values, for the next read. */
+  line(k: number, keep = false): string {
     const at = this.starts[k];
     if (at === undefined) throw new RangeError(`no line ${k} in a log of ${this.starts.length}`);
     const head = this.values[at];
     if (typeof head === "string") return head;
-    return JSON.stringify((head as RecordBuilder)(this.values, at + 1));
+    const line = JSON.stringify((head as RecordBuilder)(this.values, at + 1));
+    if (keep) {
+      this.values[at] = line;
+      this.values.fill(null, at + 1, this.starts[k + 1] ?? this.values.length);
+    }
+    return line;
   }
 
   *[Symbol.iterator](): Iterator<string> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { alignSeries } from "../../src/engine/align-series.js";
 import { brokerConfig } from "../../src/engine/broker-config.js";
+import { type RecordBuilder, RecordLog } from "../../src/runner/record-log.js";
 import { simulate } from "../../src/runner/simulate.js";
 import type { Strategy } from "../../src/strategy/types.js";
 import { daily, series } from "../engine/helpers.js";
@@ -115,5 +116,25 @@ describe("orders.jsonl and decisions.jsonl lines: what was true when each record
         recalls: [],
       },
     ]);
+  });
+});
+
+describe("RecordLog", () => {
+  it("makes a line from the values taken when the record was added, kept or not", () => {
+    const log = new RecordLog();
+    const build: RecordBuilder = (v, at) => ({ n: v[at], tag: v[at + 1] });
+    const order = { n: 1, tag: "first" };
+    log.open(build).push(order.n, order.tag);
+    log.pushLine('{"made":"now"}');
+    log.open(build).push(2, undefined);
+    order.n = 99;
+    order.tag = "moved on";
+    expect(log.length).toBe(3);
+    expect(log.line(0)).toBe('{"n":1,"tag":"first"}');
+    expect(log.line(0, true)).toBe('{"n":1,"tag":"first"}');
+    expect(log.line(0)).toBe('{"n":1,"tag":"first"}');
+    // undefined drops its key, as JSON.stringify drops it.
+    expect([...log]).toEqual(['{"n":1,"tag":"first"}', '{"made":"now"}', '{"n":2}']);
+    expect(() => log.line(3)).toThrow(RangeError);
   });
 });
