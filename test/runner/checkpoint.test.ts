@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -48,6 +49,61 @@ describe("a code run's checkpoints, at most one a second", () => {
       expect(checkpoint.saves).toBe(1);
       expect(readCheckpoint(dir)?.bar).toBe(0);
       expect(fs.existsSync(path.join(dir, "checkpoint.json"))).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a checkpoint's digests of orders.jsonl and decisions.jsonl", () => {
+  it("are sha256 over the lines as written, each ending in a newline, however they were hashed", () => {
+    const dir = tempDir("abt-digest-");
+    try {
+      // 300 bars, a checkpoint after each: the last one covers every line, hashed piece by piece.
+      const flip: Strategy<unknown> = {
+        name: "flip",
+        onBar(ctx) {
+          if (ctx.index % 3 === 0) ctx.targetWeight(ctx.index % 2 === 0 ? 1 : -1);
+        },
+      };
+      const bars = alignSeries([
+        series(
+          "AAA",
+          Array.from(
+            { length: 300 },
+            (_, k) => [t0 + k * 60_000, 10 + (k % 7), 20, 5, 10 + (k % 5), 1] as const,
+          ),
+        ),
+      ]);
+      const checkpoint = new Checkpointer({
+        dir,
+        runId: "digest",
+        every: 1,
+        minIntervalMs: 0,
+        label: (i) => timeLabel(bars.times[i] ?? 0, true),
+        memory: new MemoryTally(),
+        usage: () => null,
+        transcript: null,
+        expected: null,
+      });
+      const out = simulateSync({
+        data: bars,
+        broker: brokerConfig({ allowShort: true }),
+        strategy: flip,
+        checkpoint,
+      });
+      const saved = readCheckpoint(dir);
+      const sha = (lines: Iterable<string>) => {
+        const h = createHash("sha256");
+        for (const l of lines) h.update(`${l}\n`);
+        return h.digest("hex");
+      };
+      expect(saved?.bar).toBe(299);
+      expect(out.orderLog.length).toBe(200);
+      expect(saved?.orderLines).toBe(out.orderLog.length);
+      expect(saved?.decisionLines).toBe(out.decisionLog.length);
+      expect(saved?.ordersSha256).toBe(sha(out.orderLog));
+      expect(saved?.decisionsSha256).toBe(sha(out.decisionLog));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
