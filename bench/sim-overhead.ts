@@ -1,7 +1,9 @@
 // The simulation of the minute workload in one process, as a run drives it and without what a run
-// adds: `tsx bench/sim-overhead.ts [rounds]`. Prints simulateMs for the bare core (no records, no
-// listener), with records, and as runBacktest calls it (records, the plain renderer, checkpoints);
-// `tsx bench/sim-overhead.ts 1 run` for one of them (a CPU profile).
+// adds: `node --import tsx bench/sim-overhead.ts [rounds] [kinds]`. Prints simulateMs, CPU time,
+// GC pauses and heap for the bare core (no records, no listener), with records, and as
+// runBacktest calls it (records, the plain renderer, checkpoints). `1 run` runs one simulation of
+// one kind (a CPU profile, or a process per simulation as the CLI has); with --expose-gc the heap
+// is what the results hold.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -69,7 +71,6 @@ async function once(
   // With --expose-gc, the heap the run's results hold (otherwise whatever is not collected yet).
   (globalThis as { gc?: () => void }).gc?.();
   const heapMB = process.memoryUsage().heapUsed / 2 ** 20;
-  void out;
   return { ms: out.simulateMs, cpuMs: (cpu.user + cpu.system) / 1000, gc: gcMs - gc0, heapMB };
 }
 
