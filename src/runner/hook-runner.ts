@@ -19,8 +19,8 @@ type Maybe = Promise<void> | undefined;
 /**
  * Turns engine events into records (orders.jsonl, decisions.jsonl, trades) and calls the
  * strategy's hooks. Synchronous unless a hook returns a promise: a sync strategy never pays for
- * an await, which matters at a million bars. Records are kept as snapshots, serialized when read
- * (RecordLog).
+ * an await, which matters at a million bars. Records are kept as the values they are made of and
+ * serialized when read (RecordLog).
  */
 export class HookRunner {
   readonly orderLog = new RecordLog();
