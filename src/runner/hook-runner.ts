@@ -2,7 +2,15 @@ import type { EngineEvent } from "../engine/types.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import type { BacktestContext, ContextActivity } from "../strategy/context.js";
 import type { Strategy } from "../strategy/types.js";
-import { orderEventRecord, orderSummary } from "./order-records.js";
+import {
+  decisionAt,
+  decisionRecord,
+  orderEventAt,
+  orderSummary,
+  pushDecision,
+  pushOrderEvent,
+} from "./order-records.js";
+import { itself, RecordLog } from "./record-log.js";
 import type { RunEventListener } from "./run-events.js";
 import type { ReportedTrade } from "./write-outputs.js";
 
@@ -11,11 +19,14 @@ type Maybe = Promise<void> | undefined;
 /**
  * Turns engine events into records (orders.jsonl, decisions.jsonl, trades) and calls the
  * strategy's hooks. Synchronous unless a hook returns a promise: a sync strategy never pays for
- * an await, which matters at a million bars.
+ * an await, which matters at a million bars. Records are kept as the values they are made of and
+ * serialized when read (RecordLog).
  */
 export class HookRunner {
-  readonly orderLog: string[] = [];
-  readonly decisionLog: string[] = [];
+  readonly orderLog = new RecordLog();
+  readonly decisionLog = new RecordLog();
+  /** The orderLog lines of rejected orders, by index (report.html marks them). */
+  readonly rejectedOrders: number[] = [];
   readonly trades: ReportedTrade[] = [];
 
   /** The strategy's state, set once its `init` has run. */
@@ -85,7 +96,7 @@ export class HookRunner {
     switch (e.type) {
       case "order_accepted": {
         const time = this.label(e.index);
-        if (this.records) this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
+        if (this.records) pushOrderEvent(this.orderLog.open(orderEventAt), e, time);
         this.emit({ type: "order_accepted", time, bar: e.index, order: e.order });
         return undefined;
       }
@@ -93,7 +104,10 @@ export class HookRunner {
       case "order_cancelled":
       case "order_expired": {
         const time = this.label(e.index);
-        if (this.records) this.orderLog.push(JSON.stringify(orderEventRecord(e, time)));
+        if (this.records) {
+          if (e.type === "order_rejected") this.rejectedOrders.push(this.orderLog.length);
+          pushOrderEvent(this.orderLog.open(orderEventAt), e, time);
+        }
         const reason = ("reason" in e ? e.reason : e.order.reason) ?? "";
         if (e.type === "order_rejected") {
           this.emit({ type: "order_rejected", time, bar: e.index, order: e.order, reason });
@@ -122,10 +136,10 @@ export class HookRunner {
         return this.hook("order_update", index, () => s.onOrderUpdate?.(ctx, update, state));
       }
       case "fill":
+        // The fill is the broker's own object of numbers and strings: a copy is its snapshot.
         if (this.records) {
-          this.orderLog.push(
-            JSON.stringify({ event: "fill", ...e.fill, time: this.label(e.index), bar: e.index }),
-          );
+          const record = { event: "fill", ...e.fill, time: this.label(e.index), bar: e.index };
+          this.orderLog.open(itself).push(record);
         }
         this.emit({ type: "fill", time: this.label(e.index), bar: e.index, fill: e.fill });
         return s.onFill
@@ -231,17 +245,17 @@ export class HookRunner {
       });
     }
     if (!this.records) return;
-    this.decisionLog.push(
-      JSON.stringify({
-        time,
-        bar: index,
-        kind,
-        ...a.details,
-        orders: a.orders.map(orderSummary),
-        cancels: a.cancels,
-        memory: a.memory,
-        recalls: a.recalls,
-      }),
+    // The common decision (orders and cancels only) is kept as values; one with details, memory
+    // or recalls (an agent's, whose objects are not ours to copy) is serialized now.
+    if (a.details === null && !a.memory.length && !a.recalls.length) {
+      pushDecision(this.decisionLog.open(decisionAt), time, index, kind, a.orders, a.cancels);
+      return;
+    }
+    const orders = a.orders.map(orderSummary);
+    this.decisionLog.pushLine(
+      JSON.stringify(
+        decisionRecord(time, index, kind, a.details, orders, a.cancels, a.memory, a.recalls),
+      ),
     );
   }
 }

@@ -1,5 +1,8 @@
 import type { EngineEvent, Order } from "../engine/types.js";
 
+/** An event of an order, as orderEventRecord reads it. */
+type OrderEvent = Extract<EngineEvent, { order: unknown }>;
+
 /** The fields of an order worth recording (decisions.jsonl, orders.jsonl). */
 export function orderSummary(o: Order) {
   return {
@@ -28,7 +31,7 @@ const EVENT_NAMES: Record<string, string> = {
 
 /** One orders.jsonl line for an order event: `orderSummary`'s fields in its order, the event's
  * status and reason in place of the order's, then the links. One object, built once per event. */
-export function orderEventRecord(e: Extract<EngineEvent, { order: unknown }>, time: string) {
+export function orderEventRecord(e: OrderEvent, time: string) {
   const event = EVENT_NAMES[e.type] ?? e.type.replace("order_", "");
   const o = e.order;
   // The order object may have moved on by the time the event is written: the event is the status.
@@ -52,4 +55,106 @@ export function orderEventRecord(e: Extract<EngineEvent, { order: unknown }>, ti
     parentId: o.parentId,
     ocoId: o.ocoId,
   };
+}
+
+/**
+ * The values a record keeps of an order (RecordLog), pushed in this order: the order itself, and
+ * the fields the engine changes after an order is made (its side once it is sized, status, reason,
+ * ocoId) as they are now. The other fields records read are the engine's to keep as they were (the
+ * Order type has them readonly): they are read from the order when the line is made.
+ */
+function pushOrder(to: unknown[], o: Readonly<Order>): void {
+  to.push(o, o.side, o.status, o.reason, o.ocoId);
+}
+
+const ORDER_VALUES = 5;
+
+/** The order pushOrder kept at `at`, as it was then: the fields records read. */
+function orderAt(v: readonly unknown[], at: number): Order {
+  const o = v[at] as Order;
+  const then = {
+    id: o.id,
+    symbol: o.symbol,
+    side: v[at + 1],
+    type: o.type,
+    size: o.size,
+    limitPrice: o.limitPrice,
+    stopPrice: o.stopPrice,
+    stopLoss: o.stopLoss,
+    takeProfit: o.takeProfit,
+    tif: o.tif,
+    status: v[at + 2],
+    reason: v[at + 3],
+    tag: o.tag,
+    parentId: o.parentId,
+    ocoId: v[at + 4],
+  };
+  return then as Order;
+}
+
+/** Keeps an order event's record as values (orderEventAt makes it back). */
+export function pushOrderEvent(to: unknown[], e: OrderEvent, time: string): void {
+  // The reason the record will say, resolved now as orderEventRecord resolves it.
+  to.push(e.type, time, e.index, "reason" in e ? e.reason : e.order.reason);
+  pushOrder(to, e.order);
+}
+
+/** The record pushOrderEvent kept at `at`: orderEventRecord's object, as it was then. */
+export function orderEventAt(v: readonly unknown[], at: number) {
+  const e = {
+    type: v[at] as OrderEvent["type"],
+    index: v[at + 2] as number,
+    time: 0,
+    order: orderAt(v, at + 4),
+    reason: v[at + 3] as string,
+  };
+  return orderEventRecord(e, v[at + 1] as string);
+}
+
+/** One decisions.jsonl record: a hook's time, bar and kind, its details, then what it did. */
+export function decisionRecord(
+  time: string,
+  bar: number,
+  kind: string,
+  details: Record<string, unknown> | null,
+  orders: unknown[],
+  cancels: readonly number[],
+  memory: readonly unknown[],
+  recalls: readonly unknown[],
+) {
+  return { time, bar, kind, ...details, orders, cancels, memory, recalls };
+}
+
+/** Keeps a decision with orders and cancels only (no details, memory or recalls) as values. */
+export function pushDecision(
+  to: unknown[],
+  time: string,
+  bar: number,
+  kind: string,
+  orders: readonly Order[],
+  cancels: readonly number[],
+): void {
+  to.push(time, bar, kind, orders.length);
+  for (const o of orders) pushOrder(to, o);
+  to.push(cancels.length);
+  for (const c of cancels) to.push(c);
+}
+
+/** The record pushDecision kept at `at`, as decisionRecord made it then. */
+export function decisionAt(v: readonly unknown[], at: number) {
+  const n = v[at + 3] as number;
+  const orders: unknown[] = [];
+  let k = at + 4;
+  for (let j = 0; j < n; j++, k += ORDER_VALUES) orders.push(orderSummary(orderAt(v, k)));
+  const cancels = v.slice(k + 1, k + 1 + (v[k] as number)) as number[];
+  return decisionRecord(
+    v[at] as string,
+    v[at + 1] as number,
+    v[at + 2] as string,
+    null,
+    orders,
+    cancels,
+    [],
+    [],
+  );
 }

@@ -385,7 +385,7 @@ async function runGuarded(
   const reportWarning = await writeReport(dir, {
     curve: { times, equity, benchmark: bench },
     prices: { series: data.series },
-    orderLog: simulated.orderLog,
+    rejectedOrders: simulated.rejectedOrders.map((k) => simulated.orderLog.line(k)),
   });
   if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
   emit({ type: "run_finished", result });

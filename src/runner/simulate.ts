@@ -9,6 +9,7 @@ import type { MemoryPort, MemoryToolbox, Params, Strategy } from "../strategy/ty
 import { BarLoop, type LoopEnd } from "./bar-loop.js";
 import type { BarView } from "./checkpoint.js";
 import { HookRunner } from "./hook-runner.js";
+import type { RecordLog } from "./record-log.js";
 import type { RunEventListener } from "./run-events.js";
 import type { RunError } from "./run-result.js";
 import { strategyLocation } from "./strategy-error.js";
@@ -71,9 +72,11 @@ export interface Simulated {
   orders: Order[];
   commissions: number;
   slippage: number;
-  /** orders.jsonl and decisions.jsonl lines. */
-  orderLog: string[];
-  decisionLog: string[];
+  /** orders.jsonl and decisions.jsonl lines (serialized as they are read). */
+  orderLog: RecordLog;
+  decisionLog: RecordLog;
+  /** orderLog's lines of rejected orders, by index. */
+  rejectedOrders: number[];
   intraday: boolean;
   label: (i: number) => string;
   simulateMs: number;
@@ -250,6 +253,7 @@ class CoreRun {
       slippage: broker.portfolio.totalSlippage,
       orderLog: hooks.orderLog,
       decisionLog: hooks.decisionLog,
+      rejectedOrders: hooks.rejectedOrders,
       intraday: this.intraday,
       label: this.label,
       simulateMs,

@@ -76,7 +76,7 @@ export function tradesCsv(trades: readonly ReportedTrade[], intraday: boolean): 
 }
 
 /** orders.jsonl, decisions.jsonl: one record a line, streamed (no second copy of them all). */
-export function writeLines(file: string, records: readonly string[]): void {
+export function writeLines(file: string, records: Iterable<string>): void {
   writeTextAtomic(file, (out) => {
     let piece = "";
     for (const r of records) {

@@ -63,7 +63,7 @@ describe("files behind the MemorySystem interface", () => {
       "[00:00] bought the breakout",
     );
     expect(found.map((c) => [c.path, c.source])).toEqual([["journal/2024-01-01.md", "journal"]]);
-    const lines = out.decisionLog.map((l) => JSON.parse(l));
+    const lines = [...out.decisionLog].map((l) => JSON.parse(l));
     expect(lines[0].memory).toEqual([
       { tool: "log", chars: 19 },
       { tool: "note", key: "position_AAA", chars: 11 },

@@ -37,8 +37,8 @@ export interface CurveColumns {
 export interface ReportInputs {
   curve?: CurveColumns;
   prices?: PriceSource;
-  /** orders.jsonl's lines as the runner wrote them. */
-  orderLog?: readonly string[];
+  /** orders.jsonl's lines of rejected orders, as the runner wrote them. */
+  rejectedOrders?: readonly string[];
 }
 
 export interface Marker {
@@ -86,7 +86,7 @@ export function buildReportModel(dir: string, inputs: ReportInputs = {}): Report
   const config = readConfig(dir);
   const curveCols = inputs.curve ?? readEquityCsv(dir);
   const trades = readCsvTable(path.join(dir, "trades.csv"));
-  const rejected = readRejected(dir, inputs.orderLog);
+  const rejected = readRejected(dir, inputs.rejectedOrders);
   const prices = inputs.prices ?? loadRunPrices(dir, result, config);
   const { charts, note } = priceCharts(result, prices, trades, rejected.shown);
   const llm = result.strategy.kind === "llm";
@@ -215,14 +215,11 @@ interface RejectedOrder {
  */
 function readRejected(
   dir: string,
-  orderLog: readonly string[] | undefined,
+  rejectedOrders: readonly string[] | undefined,
 ): { shown: RejectedOrder[]; total: number } {
   const s = (v: unknown) => (v === null || v === undefined ? "" : String(v));
   const out: RejectedOrder[] = [];
-  // The runner's lines start with their event (orderEventRecord): one test per line, not a scan.
-  const lines = orderLog
-    ? orderLog.filter((l) => l.startsWith('{"event":"rejected"'))
-    : rejectedLines(dir);
+  const lines = rejectedOrders ?? rejectedLines(dir);
   for (const line of lines) {
     if (out.length === LIMITS.markers) break;
     let l: unknown;

@@ -74,7 +74,7 @@ describe("ctx.memory: a code strategy uses the run's memory system as tools", ()
       mid: 1,
     });
     // The decisions record the store and the recall like the agent's.
-    const lines = out.decisionLog.map((l) => JSON.parse(l));
+    const lines = [...out.decisionLog].map((l) => JSON.parse(l));
     expect(lines[0].memory).toEqual([{ tool: "store", key: "long", chars: 18 }]);
     expect(lines[1].recalls[0]).toMatchObject({ query: "breakout", seq: 3 });
     // Rebuilt from the log: the same state.
