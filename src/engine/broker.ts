@@ -579,11 +579,13 @@ export class Broker {
     o.avgFillPrice = (o.avgFillPrice * o.filledQty + price * qty) / (o.filledQty + qty);
     o.filledQty += qty;
     o.remainingQty = (o.remainingQty ?? qty) - qty;
+    // Frozen: strategies, the memory and the records all get this one object, and the records
+    // keep it as their snapshot of the fill.
     this.emit?.({
       type: "fill",
       index,
       time,
-      fill: {
+      fill: Object.freeze({
         orderId: o.id,
         symbol: o.symbol,
         side,
@@ -595,7 +597,7 @@ export class Broker {
         index,
         time,
         basis,
-      },
+      }),
     });
     for (const trade of trades) {
       const closed = exitReason ? { ...trade, exitReason } : trade;

@@ -5,12 +5,14 @@ import type { Strategy } from "../strategy/types.js";
 import {
   decisionAt,
   decisionRecord,
+  fillAt,
   orderEventAt,
   orderSummary,
   pushDecision,
+  pushFill,
   pushOrderEvent,
 } from "./order-records.js";
-import { itself, RecordLog } from "./record-log.js";
+import { type RecordBuilder, RecordLog } from "./record-log.js";
 import type { RunEventListener } from "./run-events.js";
 import type { ReportedTrade } from "./write-outputs.js";
 
@@ -46,9 +48,16 @@ export class HookRunner {
     private readonly onMemoryMoment: ((moment: MemoryMoment) => void) | null = null,
   ) {
     this.labelOf = label;
+    this.orderEventAt = (v, at) => orderEventAt(v, at, label);
+    this.fillAt = (v, at) => fillAt(v, at, label);
+    this.decisionAt = (v, at) => decisionAt(v, at, label);
   }
 
   private readonly labelOf: (i: number) => string;
+  /** The builders of the records kept as values: each makes its bar's label again. */
+  private readonly orderEventAt: RecordBuilder;
+  private readonly fillAt: RecordBuilder;
+  private readonly decisionAt: RecordBuilder;
   private labelIndex = -1;
   private labelText = "";
 
@@ -96,7 +105,7 @@ export class HookRunner {
     switch (e.type) {
       case "order_accepted": {
         const time = this.label(e.index);
-        if (this.records) pushOrderEvent(this.orderLog.open(orderEventAt), e, time);
+        if (this.records) pushOrderEvent(this.orderLog.open(this.orderEventAt), e);
         this.emit({ type: "order_accepted", time, bar: e.index, order: e.order });
         return undefined;
       }
@@ -106,7 +115,7 @@ export class HookRunner {
         const time = this.label(e.index);
         if (this.records) {
           if (e.type === "order_rejected") this.rejectedOrders.push(this.orderLog.length);
-          pushOrderEvent(this.orderLog.open(orderEventAt), e, time);
+          pushOrderEvent(this.orderLog.open(this.orderEventAt), e);
         }
         const reason = ("reason" in e ? e.reason : e.order.reason) ?? "";
         if (e.type === "order_rejected") {
@@ -136,11 +145,8 @@ export class HookRunner {
         return this.hook("order_update", index, () => s.onOrderUpdate?.(ctx, update, state));
       }
       case "fill":
-        // The fill is the broker's own object of numbers and strings: a copy is its snapshot.
-        if (this.records) {
-          const record = { event: "fill", ...e.fill, time: this.label(e.index), bar: e.index };
-          this.orderLog.open(itself).push(record);
-        }
+        // The fill is the broker's own frozen object: kept as it is, it is its own snapshot.
+        if (this.records) pushFill(this.orderLog.open(this.fillAt), e.fill, e.index);
         this.emit({ type: "fill", time: this.label(e.index), bar: e.index, fill: e.fill });
         return s.onFill
           ? this.hook("fill", index, () => s.onFill?.(ctx, e.fill, state))
@@ -248,7 +254,7 @@ export class HookRunner {
     // The common decision (orders and cancels only) is kept as values; one with details, memory
     // or recalls (an agent's, whose objects are not ours to copy) is serialized now.
     if (a.details === null && !a.memory.length && !a.recalls.length) {
-      pushDecision(this.decisionLog.open(decisionAt), time, index, kind, a.orders, a.cancels);
+      pushDecision(this.decisionLog.open(this.decisionAt), index, kind, a.orders, a.cancels);
       return;
     }
     const orders = a.orders.map(orderSummary);

@@ -1,4 +1,4 @@
-import type { EngineEvent, Order } from "../engine/types.js";
+import type { EngineEvent, Fill, Order } from "../engine/types.js";
 
 /** An event of an order, as orderEventRecord reads it. */
 type OrderEvent = Extract<EngineEvent, { order: unknown }>;
@@ -92,23 +92,39 @@ function orderAt(v: readonly unknown[], at: number): Order {
   return then as Order;
 }
 
-/** Keeps an order event's record as values (orderEventAt makes it back). */
-export function pushOrderEvent(to: unknown[], e: OrderEvent, time: string): void {
+/**
+ * Keeps an order event's record as values (orderEventAt makes it back). Its time label is not
+ * kept: it is the bar's, made again from the bar when the line is (a string per record kept
+ * through a million-bar loop was most of what the records cost the garbage collector).
+ */
+export function pushOrderEvent(to: unknown[], e: OrderEvent): void {
   // The reason the record will say, resolved now as orderEventRecord resolves it.
-  to.push(e.type, time, e.index, "reason" in e ? e.reason : e.order.reason);
+  to.push(e.type, e.index, "reason" in e ? e.reason : e.order.reason);
   pushOrder(to, e.order);
 }
 
 /** The record pushOrderEvent kept at `at`: orderEventRecord's object, as it was then. */
-export function orderEventAt(v: readonly unknown[], at: number) {
+export function orderEventAt(v: readonly unknown[], at: number, label: (i: number) => string) {
+  const index = v[at + 1] as number;
   const e = {
     type: v[at] as OrderEvent["type"],
-    index: v[at + 2] as number,
+    index,
     time: 0,
-    order: orderAt(v, at + 4),
-    reason: v[at + 3] as string,
+    order: orderAt(v, at + 3),
+    reason: v[at + 2] as string,
   };
-  return orderEventRecord(e, v[at + 1] as string);
+  return orderEventRecord(e, label(index));
+}
+
+/** Keeps a fill's orders.jsonl record: the fill itself (the engine freezes it) and its bar. */
+export function pushFill(to: unknown[], fill: Fill, bar: number): void {
+  to.push(fill, bar);
+}
+
+/** The record pushFill kept at `at`: the fill's fields, then its bar's label and the bar. */
+export function fillAt(v: readonly unknown[], at: number, label: (i: number) => string) {
+  const bar = v[at + 1] as number;
+  return { event: "fill", ...(v[at] as Fill), time: label(bar), bar };
 }
 
 /** One decisions.jsonl record: a hook's time, bar and kind, its details, then what it did. */
@@ -128,33 +144,24 @@ export function decisionRecord(
 /** Keeps a decision with orders and cancels only (no details, memory or recalls) as values. */
 export function pushDecision(
   to: unknown[],
-  time: string,
   bar: number,
   kind: string,
   orders: readonly Order[],
   cancels: readonly number[],
 ): void {
-  to.push(time, bar, kind, orders.length);
+  to.push(bar, kind, orders.length);
   for (const o of orders) pushOrder(to, o);
   to.push(cancels.length);
   for (const c of cancels) to.push(c);
 }
 
 /** The record pushDecision kept at `at`, as decisionRecord made it then. */
-export function decisionAt(v: readonly unknown[], at: number) {
-  const n = v[at + 3] as number;
+export function decisionAt(v: readonly unknown[], at: number, label: (i: number) => string) {
+  const n = v[at + 2] as number;
   const orders: unknown[] = [];
-  let k = at + 4;
+  let k = at + 3;
   for (let j = 0; j < n; j++, k += ORDER_VALUES) orders.push(orderSummary(orderAt(v, k)));
   const cancels = v.slice(k + 1, k + 1 + (v[k] as number)) as number[];
-  return decisionRecord(
-    v[at] as string,
-    v[at + 1] as number,
-    v[at + 2] as string,
-    null,
-    orders,
-    cancels,
-    [],
-    [],
-  );
+  const bar = v[at] as number;
+  return decisionRecord(label(bar), bar, v[at + 1] as string, null, orders, cancels, [], []);
 }

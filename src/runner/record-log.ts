@@ -54,6 +54,3 @@ export class RecordLog implements Iterable<string> {
     for (let k = 0; k < this.starts.length; k++) yield this.line(k);
   }
 }
-
-/** The builder of a record kept as one object (a copy nothing else holds). */
-export const itself: RecordBuilder = (values, at) => values[at];

@@ -119,6 +119,37 @@ describe("orders.jsonl and decisions.jsonl lines: what was true when each record
   });
 });
 
+describe("a fill's record", () => {
+  it("is the fill as the engine made it: the fill is frozen, so a strategy cannot change what orders.jsonl says", async () => {
+    const seen: { frozen: boolean; threw: boolean }[] = [];
+    const mutating: Strategy<unknown> = {
+      name: "mutates-fills",
+      onBar(ctx) {
+        if (ctx.index === 0) ctx.buy({ qty: 2 });
+      },
+      onFill(_ctx, fill) {
+        let threw = false;
+        try {
+          (fill as { qty: number }).qty = 999;
+        } catch {
+          threw = true;
+        }
+        seen.push({ frozen: Object.isFrozen(fill), threw });
+      },
+    };
+    const out = await simulate({
+      data,
+      broker: brokerConfig({ initialCash: 100 }),
+      strategy: mutating,
+    });
+    // Strategies are modules (strict mode): writing to a frozen object throws.
+    expect(seen).toEqual([{ frozen: true, threw: true }]);
+    const fill = [...out.orderLog].map((l) => JSON.parse(l)).find((r) => r.event === "fill");
+    // Bought at bar 1's open (11): the label is bar 1's, made when the line was.
+    expect(fill).toMatchObject({ event: "fill", qty: 2, price: 11, time: "2024-01-02", bar: 1 });
+  });
+});
+
 describe("RecordLog", () => {
   it("makes a line from the values taken when the record was added, kept or not", () => {
     const log = new RecordLog();
