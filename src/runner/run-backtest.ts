@@ -58,7 +58,14 @@ import { checkRecallOptions, RunRecall, recallIndexOptions } from "./run-recall.
 import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
 import { storeStrategy } from "./strategy-copy.js";
-import { tradesCsv, writeEquityCsv, writeLines, writeText } from "./write-outputs.js";
+import {
+  EQUITY_WORKER_MIN_ROWS,
+  tradesCsv,
+  writeEquityCsv,
+  writeEquityCsvInWorker,
+  writeLines,
+  writeText,
+} from "./write-outputs.js";
 
 export type { RunHandle };
 
@@ -342,6 +349,24 @@ async function runGuarded(
 
   const t2 = performance.now();
   const { times, equity, benchmark: bench } = simulated;
+  // A long run's equity.csv is written by a worker thread from here on, beside the metrics and
+  // the other files; result.json (the commit point) waits for it below.
+  const equityFile = path.join(dir, "equity.csv");
+  const cols = {
+    times,
+    equity,
+    cash: simulated.cash,
+    benchmark: bench,
+    intraday: simulated.intraday,
+  };
+  const early =
+    equity.length >= EQUITY_WORKER_MIN_ROWS ? writeEquityCsvInWorker(equityFile, cols) : null;
+  // Handled below, after this thread's own writes.
+  early?.catch(() => {});
+  // The first error in the order the outputs are listed is the run's: one before equity.csv's
+  // place wins over the worker's, one after it loses to it (as when everything ran in order).
+  let failure: { err: unknown; afterEquity: boolean } | null = null;
+  let atEquity = false;
   try {
     finishResult(result, simulated, config.broker.initialCash);
     memory.finish();
@@ -351,21 +376,28 @@ async function runGuarded(
     result.llm = llm?.info() ?? null;
     const cacheWarning = cacheFailureWarning(result.llm);
     if (cacheWarning !== null) result.warnings.push(cacheWarning);
-    writeEquityCsv(
-      path.join(dir, "equity.csv"),
-      times,
-      equity,
-      simulated.cash,
-      bench,
-      simulated.intraday,
-    );
+    atEquity = true;
+    if (early === null) {
+      writeEquityCsv(equityFile, times, equity, simulated.cash, bench, simulated.intraday);
+    }
     writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
     writeLines(path.join(dir, "orders.jsonl"), simulated.orderLog);
     writeLines(path.join(dir, "decisions.jsonl"), simulated.decisionLog);
   } catch (err) {
+    failure = { err, afterEquity: atEquity };
+  }
+  if (early !== null) {
+    try {
+      await early;
+    } catch (err) {
+      if (failure === null || failure.afterEquity) failure = { err, afterEquity: false };
+    }
+  }
+  if (failure !== null) {
     // A full disk (or any write error): the run fails with the file named in the message.
+    const err = failure.err as Error;
     result.status = "failed";
-    result.error = { type: (err as Error).name || "Error", message: (err as Error).message };
+    result.error = { type: err.name || "Error", message: err.message };
   }
   const simulateMs = simulated.simulateMs;
   result.timings = {

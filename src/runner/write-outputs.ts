@@ -1,6 +1,11 @@
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { timeLabel, timeLabeler } from "../engine/calendar.js";
 import type { ClosedTrade } from "../engine/types.js";
-import { writeFileAtomic, writeTextAtomic } from "../util/atomic-write.js";
+import { AtomicWriteError, writeFileAtomic, writeTextAtomic } from "../util/atomic-write.js";
+import { SymlinkError } from "../util/no-follow.js";
 
 /** A trade still open at the end, valued at the last close for the statistics (no exit fill). */
 export interface ReportedTrade extends ClosedTrade {
@@ -44,6 +49,115 @@ export function writeEquityCsv(
 }
 
 const PIECE = 1 << 16;
+
+/** equity.csv's columns, one value per simulated bar. */
+export interface EquityColumns {
+  times: Float64Array;
+  equity: Float64Array;
+  cash: Float64Array;
+  benchmark: Float64Array;
+  intraday: boolean;
+}
+
+/**
+ * From this many rows the runner has equity.csv formatted and written by a worker thread while it
+ * goes on with the metrics and the other files (formatting four doubles a row is most of the write
+ * phase); below it, a worker's start-up (tens of milliseconds) costs more than the file.
+ */
+export const EQUITY_WORKER_MIN_ROWS = 100_000;
+
+/** What the worker is given: the four columns packed one after another in `columns`. */
+export interface EquityJob {
+  file: string;
+  columns: ArrayBuffer;
+  rows: number;
+  intraday: boolean;
+}
+
+/** How the worker's write ended; an error travels as its parts (a thread cannot pass a class). */
+export type EquityOutcome =
+  | { ok: true }
+  | { ok: false; name: string; message: string; file: string | null; cause: string | null };
+
+export function errorOutcome(err: unknown): EquityOutcome {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const file = err instanceof AtomicWriteError || err instanceof SymlinkError ? err.file : null;
+  const cause =
+    e.cause instanceof Error ? e.cause.message : e.cause === undefined ? null : String(e.cause);
+  return { ok: false, name: e.name, message: e.message, file, cause };
+}
+
+/** The worker's error as the inline write would have thrown it: same class, same message. */
+function rebuiltError(o: Extract<EquityOutcome, { ok: false }>): Error {
+  if (o.name === "AtomicWriteError" && o.file !== null && o.cause !== null) {
+    const rebuilt = new AtomicWriteError(o.file, new Error(o.cause));
+    if (rebuilt.message === o.message) return rebuilt;
+  }
+  if (o.name === "SymlinkError" && o.file !== null) {
+    const rebuilt = new SymlinkError(o.file);
+    if (rebuilt.message === o.message) return rebuilt;
+  }
+  const other = new Error(o.message);
+  other.name = o.name;
+  return other;
+}
+
+// Under vitest and tsx this module runs from its .ts source, and so must the worker (through tsx).
+const SELF = fileURLToPath(import.meta.url);
+const FROM_SOURCE = SELF.endsWith(".ts");
+
+/** A worker's boot code that loads a .ts module through tsx (a thread does not inherit the
+ * loader vitest or tsx gave this one, and ignores `--import` in its execArgv). */
+function fromSource(file: string): string {
+  const tsx = createRequire(import.meta.url).resolve("tsx/cjs/api");
+  return `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(file)});`;
+}
+
+/**
+ * equity.csv from a worker thread. The columns are copied into one buffer that is moved (not
+ * copied again) to the worker, which frees it when it ends. A worker that cannot start or dies
+ * without an answer leaves the write to this thread, from the caller's own columns.
+ */
+export function writeEquityCsvInWorker(
+  file: string,
+  cols: EquityColumns,
+): Promise<"worker" | "inline"> {
+  const rows = cols.equity.length;
+  const columns = new ArrayBuffer(rows * 8 * 4);
+  [cols.times, cols.equity, cols.cash, cols.benchmark].forEach((c, k) => {
+    new Float64Array(columns, k * rows * 8, rows).set(c.subarray(0, rows));
+  });
+  const job: EquityJob = { file, columns, rows, intraday: cols.intraday };
+  const inline = () => {
+    writeEquityCsv(file, cols.times, cols.equity, cols.cash, cols.benchmark, cols.intraday);
+    return "inline" as const;
+  };
+  return new Promise<EquityOutcome | null>((resolve) => {
+    let worker: Worker;
+    try {
+      worker = FROM_SOURCE
+        ? new Worker(fromSource(path.join(path.dirname(SELF), "equity-csv-worker.ts")), {
+            eval: true,
+            workerData: job,
+            transferList: [columns],
+          })
+        : new Worker(new URL("./equity-csv-worker.js", import.meta.url), {
+            workerData: job,
+            transferList: [columns],
+          });
+    } catch {
+      resolve(null);
+      return;
+    }
+    worker.once("message", (m: EquityOutcome) => resolve(m));
+    worker.once("error", () => resolve(null));
+    worker.once("exit", () => resolve(null));
+  }).then((outcome) => {
+    if (outcome === null) return inline();
+    if (!outcome.ok) throw rebuiltError(outcome);
+    return "worker" as const;
+  });
+}
 
 export function tradesCsv(trades: readonly ReportedTrade[], intraday: boolean): string {
   const lines = [

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { threadId } from "node:worker_threads";
 import { readFileNoFollow, refuseSymlink, SymlinkError } from "./no-follow.js";
 
 /**
@@ -23,8 +24,10 @@ export class AtomicWriteError extends Error {
   }
 }
 
-// Distinguishes temp files of concurrent writes from the same process (pid alone would collide).
+// Distinguishes temp files of concurrent writes from the same process (pid alone would collide);
+// a worker thread's counter is its own, so its thread id is part of the name too.
 let tempCounter = 0;
+const tempTag = threadId === 0 ? `${process.pid}` : `${process.pid}-${threadId}`;
 
 /**
  * Replaces `file` with `data` so that a reader or a crash sees either the old or the new content,
@@ -98,7 +101,7 @@ function writeFileAtomicWith(
   const dir = path.dirname(path.resolve(file));
   tempCounter += 1;
   // A leading dot keeps a stray temp file (after a crash) out of directory listings of *.md files.
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${tempCounter}.tmp`);
+  const temp = path.join(dir, `.${path.basename(file)}.${tempTag}.${tempCounter}.tmp`);
   refuseSymlink(file);
   let fd: number | null = null;
   try {
