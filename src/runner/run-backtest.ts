@@ -21,7 +21,7 @@ import {
   readMemoryCopy,
   readPreset,
 } from "../memory/workspace.js";
-import type { ReportInputs } from "../report/html/report-model.js";
+import type { CurveColumns, ReportInputs } from "../report/html/report-model.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { NotAFileError, SymlinkError } from "../util/no-follow.js";
@@ -363,6 +363,8 @@ async function runGuarded(
     equity.length >= EQUITY_WORKER_MIN_ROWS ? writeEquityCsvInWorker(equityFile, cols) : null;
   // Handled below, after this thread's own writes.
   early?.catch(() => {});
+  const curve = { times, equity, benchmark: bench };
+  const report = reportPage();
   // The first error in the order the outputs are listed is the run's: one before equity.csv's
   // place wins over the worker's, one after it loses to it (as when everything ran in order).
   let failure: { err: unknown; afterEquity: boolean } | null = null;
@@ -386,7 +388,10 @@ async function runGuarded(
   } catch (err) {
     failure = { err, afterEquity: atEquity };
   }
+  let curveLines: ReportInputs["curveLines"] | null = null;
   if (early !== null) {
+    // This thread would wait for the worker: it draws the report's curve meanwhile.
+    curveLines = await report.curveLines(curve);
     try {
       await early;
     } catch (err) {
@@ -414,8 +419,9 @@ async function runGuarded(
     throw new RunWriteError(dir, result, err);
   }
   guard.finish();
-  const reportWarning = await writeReport(dir, {
-    curve: { times, equity, benchmark: bench },
+  const reportWarning = await report.write(dir, {
+    curve,
+    ...(curveLines ? { curveLines } : {}),
     prices: { series: data.series },
     orderLog: simulated.orderLog,
   });
@@ -431,15 +437,37 @@ function hookTimeoutOf(config: RunConfig): number | null {
   return config.agent ? null : DEFAULT_HOOK_TIMEOUT_S * 1000;
 }
 
-/** report.html from the arrays in memory; a page that cannot be written never fails the run. */
-async function writeReport(dir: string, inputs: ReportInputs): Promise<string | null> {
-  try {
-    const { writeRunReport } = await import("../report/html/write-report.js");
-    writeRunReport(dir, inputs);
-    return null;
-  } catch (err) {
-    return `report.html was not written (${(err as Error).message}); agenticbt report ${path.basename(dir)} retries.`;
-  }
+/**
+ * report.html from the arrays in memory; a page that cannot be written never fails the run. Its
+ * modules start loading at once, and its curve can be drawn early (while this thread waits for
+ * equity.csv's worker): after result.json, only the page is left.
+ */
+function reportPage() {
+  const modules = Promise.all([
+    import("../report/html/write-report.js"),
+    import("../report/html/report-model.js"),
+  ]);
+  // A module that cannot load is reported by write() below.
+  modules.catch(() => {});
+  return {
+    async curveLines(curve: CurveColumns): Promise<ReportInputs["curveLines"] | null> {
+      try {
+        const [, { curveSeries }] = await modules;
+        return curveSeries(curve);
+      } catch {
+        return null;
+      }
+    },
+    async write(dir: string, inputs: ReportInputs): Promise<string | null> {
+      try {
+        const [{ writeRunReport }] = await modules;
+        writeRunReport(dir, inputs);
+        return null;
+      } catch (err) {
+        return `report.html was not written (${(err as Error).message}); agenticbt report ${path.basename(dir)} retries.`;
+      }
+    },
+  };
 }
 
 /** An LLM trader's playbook starts empty of lessons: its manual is the strategy prompt, which is

@@ -132,19 +132,22 @@ export function writeEquityCsvInWorker(
     writeEquityCsv(file, cols.times, cols.equity, cols.cash, cols.benchmark, cols.intraday);
     return "inline" as const;
   };
+  // A small young generation: the rows' text dies young, and a default-sized one would add tens
+  // of megabytes to the run's peak memory, which falls in this phase.
+  const options = {
+    workerData: job,
+    transferList: [columns],
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  };
   return new Promise<EquityOutcome | null>((resolve) => {
     let worker: Worker;
     try {
       worker = FROM_SOURCE
         ? new Worker(fromSource(path.join(path.dirname(SELF), "equity-csv-worker.ts")), {
+            ...options,
             eval: true,
-            workerData: job,
-            transferList: [columns],
           })
-        : new Worker(new URL("./equity-csv-worker.js", import.meta.url), {
-            workerData: job,
-            transferList: [columns],
-          });
+        : new Worker(new URL("./equity-csv-worker.js", import.meta.url), options);
     } catch {
       resolve(null);
       return;
