@@ -1,18 +1,19 @@
 // A worker thread's entry: writes one equity.csv for writeEquityCsvInWorker (write-outputs.ts),
-// from four columns packed in one transferred buffer, and posts how it ended.
+// from the columns packed in one transferred buffer (jobColumns), and posts how it ended.
 import { parentPort, workerData } from "node:worker_threads";
 import {
   type EquityJob,
   type EquityOutcome,
   errorOutcome,
-  writeEquityCsv,
+  jobColumns,
+  writeEquityRows,
 } from "./write-outputs.js";
 
 const job = workerData as EquityJob;
-const column = (k: number) => new Float64Array(job.columns, k * job.rows * 8, job.rows);
+const c = jobColumns(job);
 let outcome: EquityOutcome;
 try {
-  writeEquityCsv(job.file, column(0), column(1), column(2), column(3), job.intraday);
+  writeEquityRows(job.file, c.times, c.equity, c.cash, c.benchmark, job.intraday);
   outcome = { ok: true };
 } catch (err) {
   outcome = errorOutcome(err);

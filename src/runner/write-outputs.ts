@@ -21,21 +21,62 @@ export function writeEquityCsv(
   benchmark: Float64Array,
   intraday: boolean,
 ): void {
+  writeEquityRows(file, times, equity, cashSteps(cash), benchmark, intraday);
+}
+
+/** A column that changes at a few rows (cash, on fills): its value from each of those rows on. */
+export interface Steps {
+  /** Rows where the value changes, ascending; the first row is always one. */
+  at: Int32Array;
+  value: Float64Array;
+}
+
+/** The rows where `column` changes (by `!==`, so every NaN is a change) and its values there. */
+export function cashSteps(column: Float64Array): Steps {
+  let count = 0;
+  let last = Number.NaN;
+  for (let i = 0; i < column.length; i++) {
+    if (column[i] !== last) count++;
+    last = column[i] as number;
+  }
+  const steps: Steps = { at: new Int32Array(count), value: new Float64Array(count) };
+  count = 0;
+  last = Number.NaN;
+  for (let i = 0; i < column.length; i++) {
+    const c = column[i] as number;
+    if (c !== last) {
+      steps.at[count] = i;
+      steps.value[count++] = c;
+    }
+    last = c;
+  }
+  return steps;
+}
+
+export function writeEquityRows(
+  file: string,
+  times: Float64Array,
+  equity: Float64Array,
+  cash: Steps,
+  benchmark: Float64Array,
+  intraday: boolean,
+): void {
   writeTextAtomic(file, (out) => {
     const label = timeLabeler(intraday);
     let peak = Number.NEGATIVE_INFINITY;
-    // Cash only changes on fills: reuse its text (number formatting is most of this loop's cost).
-    let lastCash = Number.NaN;
+    // Cash only changes on fills: its text is made there (number formatting is most of this
+    // loop's cost).
+    let step = 0;
+    let nextStep = cash.at.length > 0 ? (cash.at[0] as number) : -1;
     let cashText = "";
     // Rows are joined into pieces of about 64 KiB: one buffer write per piece, not per row.
     let piece = "time,equity,cash,drawdown_pct,benchmark\n";
     for (let i = 0; i < equity.length; i++) {
       const e = equity[i] as number;
       if (e > peak) peak = e;
-      const c = cash[i] as number;
-      if (c !== lastCash) {
-        lastCash = c;
-        cashText = String(c);
+      if (i === nextStep) {
+        cashText = String(cash.value[step++]);
+        nextStep = step < cash.at.length ? (cash.at[step] as number) : -1;
       }
       const dd = peak > 0 && e < peak ? String((e / peak - 1) * 100) : "0";
       piece += `${label(times[i] as number)},${e},${cashText},${dd},${benchmark[i]}\n`;
@@ -66,12 +107,29 @@ export interface EquityColumns {
  */
 export const EQUITY_WORKER_MIN_ROWS = 100_000;
 
-/** What the worker is given: the four columns packed one after another in `columns`. */
+/** What the worker is given: times, equity and benchmark one after another in `columns` (rows
+ * each), then cash's step values and step rows (`steps` each). */
 export interface EquityJob {
   file: string;
   columns: ArrayBuffer;
   rows: number;
+  steps: number;
   intraday: boolean;
+}
+
+/** The job's columns, as views of its one buffer. */
+export function jobColumns(job: EquityJob) {
+  const { columns, rows, steps } = job;
+  const f64 = (k: number, length: number) => new Float64Array(columns, k * 8, length);
+  return {
+    times: f64(0, rows),
+    equity: f64(rows, rows),
+    benchmark: f64(2 * rows, rows),
+    cash: {
+      value: f64(3 * rows, steps),
+      at: new Int32Array(columns, (3 * rows + steps) * 8, steps),
+    },
+  };
 }
 
 /** How the worker's write ended; an error travels as its parts (a thread cannot pass a class). */
@@ -115,7 +173,8 @@ function fromSource(file: string): string {
 
 /**
  * equity.csv from a worker thread. The columns are copied into one buffer that is moved (not
- * copied again) to the worker, which frees it when it ends. A worker that cannot start or dies
+ * copied again) to the worker, which frees it when it ends; cash goes as its steps (a few
+ * thousand fills, not a million bars). A worker that cannot start or dies
  * without an answer leaves the write to this thread, from the caller's own columns.
  */
 export function writeEquityCsvInWorker(
@@ -123,15 +182,30 @@ export function writeEquityCsvInWorker(
   cols: EquityColumns,
 ): Promise<"worker" | "inline"> {
   const rows = cols.equity.length;
-  const columns = new ArrayBuffer(rows * 8 * 4);
-  [cols.times, cols.equity, cols.cash, cols.benchmark].forEach((c, k) => {
-    new Float64Array(columns, k * rows * 8, rows).set(c.subarray(0, rows));
-  });
-  const job: EquityJob = { file, columns, rows, intraday: cols.intraday };
   const inline = () => {
     writeEquityCsv(file, cols.times, cols.equity, cols.cash, cols.benchmark, cols.intraday);
     return "inline" as const;
   };
+  // Columns of other lengths (never from a simulation) are written as they are, by this thread.
+  if ([cols.times, cols.cash, cols.benchmark].some((c) => c.length !== rows)) {
+    return Promise.resolve().then(inline);
+  }
+  const cash = cashSteps(cols.cash);
+  const steps = cash.at.length;
+  const job: EquityJob = {
+    file,
+    columns: new ArrayBuffer((3 * rows + steps) * 8 + steps * 4),
+    rows,
+    steps,
+    intraday: cols.intraday,
+  };
+  const views = jobColumns(job);
+  views.times.set(cols.times);
+  views.equity.set(cols.equity);
+  views.benchmark.set(cols.benchmark);
+  views.cash.value.set(cash.value);
+  views.cash.at.set(cash.at);
+  const columns = job.columns;
   // A small young generation: the rows' text dies young, and a default-sized one would add tens
   // of megabytes to the run's peak memory, which falls in this phase.
   const options = {
