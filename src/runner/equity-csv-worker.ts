@@ -18,4 +18,8 @@ try {
 } catch (err) {
   outcome = errorOutcome(err);
 }
+// Written, renamed or cleaned up: a thread blocked on this before the process exits may go on.
+const finished = new Int32Array(job.finished);
+Atomics.store(finished, 0, 1);
+Atomics.notify(finished, 0);
 parentPort?.postMessage(outcome);

@@ -60,6 +60,7 @@ import { type RunHandle, simulate } from "./simulate.js";
 import { storeStrategy } from "./strategy-copy.js";
 import {
   EQUITY_WORKER_MIN_ROWS,
+  type EquityWrite,
   tradesCsv,
   writeEquityCsv,
   writeEquityCsvInWorker,
@@ -212,13 +213,19 @@ async function runGuarded(
   guard.attach(result);
   // The handle exists before the first bar: a signal during setup interrupts at the first bar.
   let loop: RunHandle | null = null;
+  let equityWrite: EquityWrite | null = null;
   let interruptAsked = false;
   options.onStart?.({
     interrupt: () => {
       interruptAsked = true;
       loop?.interrupt();
     },
-    abort: (signal) => guard.abort(signal),
+    abort: (signal) => {
+      // A second Ctrl-C while equity.csv's worker writes: the process exits next, so the worker
+      // first finishes (its temp file would stay behind otherwise).
+      equityWrite?.finishSync();
+      guard.abort(signal);
+    },
   });
   emit({
     type: "run_started",
@@ -359,8 +366,9 @@ async function runGuarded(
     benchmark: bench,
     intraday: simulated.intraday,
   };
-  const early =
+  equityWrite =
     equity.length >= EQUITY_WORKER_MIN_ROWS ? writeEquityCsvInWorker(equityFile, cols) : null;
+  const early = equityWrite?.done ?? null;
   // Handled below, after this thread's own writes.
   early?.catch(() => {});
   const curve = { times, equity, benchmark: bench };
@@ -397,6 +405,7 @@ async function runGuarded(
     } catch (err) {
       if (failure === null || failure.afterEquity) failure = { err, afterEquity: false };
     }
+    equityWrite = null;
   }
   if (failure !== null) {
     // A full disk (or any write error): the run fails with the file named in the message.

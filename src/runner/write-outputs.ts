@@ -115,6 +115,8 @@ export interface EquityJob {
   rows: number;
   steps: number;
   intraday: boolean;
+  /** One Int32 the worker sets to 1 (and notifies) once it is through with the file. */
+  finished: SharedArrayBuffer;
 }
 
 /** The job's columns, as views of its one buffer. */
@@ -177,10 +179,7 @@ function fromSource(file: string): string {
  * thousand fills, not a million bars). A worker that cannot start or dies
  * without an answer leaves the write to this thread, from the caller's own columns.
  */
-export function writeEquityCsvInWorker(
-  file: string,
-  cols: EquityColumns,
-): Promise<"worker" | "inline"> {
+export function writeEquityCsvInWorker(file: string, cols: EquityColumns): EquityWrite {
   const rows = cols.equity.length;
   const inline = () => {
     writeEquityCsv(file, cols.times, cols.equity, cols.cash, cols.benchmark, cols.intraday);
@@ -188,7 +187,7 @@ export function writeEquityCsvInWorker(
   };
   // Columns of other lengths (never from a simulation) are written as they are, by this thread.
   if ([cols.times, cols.cash, cols.benchmark].some((c) => c.length !== rows)) {
-    return Promise.resolve().then(inline);
+    return { done: Promise.resolve().then(inline), finishSync: () => {} };
   }
   const cash = cashSteps(cols.cash);
   const steps = cash.at.length;
@@ -198,7 +197,9 @@ export function writeEquityCsvInWorker(
     rows,
     steps,
     intraday: cols.intraday,
+    finished: new SharedArrayBuffer(4),
   };
+  const finished = new Int32Array(job.finished);
   const views = jobColumns(job);
   views.times.set(cols.times);
   views.equity.set(cols.equity);
@@ -213,7 +214,7 @@ export function writeEquityCsvInWorker(
     transferList: [columns],
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   };
-  return new Promise<EquityOutcome | null>((resolve) => {
+  const done = new Promise<EquityOutcome | null>((resolve) => {
     let worker: Worker;
     try {
       worker = FROM_SOURCE
@@ -234,6 +235,25 @@ export function writeEquityCsvInWorker(
     if (!outcome.ok) throw rebuiltError(outcome);
     return "worker" as const;
   });
+  return {
+    done,
+    finishSync: () => {
+      Atomics.wait(finished, 0, 0, FINISH_WAIT_MS);
+    },
+  };
+}
+
+/** Longest a process about to exit waits for equity.csv's worker (it takes about a second). */
+const FINISH_WAIT_MS = 10_000;
+
+/** equity.csv being written by a worker thread. */
+export interface EquityWrite {
+  /** Settles once the file is whole, flushed and renamed into place, or rejects with the error
+   * the inline write would have thrown. */
+  done: Promise<"worker" | "inline">;
+  /** Blocks this thread until the worker is through with the file: a process about to exit (a
+   * second Ctrl-C) must not leave the worker's temp file behind. */
+  finishSync(): void;
 }
 
 export function tradesCsv(trades: readonly ReportedTrade[], intraday: boolean): string {

@@ -49,7 +49,7 @@ describe("equity.csv from a worker thread (runs of 100,000 bars and more)", () =
     fs.mkdirSync(path.dirname(inWorker));
     fs.mkdirSync(path.dirname(inline));
     // "worker": the thread really wrote it (under vitest from the .ts source, through tsx).
-    expect(await writeEquityCsvInWorker(inWorker, cols)).toBe("worker");
+    expect(await writeEquityCsvInWorker(inWorker, cols).done).toBe("worker");
     writeEquityCsv(inline, cols.times, cols.equity, cols.cash, cols.benchmark, true);
     const text = fs.readFileSync(inWorker, "utf8");
     expect(text).toBe(fs.readFileSync(inline, "utf8"));
@@ -70,6 +70,20 @@ describe("equity.csv from a worker thread (runs of 100,000 bars and more)", () =
     expect(fs.readdirSync(path.dirname(inWorker))).toEqual(["equity.csv"]);
   });
 
+  it("finishSync blocks until the worker is through: the file is whole at once, no temp file left", async () => {
+    const dir = path.join(work, "sync");
+    fs.mkdirSync(dir);
+    const file = path.join(dir, "equity.csv");
+    const write = writeEquityCsvInWorker(file, columns(EQUITY_WORKER_MIN_ROWS));
+    // What a second Ctrl-C does before the process exits: no await, the thread just blocks.
+    write.finishSync();
+    expect(fs.readdirSync(dir)).toEqual(["equity.csv"]);
+    const text = fs.readFileSync(file, "utf8");
+    expect(text.split("\n")).toHaveLength(EQUITY_WORKER_MIN_ROWS + 2);
+    expect(text.endsWith(`,${100 + 99_999 / 4}\n`)).toBe(true);
+    expect(await write.done).toBe("worker");
+  });
+
   it("a target that is a link: the worker's refusal is the inline one (SymlinkError naming the file)", async () => {
     const dir = path.join(work, "link");
     fs.mkdirSync(dir);
@@ -77,7 +91,7 @@ describe("equity.csv from a worker thread (runs of 100,000 bars and more)", () =
     fs.writeFileSync(outside, "keep\n");
     const file = path.join(dir, "equity.csv");
     fs.symlinkSync(outside, file);
-    const err = await writeEquityCsvInWorker(file, columns(EQUITY_WORKER_MIN_ROWS)).then(
+    const err = await writeEquityCsvInWorker(file, columns(EQUITY_WORKER_MIN_ROWS)).done.then(
       () => null,
       (e: unknown) => e,
     );
@@ -92,7 +106,7 @@ describe("equity.csv from a worker thread (runs of 100,000 bars and more)", () =
     const blocker = path.join(work, "not-a-dir");
     fs.writeFileSync(blocker, "");
     const file = path.join(blocker, "equity.csv");
-    const err = await writeEquityCsvInWorker(file, columns(EQUITY_WORKER_MIN_ROWS)).then(
+    const err = await writeEquityCsvInWorker(file, columns(EQUITY_WORKER_MIN_ROWS)).done.then(
       () => null,
       (e: unknown) => e,
     );
