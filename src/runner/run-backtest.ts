@@ -59,8 +59,8 @@ import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
 import { storeStrategy } from "./strategy-copy.js";
 import {
-  EQUITY_WORKER_MIN_ROWS,
   type EquityWrite,
+  equityInWorker,
   tradesCsv,
   writeEquityCsv,
   writeEquityCsvInWorker,
@@ -366,8 +366,7 @@ async function runGuarded(
     benchmark: bench,
     intraday: simulated.intraday,
   };
-  equityWrite =
-    equity.length >= EQUITY_WORKER_MIN_ROWS ? writeEquityCsvInWorker(equityFile, cols) : null;
+  equityWrite = equityInWorker(equity.length) ? writeEquityCsvInWorker(equityFile, cols) : null;
   const early = equityWrite?.done ?? null;
   // Handled below, after this thread's own writes.
   early?.catch(() => {});

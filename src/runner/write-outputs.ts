@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -106,6 +107,12 @@ export interface EquityColumns {
  * phase); below it, a worker's start-up (tens of milliseconds) costs more than the file.
  */
 export const EQUITY_WORKER_MIN_ROWS = 100_000;
+
+/** Whether equity.csv of `rows` rows goes to a worker: a long run, on a machine with a second
+ * core (on one core the worker would only add its start-up). */
+export function equityInWorker(rows: number): boolean {
+  return rows >= EQUITY_WORKER_MIN_ROWS && os.availableParallelism() > 1;
+}
 
 /** What the worker is given: times, equity and benchmark one after another in `columns` (rows
  * each), then cash's step values and step rows (`steps` each). */

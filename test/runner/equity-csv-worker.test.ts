@@ -1,9 +1,11 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   EQUITY_WORKER_MIN_ROWS,
   type EquityColumns,
+  equityInWorker,
   writeEquityCsv,
   writeEquityCsvInWorker,
 } from "../../src/runner/write-outputs.js";
@@ -42,6 +44,12 @@ function columns(rows: number): EquityColumns {
 }
 
 describe("equity.csv from a worker thread (runs of 100,000 bars and more)", () => {
+  it("only a run of 100,000 rows or more, on a machine with a second core, goes to a worker", () => {
+    expect(equityInWorker(99_999)).toBe(false);
+    expect(equityInWorker(EQUITY_WORKER_MIN_ROWS)).toBe(os.availableParallelism() > 1);
+    expect(EQUITY_WORKER_MIN_ROWS).toBe(100_000);
+  });
+
   it("writes the same bytes as the inline writer, with the rows computed by hand", async () => {
     const cols = columns(EQUITY_WORKER_MIN_ROWS);
     const inWorker = path.join(work, "worker", "equity.csv");
