@@ -1,23 +1,44 @@
 import { because, type Computed } from "./computed.js";
-import { logReturns, sampleCovariance } from "./returns.js";
 
 /**
  * Beta of the strategy against the benchmark from per-bar log returns, cov(s, b) / var(b), as
- * backtesting.py computes it.
+ * backtesting.py computes it (sample covariance and variance, ddof = 1). The log returns are
+ * computed again in each of the two passes rather than held: at a million bars, two arrays of them
+ * would be 16 MB at the end of the run, when its memory peaks.
  */
 export function computeBeta(equity: Float64Array, benchmark: Float64Array): Computed {
   if (benchmark.length !== equity.length) {
     return because("the benchmark curve is not the same length as the equity curve");
   }
   if (equity.length < 3) return because("needs at least 3 bars (two returns) for a covariance");
-  const s = logReturns(equity);
-  const b = logReturns(benchmark);
-  if (s === null || b === null) {
+  if (!allPositive(equity) || !allPositive(benchmark)) {
     return because("equity or benchmark reached 0 or below, so log returns are undefined");
   }
-  const benchVariance = sampleCovariance(b, b);
+  const n = equity.length - 1;
+  let sumS = 0;
+  let sumB = 0;
+  for (let i = 1; i <= n; i++) {
+    sumS += Math.log(equity[i]! / equity[i - 1]!);
+    sumB += Math.log(benchmark[i]! / benchmark[i - 1]!);
+  }
+  const meanS = sumS / n;
+  const meanB = sumB / n;
+  let bb = 0;
+  let sb = 0;
+  for (let i = 1; i <= n; i++) {
+    const s = Math.log(equity[i]! / equity[i - 1]!);
+    const b = Math.log(benchmark[i]! / benchmark[i - 1]!);
+    bb += (b - meanB) * (b - meanB);
+    sb += (s - meanS) * (b - meanB);
+  }
+  const benchVariance = bb / (n - 1);
   if (benchVariance === 0) return because("the benchmark never moves: its variance is 0");
-  return sampleCovariance(s, b) / benchVariance;
+  return sb / (n - 1) / benchVariance;
+}
+
+function allPositive(values: Float64Array): boolean {
+  for (let i = 0; i < values.length; i++) if (!(values[i]! > 0)) return false;
+  return true;
 }
 
 /** Jensen's alpha with a zero risk-free rate: return − β · buy-and-hold return, in percent. */

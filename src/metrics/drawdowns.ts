@@ -21,24 +21,26 @@ export interface Drawdowns {
  * drawdown still open at the last bar ends there.
  */
 export function computeDrawdowns(times: Float64Array, equity: Float64Array): Drawdowns {
+  // One pass, no per-bar array (a million bars): each period's depth is the running maximum of
+  // the drawdowns from its start bar to its end bar, taken in that order.
   const n = equity.length;
-  const dd = new Float64Array(n);
   let peak = Number.NEGATIVE_INFINITY;
   let max = 0;
-  for (let i = 0; i < n; i++) {
-    peak = Math.max(peak, equity[i]!);
-    dd[i] = equity[i]! >= peak ? 0 : 1 - equity[i]! / peak;
-    max = Math.max(max, dd[i]!);
-  }
-
   const periods: DrawdownPeriod[] = [];
   let prevAtPeak = 0;
-  for (let i = 1; i < n; i++) {
-    const atPeak = dd[i] === 0;
+  let depth = 0;
+  for (let i = 0; i < n; i++) {
+    peak = Math.max(peak, equity[i]!);
+    const dd = equity[i]! >= peak ? 0 : 1 - equity[i]! / peak;
+    max = Math.max(max, dd);
+    if (i === 0) {
+      depth = Math.max(0, dd);
+      continue;
+    }
+    depth = Math.max(depth, dd);
+    const atPeak = dd === 0;
     if (!atPeak && i !== n - 1) continue;
     if (i > prevAtPeak + 1 || (!atPeak && i === n - 1)) {
-      let depth = 0;
-      for (let j = prevAtPeak; j <= i; j++) depth = Math.max(depth, dd[j]!);
       periods.push({
         startIndex: prevAtPeak,
         endIndex: i,
@@ -47,6 +49,7 @@ export function computeDrawdowns(times: Float64Array, equity: Float64Array): Dra
       });
     }
     prevAtPeak = i;
+    depth = Math.max(0, dd);
   }
   return { max, periods };
 }

@@ -8,13 +8,21 @@ export function periodCloses(
   sampling: Sampling,
 ): Float64Array {
   if (sampling === "bar") return equity;
-  const closes = new Float64Array(equity.length);
+  // Sized for the days, not the bars (a minute run has ~1/1000 as many), doubled when full.
+  let closes = new Float64Array(256);
   let n = 0;
   let lastDay = Number.NaN;
   for (let i = 0; i < times.length; i++) {
     const day = dayNumber(times[i]!);
     if (day === lastDay) closes[n - 1] = equity[i]!;
-    else closes[n++] = equity[i]!;
+    else {
+      if (n === closes.length) {
+        const grown = new Float64Array(n * 2);
+        grown.set(closes);
+        closes = grown;
+      }
+      closes[n++] = equity[i]!;
+    }
     lastDay = day;
   }
   return closes.subarray(0, n);
@@ -24,14 +32,6 @@ export function periodCloses(
 export function simpleReturns(values: ArrayLike<number>): Float64Array {
   const out = new Float64Array(Math.max(0, values.length - 1));
   for (let i = 1; i < values.length; i++) out[i - 1] = values[i]! / values[i - 1]! - 1;
-  return out;
-}
-
-/** Natural-log returns; null if any value is not positive (the log is then undefined). */
-export function logReturns(values: ArrayLike<number>): Float64Array | null {
-  for (let i = 0; i < values.length; i++) if (!(values[i]! > 0)) return null;
-  const out = new Float64Array(Math.max(0, values.length - 1));
-  for (let i = 1; i < values.length; i++) out[i - 1] = Math.log(values[i]! / values[i - 1]!);
   return out;
 }
 
@@ -63,13 +63,4 @@ export function geometricMean(returns: Numbers): number | null {
     logSum += Math.log1p(r);
   }
   return Math.expm1(logSum / returns.length);
-}
-
-/** Sample covariance (ddof = 1) of two equally long series. */
-export function sampleCovariance(xs: Numbers, ys: Numbers): number {
-  const mx = mean(xs);
-  const my = mean(ys);
-  let s = 0;
-  for (let i = 0; i < xs.length; i++) s += (xs[i]! - mx) * (ys[i]! - my);
-  return s / (xs.length - 1);
 }

@@ -21,7 +21,7 @@ import {
   readMemoryCopy,
   readPreset,
 } from "../memory/workspace.js";
-import type { ReportInputs } from "../report/html/report-model.js";
+import type { CurveColumns, ReportInputs } from "../report/html/report-model.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { NotAFileError, SymlinkError } from "../util/no-follow.js";
@@ -58,7 +58,15 @@ import { checkRecallOptions, RunRecall, recallIndexOptions } from "./run-recall.
 import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
 import { storeStrategy } from "./strategy-copy.js";
-import { tradesCsv, writeEquityCsv, writeLines, writeText } from "./write-outputs.js";
+import {
+  type EquityWrite,
+  equityInWorker,
+  tradesCsv,
+  writeEquityCsv,
+  writeEquityCsvInWorker,
+  writeLines,
+  writeText,
+} from "./write-outputs.js";
 
 export type { RunHandle };
 
@@ -205,13 +213,19 @@ async function runGuarded(
   guard.attach(result);
   // The handle exists before the first bar: a signal during setup interrupts at the first bar.
   let loop: RunHandle | null = null;
+  let equityWrite: EquityWrite | null = null;
   let interruptAsked = false;
   options.onStart?.({
     interrupt: () => {
       interruptAsked = true;
       loop?.interrupt();
     },
-    abort: (signal) => guard.abort(signal),
+    abort: (signal) => {
+      // A second Ctrl-C while equity.csv's worker writes: the process exits next, so the worker
+      // first finishes (its temp file would stay behind otherwise).
+      equityWrite?.finishSync();
+      guard.abort(signal);
+    },
   });
   emit({
     type: "run_started",
@@ -342,6 +356,26 @@ async function runGuarded(
 
   const t2 = performance.now();
   const { times, equity, benchmark: bench } = simulated;
+  // A long run's equity.csv is written by a worker thread from here on, beside the metrics and
+  // the other files; result.json (the commit point) waits for it below.
+  const equityFile = path.join(dir, "equity.csv");
+  const cols = {
+    times,
+    equity,
+    cash: simulated.cash,
+    benchmark: bench,
+    intraday: simulated.intraday,
+  };
+  equityWrite = equityInWorker(equity.length) ? writeEquityCsvInWorker(equityFile, cols) : null;
+  const early = equityWrite?.done ?? null;
+  // Handled below, after this thread's own writes.
+  early?.catch(() => {});
+  const curve = { times, equity, benchmark: bench };
+  const report = reportPage();
+  // The first error in the order the outputs are listed is the run's: one before equity.csv's
+  // place wins over the worker's, one after it loses to it (as when everything ran in order).
+  let failure: { err: unknown; afterEquity: boolean } | null = null;
+  let atEquity = false;
   try {
     finishResult(result, simulated, config.broker.initialCash);
     memory.finish();
@@ -351,21 +385,32 @@ async function runGuarded(
     result.llm = llm?.info() ?? null;
     const cacheWarning = cacheFailureWarning(result.llm);
     if (cacheWarning !== null) result.warnings.push(cacheWarning);
-    writeEquityCsv(
-      path.join(dir, "equity.csv"),
-      times,
-      equity,
-      simulated.cash,
-      bench,
-      simulated.intraday,
-    );
+    atEquity = true;
+    if (early === null) {
+      writeEquityCsv(equityFile, times, equity, simulated.cash, bench, simulated.intraday);
+    }
     writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
     writeLines(path.join(dir, "orders.jsonl"), simulated.orderLog);
     writeLines(path.join(dir, "decisions.jsonl"), simulated.decisionLog);
   } catch (err) {
+    failure = { err, afterEquity: atEquity };
+  }
+  let curveLines: ReportInputs["curveLines"] | null = null;
+  if (early !== null) {
+    // This thread would wait for the worker: it draws the report's curve meanwhile.
+    curveLines = await report.curveLines(curve);
+    try {
+      await early;
+    } catch (err) {
+      if (failure === null || failure.afterEquity) failure = { err, afterEquity: false };
+    }
+    equityWrite = null;
+  }
+  if (failure !== null) {
     // A full disk (or any write error): the run fails with the file named in the message.
+    const err = failure.err as Error;
     result.status = "failed";
-    result.error = { type: (err as Error).name || "Error", message: (err as Error).message };
+    result.error = { type: err.name || "Error", message: err.message };
   }
   const simulateMs = simulated.simulateMs;
   result.timings = {
@@ -382,8 +427,9 @@ async function runGuarded(
     throw new RunWriteError(dir, result, err);
   }
   guard.finish();
-  const reportWarning = await writeReport(dir, {
-    curve: { times, equity, benchmark: bench },
+  const reportWarning = await report.write(dir, {
+    curve,
+    ...(curveLines ? { curveLines } : {}),
     prices: { series: data.series },
     rejectedOrders: simulated.rejectedOrders.map((k) => simulated.orderLog.line(k)),
   });
@@ -399,15 +445,37 @@ function hookTimeoutOf(config: RunConfig): number | null {
   return config.agent ? null : DEFAULT_HOOK_TIMEOUT_S * 1000;
 }
 
-/** report.html from the arrays in memory; a page that cannot be written never fails the run. */
-async function writeReport(dir: string, inputs: ReportInputs): Promise<string | null> {
-  try {
-    const { writeRunReport } = await import("../report/html/write-report.js");
-    writeRunReport(dir, inputs);
-    return null;
-  } catch (err) {
-    return `report.html was not written (${(err as Error).message}); agenticbt report ${path.basename(dir)} retries.`;
-  }
+/**
+ * report.html from the arrays in memory; a page that cannot be written never fails the run. Its
+ * modules start loading at once, and its curve can be drawn early (while this thread waits for
+ * equity.csv's worker): after result.json, only the page is left.
+ */
+function reportPage() {
+  const modules = Promise.all([
+    import("../report/html/write-report.js"),
+    import("../report/html/report-model.js"),
+  ]);
+  // A module that cannot load is reported by write() below.
+  modules.catch(() => {});
+  return {
+    async curveLines(curve: CurveColumns): Promise<ReportInputs["curveLines"] | null> {
+      try {
+        const [, { curveSeries }] = await modules;
+        return curveSeries(curve);
+      } catch {
+        return null;
+      }
+    },
+    async write(dir: string, inputs: ReportInputs): Promise<string | null> {
+      try {
+        const [{ writeRunReport }] = await modules;
+        writeRunReport(dir, inputs);
+        return null;
+      } catch (err) {
+        return `report.html was not written (${(err as Error).message}); agenticbt report ${path.basename(dir)} retries.`;
+      }
+    },
+  };
 }
 
 /** An LLM trader's playbook starts empty of lessons: its manual is the strategy prompt, which is

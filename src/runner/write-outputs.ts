@@ -1,6 +1,12 @@
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { timeLabel, timeLabeler } from "../engine/calendar.js";
 import type { ClosedTrade } from "../engine/types.js";
-import { writeFileAtomic, writeTextAtomic } from "../util/atomic-write.js";
+import { AtomicWriteError, writeFileAtomic, writeTextAtomic } from "../util/atomic-write.js";
+import { SymlinkError } from "../util/no-follow.js";
 
 /** A trade still open at the end, valued at the last close for the statistics (no exit fill). */
 export interface ReportedTrade extends ClosedTrade {
@@ -16,21 +22,62 @@ export function writeEquityCsv(
   benchmark: Float64Array,
   intraday: boolean,
 ): void {
+  writeEquityRows(file, times, equity, cashSteps(cash), benchmark, intraday);
+}
+
+/** A column that changes at a few rows (cash, on fills): its value from each of those rows on. */
+export interface Steps {
+  /** Rows where the value changes, ascending; the first row is always one. */
+  at: Int32Array;
+  value: Float64Array;
+}
+
+/** The rows where `column` changes (by `!==`, so every NaN is a change) and its values there. */
+export function cashSteps(column: Float64Array): Steps {
+  let count = 0;
+  let last = Number.NaN;
+  for (let i = 0; i < column.length; i++) {
+    if (column[i] !== last) count++;
+    last = column[i] as number;
+  }
+  const steps: Steps = { at: new Int32Array(count), value: new Float64Array(count) };
+  count = 0;
+  last = Number.NaN;
+  for (let i = 0; i < column.length; i++) {
+    const c = column[i] as number;
+    if (c !== last) {
+      steps.at[count] = i;
+      steps.value[count++] = c;
+    }
+    last = c;
+  }
+  return steps;
+}
+
+export function writeEquityRows(
+  file: string,
+  times: Float64Array,
+  equity: Float64Array,
+  cash: Steps,
+  benchmark: Float64Array,
+  intraday: boolean,
+): void {
   writeTextAtomic(file, (out) => {
     const label = timeLabeler(intraday);
     let peak = Number.NEGATIVE_INFINITY;
-    // Cash only changes on fills: reuse its text (number formatting is most of this loop's cost).
-    let lastCash = Number.NaN;
+    // Cash only changes on fills: its text is made there (number formatting is most of this
+    // loop's cost).
+    let step = 0;
+    let nextStep = cash.at.length > 0 ? (cash.at[0] as number) : -1;
     let cashText = "";
     // Rows are joined into pieces of about 64 KiB: one buffer write per piece, not per row.
     let piece = "time,equity,cash,drawdown_pct,benchmark\n";
     for (let i = 0; i < equity.length; i++) {
       const e = equity[i] as number;
       if (e > peak) peak = e;
-      const c = cash[i] as number;
-      if (c !== lastCash) {
-        lastCash = c;
-        cashText = String(c);
+      if (i === nextStep) {
+        cashText = String(cash.value[step++]);
+        nextStep = step < cash.at.length ? (cash.at[step] as number) : -1;
       }
       const dd = peak > 0 && e < peak ? String((e / peak - 1) * 100) : "0";
       piece += `${label(times[i] as number)},${e},${cashText},${dd},${benchmark[i]}\n`;
@@ -44,6 +91,177 @@ export function writeEquityCsv(
 }
 
 const PIECE = 1 << 16;
+
+/** equity.csv's columns, one value per simulated bar. */
+export interface EquityColumns {
+  times: Float64Array;
+  equity: Float64Array;
+  cash: Float64Array;
+  benchmark: Float64Array;
+  intraday: boolean;
+}
+
+/**
+ * From this many rows the runner has equity.csv formatted and written by a worker thread while it
+ * goes on with the metrics and the other files (formatting four doubles a row is most of the write
+ * phase); below it, a worker's start-up (tens of milliseconds) costs more than the file.
+ */
+export const EQUITY_WORKER_MIN_ROWS = 100_000;
+
+/** Whether equity.csv of `rows` rows goes to a worker: a long run, on a machine with a second
+ * core (on one core the worker would only add its start-up). */
+export function equityInWorker(rows: number): boolean {
+  return rows >= EQUITY_WORKER_MIN_ROWS && os.availableParallelism() > 1;
+}
+
+/** What the worker is given: times, equity and benchmark one after another in `columns` (rows
+ * each), then cash's step values and step rows (`steps` each). */
+export interface EquityJob {
+  file: string;
+  columns: ArrayBuffer;
+  rows: number;
+  steps: number;
+  intraday: boolean;
+  /** One Int32 the worker sets to 1 (and notifies) once it is through with the file. */
+  finished: SharedArrayBuffer;
+}
+
+/** The job's columns, as views of its one buffer. */
+export function jobColumns(job: EquityJob) {
+  const { columns, rows, steps } = job;
+  const f64 = (k: number, length: number) => new Float64Array(columns, k * 8, length);
+  return {
+    times: f64(0, rows),
+    equity: f64(rows, rows),
+    benchmark: f64(2 * rows, rows),
+    cash: {
+      value: f64(3 * rows, steps),
+      at: new Int32Array(columns, (3 * rows + steps) * 8, steps),
+    },
+  };
+}
+
+/** How the worker's write ended; an error travels as its parts (a thread cannot pass a class). */
+export type EquityOutcome =
+  | { ok: true }
+  | { ok: false; name: string; message: string; file: string | null; cause: string | null };
+
+export function errorOutcome(err: unknown): EquityOutcome {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const file = err instanceof AtomicWriteError || err instanceof SymlinkError ? err.file : null;
+  const cause =
+    e.cause instanceof Error ? e.cause.message : e.cause === undefined ? null : String(e.cause);
+  return { ok: false, name: e.name, message: e.message, file, cause };
+}
+
+/** The worker's error as the inline write would have thrown it: same class, same message. */
+function rebuiltError(o: Extract<EquityOutcome, { ok: false }>): Error {
+  if (o.name === "AtomicWriteError" && o.file !== null && o.cause !== null) {
+    const rebuilt = new AtomicWriteError(o.file, new Error(o.cause));
+    if (rebuilt.message === o.message) return rebuilt;
+  }
+  if (o.name === "SymlinkError" && o.file !== null) {
+    const rebuilt = new SymlinkError(o.file);
+    if (rebuilt.message === o.message) return rebuilt;
+  }
+  const other = new Error(o.message);
+  other.name = o.name;
+  return other;
+}
+
+// Under vitest and tsx this module runs from its .ts source, and so must the worker (through tsx).
+const SELF = fileURLToPath(import.meta.url);
+const FROM_SOURCE = SELF.endsWith(".ts");
+
+/** A worker's boot code that loads a .ts module through tsx (a thread does not inherit the
+ * loader vitest or tsx gave this one, and ignores `--import` in its execArgv). */
+function fromSource(file: string): string {
+  const tsx = createRequire(import.meta.url).resolve("tsx/cjs/api");
+  return `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(file)});`;
+}
+
+/**
+ * equity.csv from a worker thread. The columns are copied into one buffer that is moved (not
+ * copied again) to the worker, which frees it when it ends; cash goes as its steps (a few
+ * thousand fills, not a million bars). A worker that cannot start or dies
+ * without an answer leaves the write to this thread, from the caller's own columns.
+ */
+export function writeEquityCsvInWorker(file: string, cols: EquityColumns): EquityWrite {
+  const rows = cols.equity.length;
+  const inline = () => {
+    writeEquityCsv(file, cols.times, cols.equity, cols.cash, cols.benchmark, cols.intraday);
+    return "inline" as const;
+  };
+  // Columns of other lengths (never from a simulation) are written as they are, by this thread.
+  if ([cols.times, cols.cash, cols.benchmark].some((c) => c.length !== rows)) {
+    return { done: Promise.resolve().then(inline), finishSync: () => {} };
+  }
+  const cash = cashSteps(cols.cash);
+  const steps = cash.at.length;
+  const job: EquityJob = {
+    file,
+    columns: new ArrayBuffer((3 * rows + steps) * 8 + steps * 4),
+    rows,
+    steps,
+    intraday: cols.intraday,
+    finished: new SharedArrayBuffer(4),
+  };
+  const finished = new Int32Array(job.finished);
+  const views = jobColumns(job);
+  views.times.set(cols.times);
+  views.equity.set(cols.equity);
+  views.benchmark.set(cols.benchmark);
+  views.cash.value.set(cash.value);
+  views.cash.at.set(cash.at);
+  const columns = job.columns;
+  // A small young generation: the rows' text dies young, and a default-sized one would add tens
+  // of megabytes to the run's peak memory, which falls in this phase.
+  const options = {
+    workerData: job,
+    transferList: [columns],
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  };
+  const done = new Promise<EquityOutcome | null>((resolve) => {
+    let worker: Worker;
+    try {
+      worker = FROM_SOURCE
+        ? new Worker(fromSource(path.join(path.dirname(SELF), "equity-csv-worker.ts")), {
+            ...options,
+            eval: true,
+          })
+        : new Worker(new URL("./equity-csv-worker.js", import.meta.url), options);
+    } catch {
+      resolve(null);
+      return;
+    }
+    worker.once("message", (m: EquityOutcome) => resolve(m));
+    worker.once("error", () => resolve(null));
+    worker.once("exit", () => resolve(null));
+  }).then((outcome) => {
+    if (outcome === null) return inline();
+    if (!outcome.ok) throw rebuiltError(outcome);
+    return "worker" as const;
+  });
+  return {
+    done,
+    finishSync: () => {
+      Atomics.wait(finished, 0, 0, FINISH_WAIT_MS);
+    },
+  };
+}
+
+/** Longest a process about to exit waits for equity.csv's worker (it takes about a second). */
+const FINISH_WAIT_MS = 10_000;
+
+/** equity.csv being written by a worker thread. */
+export interface EquityWrite {
+  /** Settles once the file is whole, flushed and renamed into place, or rejects with the error
+   * the inline write would have thrown. */
+  done: Promise<"worker" | "inline">;
+  /** Blocks this thread until the worker is through with the file: a process about to exit (a
+   * second Ctrl-C) must not leave the worker's temp file behind. */
+  finishSync(): void;
+}
 
 export function tradesCsv(trades: readonly ReportedTrade[], intraday: boolean): string {
   const lines = [

@@ -8,6 +8,7 @@ import {
   appendFileAtomic,
   writeFileAtomic,
   writeJsonAtomic,
+  writeTextAtomic,
 } from "../../src/util/atomic-write.js";
 
 let tmp: string;
@@ -121,5 +122,43 @@ describe("writeJsonAtomic", () => {
     expect(fs.readFileSync(file, "utf8")).toBe(
       '{\n  "a": 1,\n  "b": [\n    true,\n    null\n  ]\n}\n',
     );
+  });
+});
+
+describe("writeTextAtomic on a large file (bytes flushed behind the writes)", () => {
+  const openFds = () =>
+    fs.existsSync("/proc/self/fd") ? fs.readdirSync("/proc/self/fd").length : 0;
+
+  it("writes 20 MiB exactly and, once its background syncs are done, holds no descriptor", async () => {
+    const file = path.join(tmp, "big.csv");
+    // 20 MiB of 64-byte rows: row k is its number padded to 63 characters and a newline.
+    const rows = (20 << 20) / 64;
+    const before = openFds();
+    writeTextAtomic(file, (out) => {
+      for (let k = 0; k < rows; k++) out.write(`${String(k).padStart(63, "0")}\n`);
+    });
+    const bytes = fs.readFileSync(file);
+    expect(bytes.length).toBe(20 << 20);
+    expect(bytes.subarray(0, 64).toString()).toBe(`${"0".repeat(63)}\n`);
+    expect(bytes.subarray(-64).toString()).toBe(`${String(rows - 1).padStart(63, "0")}\n`);
+    expect(fs.readdirSync(tmp)).toEqual(["big.csv"]);
+    // The syncs' callbacks close the second descriptor: give them a moment.
+    for (let i = 0; i < 100 && openFds() > before; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(openFds()).toBe(before);
+  });
+
+  it("a producer that throws midway: the error passes, no temp file stays, no descriptor leaks", async () => {
+    const file = path.join(tmp, "broken.csv");
+    const before = openFds();
+    const line = `${"x".repeat(1023)}\n`;
+    expect(() =>
+      writeTextAtomic(file, (out) => {
+        for (let k = 0; k < 12 << 10; k++) out.write(line);
+        throw new Error("producer failed after 12 MiB");
+      }),
+    ).toThrow("producer failed after 12 MiB");
+    expect(fs.readdirSync(tmp)).toEqual([]);
+    for (let i = 0; i < 100 && openFds() > before; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(openFds()).toBe(before);
   });
 });

@@ -52,11 +52,19 @@ export function minMaxLine(
     const to = Math.min(n - 1, 1 + Math.floor((b + 1) * size));
     let lo = -1;
     let hi = -1;
+    let loValue = 0;
+    let hiValue = 0;
     for (let i = from; i < to; i++) {
       const v = values[i] as number;
       if (!Number.isFinite(v)) continue;
-      if (lo < 0 || v < (values[lo] as number)) lo = i;
-      if (hi < 0 || v > (values[hi] as number)) hi = i;
+      if (lo < 0 || v < loValue) {
+        lo = i;
+        loValue = v;
+      }
+      if (hi < 0 || v > hiValue) {
+        hi = i;
+        hiValue = v;
+      }
     }
     if (lo < 0) continue;
     if (lo === hi) push(lo);

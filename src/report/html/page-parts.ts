@@ -35,11 +35,14 @@ export function readableNumber(text: string): string {
   return String(Math.abs(n) >= 1 ? Number(n.toFixed(4)) : Number(n.toPrecision(6)));
 }
 
+// What `toLocaleString("en-US", { maximumFractionDigits: 4 })` builds on every call, built once.
+const PEOPLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 4 });
+
 /** A number for people: thousands separated, at most four decimals; null as an em dash. */
 export function formatValue(v: unknown): string {
   if (v === null || v === undefined) return "—";
   if (typeof v === "number") {
-    return Number.isFinite(v) ? v.toLocaleString("en-US", { maximumFractionDigits: 4 }) : String(v);
+    return Number.isFinite(v) ? PEOPLE.format(v) : String(v);
   }
   return String(v);
 }

@@ -36,6 +36,8 @@ export interface CurveColumns {
 /** What the runner already holds in memory; anything not given is read from the run directory. */
 export interface ReportInputs {
   curve?: CurveColumns;
+  /** `curveSeries(curve)`, when the runner drew it already (while equity.csv was being written). */
+  curveLines?: ReportModel["curve"];
   prices?: PriceSource;
   /** orders.jsonl's lines of rejected orders, as the runner wrote them. */
   rejectedOrders?: readonly string[];
@@ -84,7 +86,7 @@ const isRec = (v: unknown): v is Rec => v !== null && typeof v === "object" && !
 export function buildReportModel(dir: string, inputs: ReportInputs = {}): ReportModel {
   const result = readResult(dir);
   const config = readConfig(dir);
-  const curveCols = inputs.curve ?? readEquityCsv(dir);
+  const curveCols = inputs.curveLines ? null : (inputs.curve ?? readEquityCsv(dir));
   const trades = readCsvTable(path.join(dir, "trades.csv"));
   const rejected = readRejected(dir, inputs.rejectedOrders);
   const prices = inputs.prices ?? loadRunPrices(dir, result, config);
@@ -92,7 +94,7 @@ export function buildReportModel(dir: string, inputs: ReportInputs = {}): Report
   const llm = result.strategy.kind === "llm";
   const decisions = llm ? readDecisions(dir) : null;
   const usage = llm ? llmUsageOverTime(dir, result, config) : null;
-  const curve = curveSeries(curveCols);
+  const curve = inputs.curveLines ?? curveSeries(curveCols as CurveColumns);
   return {
     result,
     config,
