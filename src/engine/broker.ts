@@ -19,10 +19,13 @@ import type {
   OrderRequest,
   Position,
   Side,
+  TimeInForce,
 } from "./types.js";
 import { validateOrderRequest } from "./validate-order.js";
 
 const EPS = 1e-9;
+/** Good till cancelled: the time in force of an order that names none. */
+const GTC: TimeInForce = { kind: "gtc" };
 
 /** Book-keeping the public Order does not need to show. */
 interface Working {
@@ -113,10 +116,11 @@ export class Broker {
       symbol: request.symbol,
       side: request.side ?? null,
       type: request.type ?? "market",
-      size: request.size,
+      // Copies, frozen: the request is the strategy's object, and records keep the order's own.
+      size: Object.freeze({ ...request.size }),
       limitPrice: request.limitPrice ?? null,
       stopPrice: request.stopPrice ?? null,
-      tif: request.tif ?? { kind: "gtc" },
+      tif: Object.freeze({ ...(request.tif ?? GTC) }),
       stopLoss: request.stopLoss ?? null,
       takeProfit: request.takeProfit ?? null,
       tag: request.tag ?? null,

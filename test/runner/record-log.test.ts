@@ -169,3 +169,42 @@ describe("RecordLog", () => {
     expect(() => log.line(3)).toThrow(RangeError);
   });
 });
+
+describe("an order's size and time in force", () => {
+  it("are the order's own frozen copies: changing the request afterwards changes neither the order nor its records", async () => {
+    const request = {
+      symbol: "AAA",
+      side: "buy" as const,
+      type: "limit" as const,
+      limitPrice: 1,
+      size: { kind: "qty" as const, qty: 1 },
+      tif: { kind: "gtc" as const },
+    };
+    const edits: boolean[] = [];
+    const strategy: Strategy<unknown> = {
+      name: "edits-its-request",
+      onBar(ctx) {
+        if (ctx.index !== 0) return;
+        const order = ctx.order(request);
+        // The strategy's own object changes after it was submitted.
+        (request.size as { qty: number }).qty = 50;
+        let threw = false;
+        try {
+          (order.size as { qty: number }).qty = 60;
+        } catch {
+          threw = true;
+        }
+        edits.push(threw, Object.isFrozen(order.size), Object.isFrozen(order.tif));
+      },
+    };
+    const out = await simulate({ data, broker: brokerConfig({ initialCash: 100 }), strategy });
+    expect(edits).toEqual([true, true, true]);
+    expect(out.orders[0]?.size).toEqual({ kind: "qty", qty: 1 });
+    const accepted = JSON.parse([...out.orderLog][0] as string);
+    expect(accepted.size).toEqual({ kind: "qty", qty: 1 });
+    expect(JSON.parse([...out.decisionLog][0] as string).orders[0].size).toEqual({
+      kind: "qty",
+      qty: 1,
+    });
+  });
+});
