@@ -45,10 +45,14 @@ describe("a full disk fails the run with the file named", () => {
       work,
       env,
     );
-    await waitFor(() => {
-      const [dir] = runDirs(runs);
-      return dir !== undefined && fs.existsSync(path.join(dir, "result.json"));
-    }, 30_000, 10);
+    await waitFor(
+      () => {
+        const [dir] = runDirs(runs);
+        return dir !== undefined && fs.existsSync(path.join(dir, "result.json"));
+      },
+      30_000,
+      10,
+    );
     // The disk fills while the run goes; 32 KiB stay free: enough for result.json, not for
     // equity.csv (2148 rows, about 140 KB).
     if (mount) fillDisk(mount.dir, 32);
