@@ -38,11 +38,16 @@ export class Simulation {
     config: BrokerConfig,
     private readonly emit: EventSink | null = null,
     events: { bars?: boolean; calendar?: boolean } = { bars: true, calendar: true },
+    /** The array to hold the equity at each close (one per bar; default a new one). */
+    equity?: Float64Array,
   ) {
     this.barEvents = emit !== null && events.bars === true;
     this.calendarEvents = emit !== null && events.calendar === true;
     this.broker = new Broker(data, config, emit);
-    this.equity = new Float64Array(data.times.length);
+    if (equity !== undefined && equity.length !== data.times.length) {
+      throw new RangeError(`equity holds ${equity.length} bars, the data ${data.times.length}`);
+    }
+    this.equity = equity ?? new Float64Array(data.times.length);
     this.exposed = new Uint8Array(data.times.length);
     this.ends = earlyEnds(data, lastBarIndices(data));
   }

@@ -8,9 +8,14 @@ import type { MarketData } from "../engine/types.js";
  * A symbol whose data ends early keeps the value of its last close: its share is sold there and
  * held as cash (no costs), never valued at a stale price as if still held.
  */
-export function buyAndHoldEquity(data: MarketData, initialCash: number, start = 0): Float64Array {
+export function buyAndHoldEquity(
+  data: MarketData,
+  initialCash: number,
+  start = 0,
+  allocate: (length: number) => Float64Array = (length) => new Float64Array(length),
+): Float64Array {
   const n = data.times.length;
-  const out = new Float64Array(Math.max(0, n - start));
+  const out = allocate(Math.max(0, n - start));
   const k = data.series.length;
   const share = initialCash / Math.max(1, k);
   const units = new Float64Array(k);

@@ -1,5 +1,6 @@
 // A worker thread's entry: writes one equity.csv for writeEquityCsvInWorker (write-outputs.ts),
-// from the columns packed in one transferred buffer (jobColumns), and posts how it ended.
+// from its columns (shared, or packed in one transferred buffer: jobColumns), and posts how it
+// ended.
 import { parentPort, workerData } from "node:worker_threads";
 import {
   type EquityJob,

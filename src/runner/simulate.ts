@@ -165,7 +165,15 @@ class CoreRun {
         strategy.onRunEnd ||
         onMemoryMoment,
     );
-    const sim = new Simulation(data, input.broker, sink, { bars: false, calendar: wantsCalendar });
+    // The equity and buy-and-hold curves live in shared memory: equity.csv's worker thread reads
+    // them as they are, with no copy at the run's peak (write-outputs.ts).
+    const sim = new Simulation(
+      data,
+      input.broker,
+      sink,
+      { bars: false, calendar: wantsCalendar },
+      sharedFloat64(data.times.length),
+    );
     this.sim = sim;
     const ctx = new BacktestContext(
       data,
@@ -179,7 +187,7 @@ class CoreRun {
     this.hooks = new HookRunner(strategy, ctx, emit, label, input.records ?? true, onMemoryMoment);
     this.cash = new Float64Array(data.times.length);
     const initialCash = input.broker.initialCash;
-    this.benchmark = buyAndHoldEquity(data, initialCash, startIndex);
+    this.benchmark = buyAndHoldEquity(data, initialCash, startIndex, sharedFloat64);
     const checkpoint = input.checkpoint ?? null;
     const view: BarView = { sim, hooks: this.hooks, pending, cash: this.cash, startIndex };
     this.loop = new BarLoop({
@@ -264,3 +272,8 @@ class CoreRun {
 }
 
 const noop = () => {};
+
+/** A Float64Array over shared memory (zero-filled, as any new one). */
+function sharedFloat64(length: number): Float64Array {
+  return new Float64Array(new SharedArrayBuffer(length * Float64Array.BYTES_PER_ELEMENT));
+}

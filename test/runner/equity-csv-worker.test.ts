@@ -6,6 +6,8 @@ import {
   EQUITY_WORKER_MIN_ROWS,
   type EquityColumns,
   equityInWorker,
+  jobColumns,
+  packColumns,
   writeEquityCsv,
   writeEquityCsvInWorker,
 } from "../../src/runner/write-outputs.js";
@@ -178,4 +180,39 @@ describe("a run of 100,000+ bars whose equity.csv cannot be written (the worker'
     expect(fs.readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
     expect(fs.existsSync(path.join(dir, "run.lock"))).toBe(false);
   }, 60_000);
+});
+
+describe("equity.csv's worker job", () => {
+  it("hands over columns in shared memory in place and copies only the others", () => {
+    const shared = (xs: number[]) => {
+      const a = new Float64Array(new SharedArrayBuffer(8 * (xs.length + 1))).subarray(1);
+      a.set(xs);
+      return a;
+    };
+    const times = shared([1, 2, 3]);
+    const equity = shared([100, 101, 99]);
+    const benchmark = Float64Array.from([100, 100.5, 98]);
+    const cash = { value: Float64Array.from([100, 40]), at: Int32Array.from([0, 2]) };
+    const packed = packColumns({ times, equity, benchmark }, cash);
+    // The two shared columns stay where they are (same memory, offset kept); the plain one and
+    // the cash steps are the packed buffer: 3 × 8 bytes, then 2 × (8 + 4).
+    expect(packed.times.buffer).toBe(times.buffer);
+    expect(packed.times.byteOffset).toBe(8);
+    expect(packed.equity.buffer).toBe(equity.buffer);
+    expect(packed.benchmark.buffer).toBe(packed.columns);
+    expect(packed.columns.byteLength).toBe(3 * 8 + 2 * 12);
+    const views = jobColumns({
+      file: "x",
+      ...packed,
+      rows: 3,
+      steps: 2,
+      intraday: false,
+      finished: new SharedArrayBuffer(4),
+    });
+    expect([...views.times]).toEqual([1, 2, 3]);
+    expect([...views.equity]).toEqual([100, 101, 99]);
+    expect([...views.benchmark]).toEqual([100, 100.5, 98]);
+    expect([...views.cash.value]).toEqual([100, 40]);
+    expect([...views.cash.at]).toEqual([0, 2]);
+  });
 });
