@@ -1,3 +1,4 @@
+import { sharedFloat64 } from "../util/shared-float64.js";
 import { type BarSink, ByteRows } from "./byte-rows.js";
 import type { BarColumns } from "./chronological-order.js";
 import { type ColumnLayout, type ColumnMapping, resolveColumns } from "./columns.js";
@@ -223,7 +224,7 @@ function isBlankRange(text: string, start: number, end: number): boolean {
 function allocate(capacity: number): BarColumns {
   return {
     // Shared memory: a run's equity.csv worker thread reads the times in place, with no copy.
-    time: new Float64Array(new SharedArrayBuffer(capacity * Float64Array.BYTES_PER_ELEMENT)),
+    time: sharedFloat64(capacity),
     open: new Float64Array(capacity),
     high: new Float64Array(capacity),
     low: new Float64Array(capacity),

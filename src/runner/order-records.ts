@@ -35,6 +35,8 @@ export function orderEventRecord(e: OrderEvent, time: string) {
   const event = EVENT_NAMES[e.type] ?? e.type.replace("order_", "");
   const o = e.order;
   // The order object may have moved on by the time the event is written: the event is the status.
+  // Written out rather than `...orderSummary(o)`: one object a line, not two (measured 20-25 %
+  // more time making orders.jsonl at 80,000 lines with the spread).
   return {
     event,
     time,
@@ -69,27 +71,15 @@ function pushOrder(to: unknown[], o: Readonly<Order>): void {
 
 const ORDER_VALUES = 5;
 
-/** The order pushOrder kept at `at`, as it was then: the fields records read. */
+/** The order pushOrder kept at `at`, as it was then. */
 function orderAt(v: readonly unknown[], at: number): Order {
-  const o = v[at] as Order;
-  const then = {
-    id: o.id,
-    symbol: o.symbol,
-    side: v[at + 1],
-    type: o.type,
-    size: o.size,
-    limitPrice: o.limitPrice,
-    stopPrice: o.stopPrice,
-    stopLoss: o.stopLoss,
-    takeProfit: o.takeProfit,
-    tif: o.tif,
-    status: v[at + 2],
-    reason: v[at + 3],
-    tag: o.tag,
-    parentId: o.parentId,
-    ocoId: v[at + 4],
+  return {
+    ...(v[at] as Order),
+    side: v[at + 1] as Order["side"],
+    status: v[at + 2] as Order["status"],
+    reason: v[at + 3] as Order["reason"],
+    ocoId: v[at + 4] as Order["ocoId"],
   };
-  return then as Order;
 }
 
 /**

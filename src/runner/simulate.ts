@@ -6,6 +6,7 @@ import type { MemoryMoment } from "../memory/memory-system.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import { BacktestContext } from "../strategy/context.js";
 import type { MemoryPort, MemoryToolbox, Params, Strategy } from "../strategy/types.js";
+import { sharedFloat64 } from "../util/shared-float64.js";
 import { BarLoop, type LoopEnd } from "./bar-loop.js";
 import type { BarView } from "./checkpoint.js";
 import { HookRunner } from "./hook-runner.js";
@@ -272,8 +273,3 @@ class CoreRun {
 }
 
 const noop = () => {};
-
-/** A Float64Array over shared memory (zero-filled, as any new one). */
-function sharedFloat64(length: number): Float64Array {
-  return new Float64Array(new SharedArrayBuffer(length * Float64Array.BYTES_PER_ELEMENT));
-}

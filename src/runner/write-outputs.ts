@@ -114,8 +114,6 @@ export function equityInWorker(rows: number): boolean {
   return rows >= EQUITY_WORKER_MIN_ROWS && os.availableParallelism() > 1;
 }
 
-/** What the worker is given: times, equity and benchmark one after another in `columns` (rows
- * each), then cash's step values and step rows (`steps` each). */
 /** Where a column of the job lies: a shared column in place, or a part of the packed buffer. */
 interface ColumnAt {
   buffer: ArrayBufferLike;
@@ -219,9 +217,9 @@ function fromSource(file: string): string {
 }
 
 /**
- * equity.csv from a worker thread. The columns are copied into one buffer that is moved (not
- * copied again) to the worker, which frees it when it ends; cash goes as its steps (a few
- * thousand fills, not a million bars). A worker that cannot start or dies
+ * equity.csv from a worker thread. Columns in shared memory are read in place; any other is
+ * copied into one buffer that is moved (not copied again) to the worker, with cash as its steps
+ * (a few thousand fills, not a million bars) (packColumns). A worker that cannot start or dies
  * without an answer leaves the write to this thread, from the caller's own columns.
  */
 export function writeEquityCsvInWorker(file: string, cols: EquityColumns): EquityWrite {
