@@ -41,6 +41,8 @@ export interface BarLoopParts {
   afterBar?: ((i: number) => void) | undefined;
   /** How long a hook's promise may stay pending (null: no limit). */
   hookTimeoutMs?: number | null;
+  /** Told the last closed bar at each turn of the event loop (equity.csv's worker follows it). */
+  onSlice?: ((lastClosed: number) => void) | undefined;
 }
 
 /** Which hook a step awaits, for the timeout's message. */
@@ -95,6 +97,7 @@ export class BarLoop {
       ) {
         this.progress(i - 1, i - start, end - start);
       }
+      this.p.onSlice?.(this.lastClosed);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return this.ended(end);

@@ -31,6 +31,8 @@ import {
   DEFAULT_CODE_CHECKPOINT_MIN_MS,
   MemoryTally,
 } from "./checkpoint.js";
+import { writeEquityCsv } from "./equity-csv.js";
+import { EquityStream, type EquityWrite } from "./equity-stream.js";
 import { finishResult, roundMs, startResult } from "./finish-result.js";
 import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
 import { cacheFailureWarning } from "./llm-cache-warning.js";
@@ -58,15 +60,7 @@ import { checkRecallOptions, RunRecall, recallIndexOptions } from "./run-recall.
 import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
 import { storeStrategy } from "./strategy-copy.js";
-import {
-  type EquityWrite,
-  equityInWorker,
-  tradesCsv,
-  writeEquityCsv,
-  writeEquityCsvInWorker,
-  writeLines,
-  writeText,
-} from "./write-outputs.js";
+import { tradesCsv, writeLines, writeText } from "./write-outputs.js";
 
 export type { RunHandle };
 
@@ -213,6 +207,9 @@ async function runGuarded(
   guard.attach(result);
   // The handle exists before the first bar: a signal during setup interrupts at the first bar.
   let loop: RunHandle | null = null;
+  // equity.csv: written by a worker as bars close (a long run), then finished after the last one.
+  const equityFile = path.join(dir, "equity.csv");
+  let equityStream = null as EquityStream | null;
   let equityWrite: EquityWrite | null = null;
   let interruptAsked = false;
   options.onStart?.({
@@ -222,8 +219,10 @@ async function runGuarded(
     },
     abort: (signal) => {
       // A second Ctrl-C while equity.csv's worker writes: the process exits next, so the worker
-      // first finishes (its temp file would stay behind otherwise).
-      equityWrite?.finishSync();
+      // first finishes the file, or drops it during the simulation (its temp file would stay
+      // behind otherwise).
+      if (equityWrite) equityWrite.finishSync();
+      else equityStream?.cancelSync();
       guard.abort(signal);
     },
   });
@@ -319,7 +318,7 @@ async function runGuarded(
       })
     : (code as Strategy<unknown>);
 
-  const simulated = await simulate({
+  const simulating = simulate({
     data,
     broker: config.broker,
     strategy,
@@ -333,10 +332,26 @@ async function runGuarded(
       loop = h;
       if (interruptAsked) h.interrupt();
     },
+    onColumns: (columns) => {
+      equityStream = EquityStream.start(equityFile, columns);
+    },
+    onSlice: (lastClosed) => equityStream?.advance(lastClosed + 1 - startIndex),
     strategyPath: config.strategyPath,
     checkpoint: checkpointer,
     hookTimeoutMs: hookTimeoutOf(config),
   });
+  let simulated: Awaited<typeof simulating>;
+  try {
+    simulated = await simulating;
+  } catch (err) {
+    // Never expected (simulate() reports a strategy's failure in its result), but a worker left
+    // waiting would keep its temp file.
+    equityStream?.cancelSync();
+    throw err;
+  }
+  // The rows are all there: the worker writes the last of them beside the metrics and the other
+  // files; result.json (the commit point) waits for it below.
+  equityWrite = equityStream?.end(simulated.equity.length) ?? null;
   // A divergence is the resume's failure, not the strategy's: no bar or line to point at.
   if (simulated.error?.type === "resume_divergence") {
     simulated.error = { type: simulated.error.type, message: simulated.error.message };
@@ -356,17 +371,6 @@ async function runGuarded(
 
   const t2 = performance.now();
   const { times, equity, benchmark: bench } = simulated;
-  // A long run's equity.csv is written by a worker thread from here on, beside the metrics and
-  // the other files; result.json (the commit point) waits for it below.
-  const equityFile = path.join(dir, "equity.csv");
-  const cols = {
-    times,
-    equity,
-    cash: simulated.cash,
-    benchmark: bench,
-    intraday: simulated.intraday,
-  };
-  equityWrite = equityInWorker(equity.length) ? writeEquityCsvInWorker(equityFile, cols) : null;
   const early = equityWrite?.done ?? null;
   // Handled below, after this thread's own writes.
   early?.catch(() => {});
@@ -387,7 +391,13 @@ async function runGuarded(
     if (cacheWarning !== null) result.warnings.push(cacheWarning);
     atEquity = true;
     if (early === null) {
-      writeEquityCsv(equityFile, times, equity, simulated.cash, bench, simulated.intraday);
+      writeEquityCsv(equityFile, {
+        times,
+        equity,
+        cash: simulated.cash,
+        benchmark: bench,
+        intraday: simulated.intraday,
+      });
     }
     writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
     writeLines(path.join(dir, "orders.jsonl"), simulated.orderLog);
