@@ -1,6 +1,8 @@
 // A worker thread's entry: writes one run's equity.csv for EquityStream (equity-stream.ts) as the
-// simulation closes bars, from columns in shared memory, and posts how it ended.
-import { parentPort, workerData } from "node:worker_threads";
+// simulation closes bars, from columns in shared memory; then computes the run's metrics and the
+// report's lines from the same columns, and posts how it all ended.
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
+import { curveSeries } from "../report/html/curve-series.js";
 import { writeTextAtomic } from "../util/atomic-write.js";
 import { EQUITY_CSV_HEADER, EquityCsvRows } from "./equity-csv.js";
 import {
@@ -11,7 +13,10 @@ import {
   type EquityStreamJob,
   errorOutcome,
   type SharedColumn,
+  type Summary,
+  type SummaryJob,
 } from "./equity-stream.js";
+import { computeRunMetrics } from "./run-metrics.js";
 
 /** Rows written between two looks at the control block: a cancel is seen within milliseconds. */
 const BATCH = 1 << 14;
@@ -23,13 +28,14 @@ class Cancelled extends Error {}
 const job = workerData as EquityStreamJob;
 const control = new Int32Array(job.control);
 const column = (c: SharedColumn) => new Float64Array(c.buffer, c.byteOffset, c.length);
-const rows = new EquityCsvRows({
+const columns = {
   times: column(job.times),
   equity: column(job.equity),
   cash: column(job.cash),
   benchmark: column(job.benchmark),
   intraday: job.intraday,
-});
+};
+const rows = new EquityCsvRows(columns);
 
 let outcome: EquityOutcome;
 try {
@@ -53,4 +59,26 @@ try {
 // Written, renamed or cleaned up: a thread blocked on this before the process exits may go on.
 Atomics.store(control, CONTROL.done, 1);
 Atomics.notify(control, CONTROL.done);
-parentPort?.postMessage(outcome);
+parentPort?.postMessage({ equity: outcome, summary: outcome.ok ? summary(rows.written) : null });
+
+/** The job the runner sent before it ended the stream, computed over the file's rows (null: no
+ * job, or it failed: the runner computes it then, and reports any error as it would have). */
+function summary(count: number): Summary | null {
+  const message = parentPort ? receiveMessageOnPort(parentPort) : undefined;
+  if (message === undefined) return null;
+  try {
+    const s = message.message as SummaryJob;
+    const cut = (c: Float64Array) => c.subarray(0, count);
+    const curve = {
+      times: cut(columns.times),
+      equity: cut(columns.equity),
+      benchmark: cut(columns.benchmark),
+    };
+    return {
+      metrics: computeRunMetrics({ ...s, ...curve }, s.initialCash),
+      curve: curveSeries(curve),
+    };
+  } catch {
+    return null;
+  }
+}

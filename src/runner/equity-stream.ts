@@ -3,9 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import type { CurveLines } from "../report/html/curve-series.js";
 import { AtomicWriteError } from "../util/atomic-write.js";
 import { SymlinkError } from "../util/no-follow.js";
 import { type EquityColumns, writeEquityCsv } from "./equity-csv.js";
+import type { MetricsSource, RunMetrics } from "./run-metrics.js";
 
 /**
  * From this many rows a run has equity.csv written by a worker thread during the simulation;
@@ -49,6 +51,25 @@ export interface EquityStreamJob {
   benchmark: SharedColumn;
   intraday: boolean;
   control: SharedArrayBuffer;
+}
+
+/**
+ * What the worker computes once equity.csv is written, from the same columns, while this thread
+ * serializes the records: the metrics and the report's lines.
+ */
+export type SummaryJob = Omit<MetricsSource, "times" | "equity" | "benchmark"> & {
+  initialCash: number;
+};
+
+export interface Summary {
+  metrics: RunMetrics;
+  curve: CurveLines;
+}
+
+/** The worker's one message: how equity.csv's write ended, and the summary (null if none). */
+export interface WorkerAnswer {
+  equity: EquityOutcome;
+  summary: Summary | null;
 }
 
 /** How the worker's write ended; an error travels as its parts (a thread cannot pass a class). */
@@ -105,6 +126,9 @@ const FINISH_WAIT_MS = 10_000;
 
 /** equity.csv being finished by the worker. */
 export interface EquityWrite {
+  /** The summary of `end`'s job: null when none was asked for, or the worker could not make it
+   * (the caller computes it then). Never rejects. */
+  summary: Promise<Summary | null>;
   /** Settles once the file is whole, flushed and renamed into place, or rejects with the error
    * the inline write would have thrown. */
   done: Promise<"worker" | "inline">;
@@ -123,7 +147,7 @@ export interface EquityWrite {
  */
 export class EquityStream {
   private readonly control: Int32Array;
-  private readonly outcome: Promise<EquityOutcome | null>;
+  private readonly answer: Promise<WorkerAnswer | null>;
   private worker: Worker | null = null;
   private ended = false;
 
@@ -144,7 +168,7 @@ export class EquityStream {
     // A small young generation: the rows' text dies young, and a default-sized one would add tens
     // of megabytes to the run's peak memory.
     const options = { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 4 } };
-    this.outcome = new Promise<EquityOutcome | null>((resolve) => {
+    this.answer = new Promise<WorkerAnswer | null>((resolve) => {
       let worker: Worker;
       try {
         worker = FROM_SOURCE
@@ -160,7 +184,7 @@ export class EquityStream {
       this.worker = worker;
       // Until the run ends the worker must not keep the process alive on its own.
       worker.unref();
-      worker.once("message", (m: EquityOutcome) => resolve(m));
+      worker.once("message", (m: WorkerAnswer) => resolve(m));
       worker.once("error", () => resolve(null));
       worker.once("exit", () => resolve(null));
     });
@@ -180,10 +204,12 @@ export class EquityStream {
     this.signal(rows, RUNNING);
   }
 
-  /** The run ended with `rows` rows: the worker finishes the file. */
-  end(rows: number): EquityWrite {
+  /** The run ended with `rows` rows: the worker finishes the file, then computes the summary of
+   * `job` (a message sent before the signal, so the worker finds it waiting). */
+  end(rows: number, job: SummaryJob | null = null): EquityWrite {
     this.ended = true;
     this.worker?.ref();
+    if (job !== null) this.worker?.postMessage(job);
     this.signal(rows, ENDED);
     const inline = () => {
       const cut = (c: Float64Array) => c.subarray(0, rows);
@@ -197,12 +223,13 @@ export class EquityStream {
       });
       return "inline" as const;
     };
-    const done = this.outcome.then((outcome) => {
-      if (outcome === null) return inline();
-      if (!outcome.ok) throw rebuiltError(outcome);
+    const done = this.answer.then((answer) => {
+      if (answer === null) return inline();
+      if (!answer.equity.ok) throw rebuiltError(answer.equity);
       return "worker" as const;
     });
-    return { done, finishSync: () => this.waitDone() };
+    const summary = this.answer.then((answer) => answer?.summary ?? null);
+    return { done, summary, finishSync: () => this.waitDone() };
   }
 
   /** No equity.csv after all (the process exits at once): the worker removes its temp file, and

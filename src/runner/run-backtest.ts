@@ -33,7 +33,7 @@ import {
 } from "./checkpoint.js";
 import { writeEquityCsv } from "./equity-csv.js";
 import { EquityStream, type EquityWrite } from "./equity-stream.js";
-import { finishResult, roundMs, startResult } from "./finish-result.js";
+import { applyRunMetrics, finishResult, roundMs, startResult } from "./finish-result.js";
 import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
 import { cacheFailureWarning } from "./llm-cache-warning.js";
 import { loadData } from "./load-data.js";
@@ -56,6 +56,7 @@ import { RunWriteError, UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import { RunGuard } from "./run-guard.js";
 import { createRunDir } from "./run-id.js";
+import { computeRunMetrics } from "./run-metrics.js";
 import { checkRecallOptions, RunRecall, recallIndexOptions } from "./run-recall.js";
 import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
@@ -351,7 +352,18 @@ async function runGuarded(
   }
   // The rows are all there: the worker writes the last of them beside the metrics and the other
   // files; result.json (the commit point) waits for it below.
-  equityWrite = equityStream?.end(simulated.equity.length) ?? null;
+  // It then computes the metrics and the report's lines while this thread writes the records.
+  const initialCash = config.broker.initialCash;
+  equityWrite =
+    equityStream?.end(simulated.equity.length, {
+      startIndex: simulated.startIndex,
+      lastIndex: simulated.lastIndex,
+      trades: simulated.trades,
+      exposedBars: simulated.exposedBars,
+      commissions: simulated.commissions,
+      slippage: simulated.slippage,
+      initialCash,
+    }) ?? null;
   // A divergence is the resume's failure, not the strategy's: no bar or line to point at.
   if (simulated.error?.type === "resume_divergence") {
     simulated.error = { type: simulated.error.type, message: simulated.error.message };
@@ -381,7 +393,8 @@ async function runGuarded(
   let failure: { err: unknown; afterEquity: boolean } | null = null;
   let atEquity = false;
   try {
-    finishResult(result, simulated, config.broker.initialCash);
+    // With a worker, its metrics are put in below (their fields exist already: same key order).
+    finishResult(result, simulated, initialCash, equityWrite ? "later" : undefined);
     memory.finish();
     result.memorySystem = memory.name;
     result.memory = memory.stats();
@@ -406,9 +419,10 @@ async function runGuarded(
     failure = { err, afterEquity: atEquity };
   }
   let curveLines: ReportInputs["curveLines"] | null = null;
-  if (early !== null) {
-    // This thread would wait for the worker: it draws the report's curve meanwhile.
-    curveLines = await report.curveLines(curve);
+  if (equityWrite !== null && early !== null) {
+    const summary = await equityWrite.summary;
+    applyRunMetrics(result, summary ? summary.metrics : computeRunMetrics(simulated, initialCash));
+    curveLines = summary ? summary.curve : await report.curveLines(curve);
     try {
       await early;
     } catch (err) {

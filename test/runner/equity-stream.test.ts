@@ -2,12 +2,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { curveSeries } from "../../src/report/html/curve-series.js";
+import { backtest } from "../../src/runner/backtest.js";
 import { type EquityColumns, EquityCsvRows, writeEquityCsv } from "../../src/runner/equity-csv.js";
 import {
   EQUITY_WORKER_MIN_ROWS,
   EquityStream,
   equityInWorker,
 } from "../../src/runner/equity-stream.js";
+import { computeRunMetrics } from "../../src/runner/run-metrics.js";
+import type { RunResult } from "../../src/runner/run-result.js";
+import type { ReportedTrade } from "../../src/runner/write-outputs.js";
 import { AtomicWriteError } from "../../src/util/atomic-write.js";
 import { SymlinkError } from "../../src/util/no-follow.js";
 import { cli, cliAsync, cliRun, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
@@ -118,6 +123,67 @@ describe("equity.csv written by a worker thread during the run (100,000 bars and
     );
     expect(lines).toHaveLength(ROWS + 2);
     expect(fs.readdirSync(dir)).toEqual(["equity.csv"]);
+  });
+
+  it("then computes the run's metrics and the report's lines from the same rows: equal to this thread's", async () => {
+    const cols = columns(ROWS);
+    const dir = fresh("summary");
+    const stream = EquityStream.start(path.join(dir, "equity.csv"), cols) as EquityStream;
+    const rows = 80_000;
+    // Two trades, one of them still open at the end (valued at the last close).
+    const trade = (id: number, pnl: number, openAtEnd: boolean): ReportedTrade => ({
+      id,
+      symbol: "X",
+      side: "long",
+      qty: 1,
+      entryIndex: 10 * id,
+      entryTime: T0 + 10 * id * MINUTE,
+      entryPrice: 100,
+      exitIndex: 10 * id + 5,
+      exitTime: T0 + (10 * id + 5) * MINUTE,
+      exitPrice: 100 + pnl,
+      pnl,
+      returnPct: pnl / 100,
+      commission: 0.5,
+      slippage: 0,
+      entryOrderId: id,
+      exitOrderId: id + 100,
+      openAtEnd,
+    });
+    const job = {
+      startIndex: 0,
+      lastIndex: rows - 1,
+      trades: [trade(1, 4, false), trade(2, -2, true)],
+      exposedBars: 1234,
+      commissions: 1,
+      slippage: 0,
+      initialCash: 100,
+    };
+    const write = stream.end(rows, job);
+    const summary = await write.summary;
+    expect(await write.done).toBe("worker");
+    const cut = (c: Float64Array) => c.subarray(0, rows);
+    const curve = {
+      times: cut(cols.times),
+      equity: cut(cols.equity),
+      benchmark: cut(cols.benchmark),
+    };
+    expect(summary).not.toBeNull();
+    expect(summary?.metrics).toEqual(computeRunMetrics({ ...job, ...curve }, 100));
+    expect(summary?.curve).toEqual(curveSeries(curve));
+    // By hand: equity 100, 110, 99 over and over peaks at 110, exposure 1,234 / 80,000 bars.
+    expect(summary?.metrics?.metrics.metrics.equityPeak).toBe(110);
+    expect(summary?.metrics?.metrics.metrics.exposurePct).toBe((1234 / rows) * 100);
+    expect(summary?.metrics?.metrics.metrics.trades).toBe(2);
+    expect(summary?.curve.bars).toBe(rows);
+  });
+
+  it("no job, no summary: the runner computes it itself", async () => {
+    const dir = fresh("no-summary");
+    const stream = EquityStream.start(path.join(dir, "equity.csv"), columns(ROWS)) as EquityStream;
+    const write = stream.end(ROWS);
+    expect(await write.summary).toBeNull();
+    expect(await write.done).toBe("worker");
   });
 
   it("a run that ends early: the file has exactly the rows of the bars that closed", async () => {
@@ -316,8 +382,21 @@ describe("a 120,000-bar run stopped half-way (equity.csv by the worker during th
   it("a signal: interrupted, equity.csv holds exactly the closed bars, the same rows as a whole run's", async () => {
     const whole = cli(slowArgs(path.join(work, "runs-whole")), work);
     expect(whole.status, whole.stderr).toBe(0);
-    const full = rowsOf(runDirs(path.join(work, "runs-whole"))[0] as string);
+    const wholeDir = runDirs(path.join(work, "runs-whole"))[0] as string;
+    const full = rowsOf(wholeDir);
     expect(full).toHaveLength(120_000 + 1);
+    // The metrics the worker computed are the in-memory backtest()'s, computed in one thread.
+    const written = readJson<Pick<RunResult, "metrics" | "benchmark">>(
+      path.join(wholeDir, "result.json"),
+    );
+    const mem = await backtest({
+      strategy: SLOW,
+      data: [minuteCsv()],
+      params: { ms: 0, every: 1000 },
+    });
+    expect(written.metrics).toEqual(mem.metrics);
+    expect(written.benchmark.metrics).toEqual(mem.benchmark.metrics);
+    expect(written.metrics?.bars).toBe(120_000);
     const runs = path.join(work, "runs-term");
     const { code, dir } = await stopMidway(runs, "SIGTERM", slowArgs(runs));
     expect(code).toBe(1);
