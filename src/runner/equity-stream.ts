@@ -1,11 +1,9 @@
-import { createRequire } from "node:module";
 import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { CurveLines } from "../report/html/curve-series.js";
 import { AtomicWriteError } from "../util/atomic-write.js";
 import { SymlinkError } from "../util/no-follow.js";
+import { startWorker } from "../util/start-worker.js";
 import { type EquityColumns, writeEquityCsv } from "./equity-csv.js";
 import type { MetricsSource, RunMetrics } from "./run-metrics.js";
 
@@ -110,17 +108,6 @@ function shared(column: Float64Array): SharedColumn {
   return { buffer: copy.buffer as SharedArrayBuffer, byteOffset: 0, length: column.length };
 }
 
-// Under vitest and tsx this module runs from its .ts source, and so must the worker (through tsx).
-const SELF = fileURLToPath(import.meta.url);
-const FROM_SOURCE = SELF.endsWith(".ts");
-
-/** A worker's boot code that loads a .ts module through tsx (a thread does not inherit the
- * loader vitest or tsx gave this one, and ignores `--import` in its execArgv). */
-function fromSource(file: string): string {
-  const tsx = createRequire(import.meta.url).resolve("tsx/cjs/api");
-  return `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(file)});`;
-}
-
 /** Longest a thread about to exit waits for the worker (it needs about a second for 1M rows). */
 const FINISH_WAIT_MS = 10_000;
 
@@ -171,12 +158,7 @@ export class EquityStream {
     this.answer = new Promise<WorkerAnswer | null>((resolve) => {
       let worker: Worker;
       try {
-        worker = FROM_SOURCE
-          ? new Worker(fromSource(path.join(path.dirname(SELF), "equity-csv-worker.ts")), {
-              ...options,
-              eval: true,
-            })
-          : new Worker(new URL("./equity-csv-worker.js", import.meta.url), options);
+        worker = startWorker(import.meta.url, "equity-csv-worker", options);
       } catch {
         resolve(null);
         return;

@@ -31,12 +31,13 @@ import {
   DEFAULT_CODE_CHECKPOINT_MIN_MS,
   MemoryTally,
 } from "./checkpoint.js";
+import type { DataPreload } from "./data-preload.js";
 import { writeEquityCsv } from "./equity-csv.js";
 import { EquityStream, type EquityWrite } from "./equity-stream.js";
 import { applyRunMetrics, finishResult, roundMs, startResult } from "./finish-result.js";
 import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
 import { cacheFailureWarning } from "./llm-cache-warning.js";
-import { loadData } from "./load-data.js";
+import { type LoadedData, loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
@@ -71,6 +72,9 @@ export interface RunOptions {
   onStart?: (handle: RunHandle) => void;
   /** Continue this killed or interrupted run in its own directory (`agenticbt resume`). */
   resume?: ResumePlan;
+  /** The data files, being parsed by a worker thread since the command line was read (it must
+   * load `config`'s files with `config`'s options). */
+  preload?: DataPreload | null;
 }
 
 /**
@@ -122,13 +126,28 @@ async function runGuarded(
 ): Promise<RunResult> {
   const t0 = performance.now();
   const emit = options.onEvent ?? (() => {});
-  const loaded = loadData(config);
-  const { data, startIndex, dataInfo, warnings } = loaded;
   const source = config.strategySource ?? config.strategyPath;
-  const llm = config.agent
-    ? await prepareLlmStrategy(config.strategyPath, config.agent, source)
-    : null;
-  const code = llm ? null : await loadStrategy(config.strategyPath);
+  const loadCode = async () => {
+    const llm = config.agent
+      ? await prepareLlmStrategy(config.strategyPath, config.agent, source)
+      : null;
+    return { llm, code: llm ? null : await loadStrategy(config.strategyPath) };
+  };
+  let loaded: LoadedData;
+  let strategyLoad: Promise<Awaited<ReturnType<typeof loadCode>>>;
+  const preload = options.preload ?? null;
+  if (preload === null) {
+    loaded = loadData(config);
+    strategyLoad = loadCode();
+  } else {
+    // The strategy loads while the worker parses; the data's error, if any, still comes first
+    // (the load again in this thread throws it, exactly).
+    strategyLoad = loadCode();
+    strategyLoad.catch(() => {});
+    loaded = (await preload.result()) ?? loadData(config);
+  }
+  const { data, startIndex, dataInfo, warnings } = loaded;
+  const { llm, code } = await strategyLoad;
   const strategyText = llm ? llm.prompt : fs.readFileSync(path.resolve(source));
   const params = resolveParams(code?.params ?? {}, config.params);
   // A resume with a memory snapshot restores it: the sources need not be there any more.
