@@ -107,6 +107,19 @@ for (let r = 0; r < rounds; r++) {
     );
   }
 }
+// The heap of every line kept (as a checkpoint's digest keeps them), with --expose-gc.
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc) {
+  for (const who of ["other", "mine"] as const) {
+    gc();
+    const h0 = process.memoryUsage().heapUsed;
+    const kept: string[] = [];
+    lines(who, (l) => kept.push(l));
+    gc();
+    const mb = (process.memoryUsage().heapUsed - h0) / 2 ** 20;
+    console.log(`${who}: ${kept.length} lines kept hold ${mb.toFixed(1)} MB of heap`);
+  }
+}
 for (const [name, t] of Object.entries(ms)) {
   const s = [...t].sort((a, b) => a - b);
   console.log(`${name}: ${s.map((x) => x.toFixed(0)).join(" ")} ms`);

@@ -1,5 +1,5 @@
 import type { EngineEvent, Fill, Order } from "../engine/types.js";
-import { JsonStringMemo, jsonField, jsonString } from "../util/json-text.js";
+import { flat, JsonField, jsonField, jsonString } from "../util/json-text.js";
 
 /** An event of an order, as orderEventRecord reads it. */
 type OrderEvent = Extract<EngineEvent, { order: unknown }>;
@@ -93,24 +93,43 @@ export function orderEventAt(v: readonly unknown[], at: number, label: (i: numbe
   const event = jsonString(EVENT_NAMES[type] ?? type.replace("order_", ""));
   const index = v[at + 1];
   const o = v[at + 3] as Order;
-  return (
-    `{"event":${event}${jsonField(',"time":', label(index as number))}` +
-    jsonField(',"bar":', index) +
-    jsonField(',"id":', o.id) +
-    orderParts(o, v[at + 4]) +
-    `,"status":${event}` +
-    reasons.field(',"reason":', v[at + 2]) +
-    tags.field(',"tag":', o.tag) +
-    (o.parentId === null && v[at + 7] === null
-      ? ',"parentId":null,"ocoId":null}'
-      : `${jsonField(',"parentId":', o.parentId)}${jsonField(',"ocoId":', v[at + 7])}}`)
+  return flat(
+    `{"event":${event}${timeField(',"time":', label(index as number))}${F.bar.of(index)}${F.id.of(o.id)}` +
+      orderParts(o, v[at + 4]) +
+      `,"status":${event}${F.reason.of(v[at + 2])}${F.tag.of(o.tag)}` +
+      (o.parentId === null && v[at + 7] === null
+        ? ',"parentId":null,"ocoId":null}'
+        : `${F.parentId.of(o.parentId)}${F.ocoId.of(v[at + 7])}}`),
   );
 }
 
-// The strings of a field repeat from line to line: their JSON is made once a run of them.
-const symbols = new JsonStringMemo();
-const reasons = new JsonStringMemo();
-const tags = new JsonStringMemo();
+/** The keys of records' lines, each written with what it wrote last. */
+const F = {
+  time: new JsonField(',"time":'),
+  bar: new JsonField(',"bar":'),
+  kind: new JsonField(',"kind":'),
+  id: new JsonField(',"id":'),
+  firstId: new JsonField('{"id":'),
+  symbol: new JsonField(',"symbol":'),
+  side: new JsonField(',"side":'),
+  type: new JsonField(',"type":'),
+  size: new JsonField(',"size":'),
+  limitPrice: new JsonField(',"limitPrice":'),
+  stopPrice: new JsonField(',"stopPrice":'),
+  stopLoss: new JsonField(',"stopLoss":'),
+  takeProfit: new JsonField(',"takeProfit":'),
+  tif: new JsonField(',"tif":'),
+  status: new JsonField(',"status":'),
+  reason: new JsonField(',"reason":'),
+  tag: new JsonField(',"tag":'),
+  parentId: new JsonField(',"parentId":'),
+  ocoId: new JsonField(',"ocoId":'),
+};
+/** A bar's label: a new string nearly every line, not worth remembering. */
+function timeField(prefix: string, label: string): string {
+  return typeof label === "string" ? prefix + jsonString(label) : jsonField(prefix, label);
+}
+
 const NO_PRICES = ',"limitPrice":null,"stopPrice":null,"stopLoss":null,"takeProfit":null';
 
 /** An order's fields from its symbol to its time in force, `side` the side it had then (the
@@ -119,17 +138,17 @@ function orderParts(o: Order, side: unknown): string {
   const prices =
     o.limitPrice === null && o.stopPrice === null && o.stopLoss === null && o.takeProfit === null
       ? NO_PRICES
-      : jsonField(',"limitPrice":', o.limitPrice) +
-        jsonField(',"stopPrice":', o.stopPrice) +
-        jsonField(',"stopLoss":', o.stopLoss) +
-        jsonField(',"takeProfit":', o.takeProfit);
+      : F.limitPrice.of(o.limitPrice) +
+        F.stopPrice.of(o.stopPrice) +
+        F.stopLoss.of(o.stopLoss) +
+        F.takeProfit.of(o.takeProfit);
   return (
-    symbols.field(',"symbol":', o.symbol) +
-    jsonField(',"side":', side) +
-    jsonField(',"type":', o.type) +
-    jsonField(',"size":', o.size) +
+    F.symbol.of(o.symbol) +
+    F.side.of(side) +
+    F.type.of(o.type) +
+    F.size.of(o.size) +
     prices +
-    jsonField(',"tif":', o.tif)
+    F.tif.of(o.tif)
   );
 }
 
@@ -178,23 +197,20 @@ export function pushDecision(
  */
 export function decisionAt(v: readonly unknown[], at: number, label: (i: number) => string) {
   const bar = v[at];
-  let s = `${jsonField(',"bar":', bar)}${jsonField(',"kind":', v[at + 1])},"orders":[`;
+  let s = `${F.bar.of(bar)}${F.kind.of(v[at + 1])},"orders":[`;
   const n = v[at + 2] as number;
   let k = at + 3;
   for (let j = 0; j < n; j++, k += ORDER_VALUES) s += (j > 0 ? "," : "") + summaryAt(v, k);
   s += `],"cancels":${numbersAt(v, k + 1, v[k] as number)},"memory":[],"recalls":[]}`;
-  return opened(jsonField('{"time":', label(bar as number)), s);
+  return flat(opened(timeField('{"time":', label(bar as number)), s));
 }
 
 /** JSON.stringify(orderSummary(o)) of the order pushOrder kept at `k`, as it was then. */
 function summaryAt(v: readonly unknown[], k: number): string {
   const o = v[k] as Order;
   const rest =
-    orderParts(o, v[k + 1]) +
-    jsonField(',"status":', v[k + 2]) +
-    reasons.field(',"reason":', v[k + 3]) +
-    tags.field(',"tag":', o.tag);
-  return opened(jsonField('{"id":', o.id), `${rest}}`);
+    orderParts(o, v[k + 1]) + `${F.status.of(v[k + 2])}${F.reason.of(v[k + 3])}${F.tag.of(o.tag)}}`;
+  return opened(F.firstId.of(o.id), rest);
 }
 
 /** An object's text from its first key (`{"key":value`, or "" when that key is left out) and
