@@ -18,6 +18,8 @@ const { simulate } = await dist(ROOT, "runner/simulate.js");
 const { loadStrategy } = await dist(ROOT, "runner/load-strategy.js");
 const mine = await dist(ROOT, "runner/order-records.js");
 const other = await dist(OTHER, "runner/order-records.js");
+// A line kept (by a checkpoint's digest) is kept flat, as RecordLog keeps it.
+const { flat } = await dist(ROOT, "util/json-text.js");
 
 type Builder = (v: readonly unknown[], at: number, label: (i: number) => string) => unknown;
 const rounds = Number(process.argv[2] ?? 5);
@@ -114,7 +116,7 @@ if (gc) {
     gc();
     const h0 = process.memoryUsage().heapUsed;
     const kept: string[] = [];
-    lines(who, (l) => kept.push(l));
+    lines(who, (l) => kept.push(flat(l)));
     gc();
     const mb = (process.memoryUsage().heapUsed - h0) / 2 ** 20;
     console.log(`${who}: ${kept.length} lines kept hold ${mb.toFixed(1)} MB of heap`);

@@ -1,5 +1,5 @@
 import type { EngineEvent, Fill, Order } from "../engine/types.js";
-import { flat, JsonField, jsonField, jsonString } from "../util/json-text.js";
+import { JsonField, jsonField, jsonString } from "../util/json-text.js";
 
 /** An event of an order, as orderEventRecord reads it. */
 type OrderEvent = Extract<EngineEvent, { order: unknown }>;
@@ -93,13 +93,13 @@ export function orderEventAt(v: readonly unknown[], at: number, label: (i: numbe
   const event = jsonString(EVENT_NAMES[type] ?? type.replace("order_", ""));
   const index = v[at + 1];
   const o = v[at + 3] as Order;
-  return flat(
+  return (
     `{"event":${event}${timeField(',"time":', label(index as number))}${F.bar.of(index)}${F.id.of(o.id)}` +
-      orderParts(o, v[at + 4]) +
-      `,"status":${event}${F.reason.of(v[at + 2])}${F.tag.of(o.tag)}` +
-      (o.parentId === null && v[at + 7] === null
-        ? ',"parentId":null,"ocoId":null}'
-        : `${F.parentId.of(o.parentId)}${F.ocoId.of(v[at + 7])}}`),
+    orderParts(o, v[at + 4]) +
+    `,"status":${event}${F.reason.of(v[at + 2])}${F.tag.of(o.tag)}` +
+    (o.parentId === null && v[at + 7] === null
+      ? ',"parentId":null,"ocoId":null}'
+      : `${F.parentId.of(o.parentId)}${F.ocoId.of(v[at + 7])}}`)
   );
 }
 
@@ -202,14 +202,13 @@ export function decisionAt(v: readonly unknown[], at: number, label: (i: number)
   let k = at + 3;
   for (let j = 0; j < n; j++, k += ORDER_VALUES) s += (j > 0 ? "," : "") + summaryAt(v, k);
   s += `],"cancels":${numbersAt(v, k + 1, v[k] as number)},"memory":[],"recalls":[]}`;
-  return flat(opened(timeField('{"time":', label(bar as number)), s));
+  return opened(timeField('{"time":', label(bar as number)), s);
 }
 
 /** JSON.stringify(orderSummary(o)) of the order pushOrder kept at `k`, as it was then. */
 function summaryAt(v: readonly unknown[], k: number): string {
   const o = v[k] as Order;
-  const rest =
-    orderParts(o, v[k + 1]) + `${F.status.of(v[k + 2])}${F.reason.of(v[k + 3])}${F.tag.of(o.tag)}}`;
+  const rest = `${orderParts(o, v[k + 1])}${F.status.of(v[k + 2])}${F.reason.of(v[k + 3])}${F.tag.of(o.tag)}}`;
   return opened(F.firstId.of(o.id), rest);
 }
 

@@ -20,7 +20,8 @@ export function jsonString(s: string): string {
   return `"${s}"`;
 }
 
-let touched = 0;
+// Written, never read: a use of the character read that the optimizer cannot drop.
+let _touched = 0;
 
 /**
  * `s` flattened: a string made by `+` is a tree of its pieces (V8), 2.5 KB for a 260-character
@@ -29,7 +30,7 @@ let touched = 0;
  * away.
  */
 export function flat(s: string): string {
-  touched ^= s.charCodeAt(0);
+  _touched ^= s.charCodeAt(0);
   return s;
 }
 
