@@ -103,9 +103,8 @@ export function orderEventAt(v: readonly unknown[], at: number, label: (i: numbe
   );
 }
 
-/** The keys of records' lines, each written with what it wrote last. */
+/** The keys of records' lines, each remembering the text of what it wrote last (JsonField). */
 const F = {
-  time: new JsonField(',"time":'),
   bar: new JsonField(',"bar":'),
   kind: new JsonField(',"kind":'),
   id: new JsonField(',"id":'),
@@ -125,6 +124,7 @@ const F = {
   parentId: new JsonField(',"parentId":'),
   ocoId: new JsonField(',"ocoId":'),
 };
+
 /** A bar's label: a new string nearly every line, not worth remembering. */
 function timeField(prefix: string, label: string): string {
   return typeof label === "string" ? prefix + jsonString(label) : jsonField(prefix, label);

@@ -10,7 +10,13 @@ import {
   pushOrderEvent,
 } from "../../src/runner/order-records.js";
 import { RecordLog } from "../../src/runner/record-log.js";
-import { jsonField, jsonNumber, jsonString, jsonValue } from "../../src/util/json-text.js";
+import {
+  JsonField,
+  jsonField,
+  jsonNumber,
+  jsonString,
+  jsonValue,
+} from "../../src/util/json-text.js";
 
 // orders.jsonl and decisions.jsonl lines are written field by field (order-records.ts); each must
 // be, byte for byte, JSON.stringify of the record's object as the builders make it. Compared over
@@ -162,6 +168,30 @@ describe("json-text: JSON.stringify's text without JSON.stringify", () => {
       expect(`${jsonField('{"key":', v) || "{"}}`).toBe(JSON.stringify({ key: v }));
       const j = jsonValue("key", v);
       expect(j === undefined ? "{}" : `{"key":${j}}`).toBe(JSON.stringify({ key: v }));
+    }
+  });
+});
+
+describe("json-text's JsonField: a key written many times, remembering what it wrote", () => {
+  it("writes each value as JSON.stringify does, however values repeat, reorder their keys or change", () => {
+    const rand = seeded(11);
+    const field = new JsonField(',"key":');
+    // A few flat objects again and again (a long/short run's two sizes), among hostile values.
+    const again = [
+      { kind: "weight", weight: 1 },
+      { kind: "weight", weight: -1 },
+      { weight: 1, kind: "weight" },
+      { kind: "weight", weight: -0 },
+      { kind: "weight", weight: Number.NaN },
+      { kind: "weight", weight: 1, extra: "x" },
+      { kind: "weight" },
+      { kind: 'we"ight', weight: 1 },
+    ];
+    for (let k = 0; k < 3000; k++) {
+      const r = rand();
+      const v =
+        r < 0.5 ? again[Math.floor(rand() * again.length)] : r < 0.75 ? terms(rand) : hostile(rand);
+      expect(`{"a":1${field.of(v)}}`).toBe(JSON.stringify({ a: 1, key: v }));
     }
   });
 });
