@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import { randomWalk, writeCsv } from "./generate-series.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -75,11 +76,20 @@ lines("mine", (l) => {
 console.log(`${same} of ${all.length} lines identical`);
 all.length = 0;
 
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcMs += e.duration;
+}).observe({ entryTypes: ["gc"] });
 const cpu = (f: () => void) => {
   const c0 = process.cpuUsage();
   f();
   const c = process.cpuUsage(c0);
   return (c.user + c.system) / 1000;
+};
+/** GC entries arrive on a later turn of the event loop. */
+const gcSince = async (g0: number) => {
+  await new Promise((resolve) => setImmediate(resolve));
+  return gcMs - g0;
 };
 const ms: Record<string, number[]> = {};
 const note = (name: string, t: number) => {
@@ -95,6 +105,7 @@ for (let r = 0; r < rounds; r++) {
     );
     const hash = createHash("sha256");
     let piece = "";
+    const g0 = gcMs;
     note(
       `${who} make+hash`,
       cpu(() =>
@@ -107,6 +118,7 @@ for (let r = 0; r < rounds; r++) {
         }),
       ),
     );
+    note(`${who} make+hash GC`, await gcSince(g0));
   }
 }
 // The heap of every line kept (as a checkpoint's digest keeps them), with --expose-gc.
