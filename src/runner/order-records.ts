@@ -1,5 +1,5 @@
 import type { EngineEvent, Fill, Order } from "../engine/types.js";
-import { JsonField, jsonField, jsonString } from "../util/json-text.js";
+import { JsonField, jsonField, jsonString, plain } from "../util/json-text.js";
 
 /** An event of an order, as orderEventRecord reads it. */
 type OrderEvent = Extract<EngineEvent, { order: unknown }>;
@@ -89,19 +89,32 @@ export function pushOrderEvent(to: unknown[], e: OrderEvent): void {
  * no JSON.stringify).
  */
 export function orderEventAt(v: readonly unknown[], at: number, label: (i: number) => string) {
-  const type = v[at] as OrderEvent["type"];
-  const event = jsonString(EVENT_NAMES[type] ?? type.replace("order_", ""));
+  const event = eventTexts(v[at] as OrderEvent["type"]);
   const index = v[at + 1];
   const o = v[at + 3] as Order;
   return (
-    `{"event":${event}${timeField(',"time":', label(index as number))}${F.bar.of(index)}${F.id.of(o.id)}` +
+    `${event.head}${timeField(',"time":', label(index as number))}${F.bar.of(index)}${F.id.of(o.id)}` +
     orderParts(o, v[at + 4]) +
-    `,"status":${event}${F.reason.of(v[at + 2])}${F.tag.of(o.tag)}` +
+    `${event.status}${F.reason.of(v[at + 2])}${F.tag.of(o.tag)}` +
     (o.parentId === null && v[at + 7] === null
       ? ',"parentId":null,"ocoId":null}'
       : `${F.parentId.of(o.parentId)}${F.ocoId.of(v[at + 7])}}`)
   );
 }
+
+/** An event type's line start (`{"event":"accepted"`) and status (`,"status":"accepted"`). */
+function eventTexts(type: OrderEvent["type"]): { head: string; status: string } {
+  let texts = EVENT_TEXTS.get(type);
+  if (texts === undefined) {
+    const event = jsonString(EVENT_NAMES[type] ?? type.replace("order_", ""));
+    texts = { head: `{"event":${event}`, status: `,"status":${event}` };
+    // The engine's few types; any other is made each time rather than remembered.
+    if (Object.hasOwn(EVENT_NAMES, type)) EVENT_TEXTS.set(type, texts);
+  }
+  return texts;
+}
+
+const EVENT_TEXTS = new Map<string, { head: string; status: string }>();
 
 /** The keys of records' lines, each remembering the text of what it wrote last (JsonField). */
 const F = {
@@ -127,7 +140,8 @@ const F = {
 
 /** A bar's label: a new string nearly every line, not worth remembering. */
 function timeField(prefix: string, label: string): string {
-  return typeof label === "string" ? prefix + jsonString(label) : jsonField(prefix, label);
+  if (typeof label !== "string" || !plain(label)) return jsonField(prefix, label);
+  return `${prefix}"${label}"`;
 }
 
 const NO_PRICES = ',"limitPrice":null,"stopPrice":null,"stopLoss":null,"takeProfit":null';

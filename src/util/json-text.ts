@@ -6,18 +6,23 @@
 // key by key knows them).
 
 /**
- * A string's JSON: quoted as it is when it holds no quote, backslash, control character or
- * surrogate (JSON.stringify escapes the first three and lone surrogates: any surrogate is left to
- * JSON.stringify), else JSON.stringify's.
+ * A string's JSON: quoted as it is when it is `plain`, else JSON.stringify's.
  */
 export function jsonString(s: string): string {
+  return plain(s) ? `"${s}"` : JSON.stringify(s);
+}
+
+/**
+ * Whether a string is its own JSON between quotes: no quote, backslash, control character or
+ * surrogate (JSON.stringify escapes the first three and lone surrogates: any surrogate is left to
+ * JSON.stringify).
+ */
+export function plain(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) {
-      return JSON.stringify(s);
-    }
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
   }
-  return `"${s}"`;
+  return true;
 }
 
 // Written, never read: a use of the character read that the optimizer cannot drop.
