@@ -239,26 +239,27 @@ export class BacktestContext implements StrategyContext {
   }
 
   buy(options?: OrderOptions): Order {
-    return this.submit(orderFromOptions("buy", options, this.symbol, this.broker.config));
+    return this.submit(orderFromOptions("buy", options, this.symbol, this.broker.config), true);
   }
 
   sell(options?: OrderOptions): Order {
-    return this.submit(orderFromOptions("sell", options, this.symbol, this.broker.config));
+    return this.submit(orderFromOptions("sell", options, this.symbol, this.broker.config), true);
   }
 
   targetWeight(weight: number, symbol?: string): Order {
     const sym = symbol ?? this.symbol;
-    return this.submit(orderForWeight(weight, sym, this.broker.config));
+    return this.submit(orderForWeight(weight, sym, this.broker.config), true);
   }
 
   closePosition(symbol?: string): Order {
     return this.targetWeight(0, symbol);
   }
 
-  /** Submits a request already checked for shape; the broker decides the rest. */
-  private submit(request: OrderRequest): Order {
+  /** Submits a request already checked for shape; the broker decides the rest. `owned`: made by
+   * order-options for this order (its size and tif frozen), not the strategy's own object. */
+  private submit(request: OrderRequest, owned = false): Order {
     this.sym(request.symbol);
-    const order = this.broker.submit(request, this.index);
+    const order = this.broker.submit(request, this.index, owned);
     this.activity.orders.push(order);
     return order;
   }
