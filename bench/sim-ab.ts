@@ -3,7 +3,8 @@
 // `simulate()` of this checkout's dist/ and of the other's (e.g. /work/main) by turns, so both see
 // the same machine load; prints per build and kind the min and median of CPU time, wall time and
 // GC pauses. Kinds: bare (no records, no listener), records, run (records, the plain renderer and
-// checkpoints, as runBacktest drives it).
+// checkpoints, as runBacktest drives it); and bare with other strategies: noop (an empty onBar: the
+// loop alone), reads (the SMA's four indicator reads, no order).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,7 +12,7 @@ import { PerformanceObserver } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { randomWalk, writeCsv } from "./generate-series.js";
 
-type Kind = "bare" | "records" | "run";
+type Kind = "bare" | "records" | "run" | "noop" | "reads";
 const other = process.argv[2];
 if (!other) throw new Error("usage: bench/sim-ab.ts <other checkout> [rounds] [kinds]");
 const rounds = Number(process.argv[3] ?? 5);
@@ -30,7 +31,34 @@ async function build(root: string) {
       mod("runner/load-strategy.js"),
     ]);
   const strategy = await loader.loadStrategy(path.join(root, "strategies/sma-crossover.ts"));
-  return { root, simulate, brokerConfig, timeLabel, checkpoint, plainRenderer, strategy };
+  type View = { value: number | null; at(n: number): number | null };
+  const noop = { name: "noop", onBar() {} };
+  const reads = {
+    name: "reads",
+    init: (ctx: { indicator(n: string, p: object): View }) => ({
+      fast: ctx.indicator("sma", { period: 10 }),
+      slow: ctx.indicator("sma", { period: 30 }),
+    }),
+    onBar(_ctx: unknown, s: { fast: View; slow: View; n?: number }) {
+      const f0 = s.fast.value;
+      const s0 = s.slow.value;
+      const f1 = s.fast.at(1);
+      const s1 = s.slow.at(1);
+      if (f0 === null || s0 === null || f1 === null || s1 === null) return;
+      if (f1 <= s1 && f0 > s0) s.n = (s.n ?? 0) + 1;
+    },
+  };
+  return {
+    root,
+    simulate,
+    brokerConfig,
+    timeLabel,
+    checkpoint,
+    plainRenderer,
+    strategy,
+    noop,
+    reads,
+  };
 }
 
 const builds = [await build(path.resolve(import.meta.dirname, "..")), await build(other)];
@@ -70,9 +98,9 @@ async function once(b: (typeof builds)[number], kind: Kind) {
   const out = await b.simulate({
     data,
     broker: b.brokerConfig({ commissionRate: 0.001, allowShort: true }),
-    strategy: b.strategy,
+    strategy: kind === "noop" ? b.noop : kind === "reads" ? b.reads : b.strategy,
     params: { fast: 10, slow: 30, longShort: true },
-    records: kind !== "bare",
+    records: kind === "records" || kind === "run",
     ...(kind === "run" ? { onEvent: b.plainRenderer(devNull), checkpoint } : {}),
   });
   const cpu = process.cpuUsage(cpu0);

@@ -160,6 +160,11 @@ export class Broker {
     return true;
   }
 
+  /** Whether any order is working (cheaper than `workingOrders().length`: no copy). */
+  get hasWorkingOrders(): boolean {
+    return this.working.length > 0;
+  }
+
   workingOrders(): readonly Order[] {
     return this.working.map((w) => w.order);
   }

@@ -237,6 +237,14 @@ export class HookRunner {
     ) {
       return;
     }
+    // The common decision (orders and cancels only) has no event of its own and is kept as
+    // values, with no label; one with details, memory or recalls (an agent's, whose objects are
+    // not ours to copy) is serialized now.
+    if (a.details === null && !a.memory.length && !a.recalls.length) {
+      if (this.records)
+        pushDecision(this.decisionLog.open(this.decisionAt), index, kind, a.orders, a.cancels);
+      return;
+    }
     const time = this.label(index);
     for (const m of a.memory) {
       this.emit({ type: "memory_write", time, bar: index, ...m });
@@ -251,12 +259,6 @@ export class HookRunner {
       });
     }
     if (!this.records) return;
-    // The common decision (orders and cancels only) is kept as values; one with details, memory
-    // or recalls (an agent's, whose objects are not ours to copy) is serialized now.
-    if (a.details === null && !a.memory.length && !a.recalls.length) {
-      pushDecision(this.decisionLog.open(this.decisionAt), index, kind, a.orders, a.cancels);
-      return;
-    }
     const orders = a.orders.map(orderSummary);
     this.decisionLog.pushLine(
       JSON.stringify(

@@ -37,20 +37,24 @@ export interface ContextActivity {
   details: Record<string, unknown> | null;
 }
 
+/** A strategy reads these on every bar (the SMA crossover four times): kept small enough for the
+ * optimizer to inline them into the strategy's code, so that the number read needs no box. */
 class LiveIndicator implements IndicatorView {
   constructor(
-    private readonly ctx: BacktestContext,
+    /** The context's index, per symbol, of the latest bar (its `symbolBar`), read in place. */
+    private readonly lastBar: Int32Array,
     private readonly sym: number,
     private readonly values: Float64Array,
   ) {}
   get value(): number | null {
-    return this.at(0);
+    const v = this.values[this.lastBar[this.sym] as number];
+    return v === undefined || v !== v ? null : v;
   }
   at(ago: number): number | null {
-    const i = this.ctx.symbolBar(this.sym) - ago;
+    const i = (this.lastBar[this.sym] as number) - ago;
     if (i < 0 || ago < 0) return null;
     const v = this.values[i];
-    return v === undefined || Number.isNaN(v) ? null : v;
+    return v === undefined || v !== v ? null : v;
   }
 }
 
@@ -187,7 +191,7 @@ export class BacktestContext implements StrategyContext {
         `Indicator ${name} has no output ${JSON.stringify(options.output)}; it has: ${keys.join(", ")}.`,
       );
     }
-    return new LiveIndicator(this, s, values);
+    return new LiveIndicator(this.lastBar, s, values);
   }
 
   indicatorValues(
