@@ -745,7 +745,9 @@ export class Broker {
       const w = this.working[k] as Working;
       if (w.order.status === "working") this.working[j++] = w;
     }
-    this.working.length = j;
+    // Popped, not `length = j`: a runtime call that also drops the array's storage (a fifth of
+    // the cost for the one or two orders a bar drops).
+    while (this.working.length > j) this.working.pop();
   }
 }
 

@@ -76,7 +76,7 @@ export class HookRunner {
       const r = this.handle(pending[k] as EngineEvent, index);
       if (r) return this.drainAsync(r, pending, k + 1, index);
     }
-    pending.length = 0;
+    empty(pending);
     return undefined;
   }
 
@@ -91,7 +91,7 @@ export class HookRunner {
       const r = this.handle(pending[k] as EngineEvent, index);
       if (r) await r;
     }
-    pending.length = 0;
+    empty(pending);
   }
 
   private handle(e: EngineEvent, index: number): Maybe {
@@ -266,6 +266,12 @@ export class HookRunner {
       ),
     );
   }
+}
+
+/** Empties the queue in place. Popping its one or two events costs a fifth of `length = 0` (a
+ * runtime call that also drops the array's storage, to be made again by the next push). */
+function empty(pending: EngineEvent[]): void {
+  while (pending.length > 0) pending.pop();
 }
 
 const HOOK_NAMES: Record<string, string> = {
