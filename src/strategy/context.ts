@@ -48,13 +48,13 @@ class LiveIndicator implements IndicatorView {
   ) {}
   get value(): number | null {
     const v = this.values[this.lastBar[this.sym] as number];
-    return v === undefined || v !== v ? null : v;
+    return v === undefined || Number.isNaN(v) ? null : v;
   }
   at(ago: number): number | null {
     const i = (this.lastBar[this.sym] as number) - ago;
     if (i < 0 || ago < 0) return null;
     const v = this.values[i];
-    return v === undefined || v !== v ? null : v;
+    return v === undefined || Number.isNaN(v) ? null : v;
   }
 }
 
