@@ -47,14 +47,15 @@ class LiveIndicator implements IndicatorView {
     private readonly values: Float64Array,
   ) {}
   get value(): number | null {
-    const v = this.values[this.lastBar[this.sym] as number];
-    return v === undefined || Number.isNaN(v) ? null : v;
+    const v = this.values[this.lastBar[this.sym] as number] as number;
+    // One comparison, false for NaN and for undefined (no bar yet): null then.
+    return v <= Infinity ? v : null;
   }
   at(ago: number): number | null {
     const i = (this.lastBar[this.sym] as number) - ago;
     if (i < 0 || ago < 0) return null;
-    const v = this.values[i];
-    return v === undefined || Number.isNaN(v) ? null : v;
+    const v = this.values[i] as number;
+    return v <= Infinity ? v : null;
   }
 }
 
