@@ -37,8 +37,9 @@ export interface ContextActivity {
   details: Record<string, unknown> | null;
 }
 
-/** A strategy reads these on every bar (the SMA crossover four times): kept small enough for the
- * optimizer to inline them into the strategy's code, so that the number read needs no box. */
+/** A strategy reads these on every bar (the SMA crossover four times): kept small (two loads, one
+ * comparison) so that the optimizer inlines them where its budget allows; a number returned by a
+ * call that is not inlined is boxed, one allocation per read. */
 class LiveIndicator implements IndicatorView {
   constructor(
     /** The context's index, per symbol, of the latest bar (its `symbolBar`), read in place. */
