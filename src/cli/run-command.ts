@@ -6,7 +6,7 @@ import { TIME_UNITS } from "../data/timestamp-reader.js";
 import { brokerConfig } from "../engine/broker-config.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
-  memorySystemFactory,
+  memorySystemEntry,
   memorySystemNames,
   parseMemorySystems,
   UnknownMemorySystemError,
@@ -316,7 +316,7 @@ export function memoryChoice(
   o: RunCommandOptions = {},
   memoryBlock: Record<string, unknown> = readMemoryConfig(),
 ): MemoryChoice {
-  const factory = memorySystemFactory(system);
+  const factory = memorySystemEntry(system);
   let raw = memoryBlock[system];
   if (o.memoryNamespace !== undefined) {
     if (!(o.memory ?? "").split(",").some((n) => n.trim() === "persistent")) {

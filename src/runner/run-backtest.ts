@@ -5,10 +5,10 @@ import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
-  memorySystemFactory,
+  memorySystemEntry,
   UnknownMemorySystemError,
 } from "../memory/memory-registry.js";
-import type { MemoryMoment, MemorySystemFactory } from "../memory/memory-system.js";
+import type { MemoryMoment, MemorySystemEntry } from "../memory/memory-system.js";
 import { DEFAULT_MEMORY_POLICY } from "../memory/policy/memory-policy.js";
 import { PolicyLayer } from "../memory/policy/policy-layer.js";
 import { PolicyState } from "../memory/policy/policy-state.js";
@@ -149,7 +149,8 @@ async function runGuarded(
   const lookAhead = lookAheadGuard(config, data, startIndex);
   if (lookAhead.warning !== null) warnings.push(lookAhead.warning);
   const memoryChoice = config.memory ?? { system: DEFAULT_MEMORY_SYSTEM, config: null };
-  const memoryFactory = checkedMemoryFactory(memoryChoice);
+  // The system's module loads here: a run never loads the systems it does not use.
+  const memoryFactory = await checkedMemoryFactory(memoryChoice).load();
   const loadMs = performance.now() - t0;
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
@@ -493,9 +494,9 @@ function llmPlaybook(name: string, source: string): string {
 }
 
 /** `--memory`'s system and its config, checked before a run directory exists (exit code 2). */
-function checkedMemoryFactory(choice: MemoryChoice): MemorySystemFactory {
+function checkedMemoryFactory(choice: MemoryChoice): MemorySystemEntry {
   try {
-    const factory = memorySystemFactory(choice.system);
+    const factory = memorySystemEntry(choice.system);
     factory.resolveConfig?.(choice.config);
     return factory;
   } catch (err) {
