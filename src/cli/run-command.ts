@@ -475,6 +475,7 @@ async function runOne(
   json: boolean,
   resume: ResumePlan | null = null,
 ): Promise<{ code: number; runDir: string; status: string }> {
+  preloadRunModules(config);
   const { runBacktest } = await import("../runner/run-backtest.js");
   const live = wantsLiveView(o, process.stdout, process.env)
     ? (await import("../ui/live-renderer.js")).liveRenderer(
@@ -550,6 +551,24 @@ async function runOne(
     await live?.close();
     stopSignals.remove();
   }
+}
+
+/**
+ * The modules a run imports after its strategy (its memory system, report.html's) start loading
+ * beside the runner's: once a `.ts` strategy is loaded, tsx's module hooks (on a worker thread)
+ * stand in front of every later import, a round trip per module. Nothing is awaited here: the
+ * runner imports each again where it needs it, and reports a failure there as before.
+ */
+function preloadRunModules(config: RunConfig): void {
+  try {
+    memorySystemEntry(config.memory?.system ?? DEFAULT_MEMORY_SYSTEM)
+      .load()
+      .catch(() => {});
+  } catch {
+    // An unknown system fails where the runner checks it.
+  }
+  import("../report/html/write-report.js").catch(() => {});
+  import("../report/html/report-model.js").catch(() => {});
 }
 
 /**
