@@ -1,8 +1,8 @@
 import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import { StringDecoder } from "node:string_decoder";
 import { createRequire } from "node:module";
+import { StringDecoder } from "node:string_decoder";
 import type Papa from "papaparse";
 import type { SymbolSeries } from "../engine/types.js";
 import { BarReader } from "./bar-reader.js";
