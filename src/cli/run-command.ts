@@ -475,8 +475,10 @@ async function runOne(
   json: boolean,
   resume: ResumePlan | null = null,
 ): Promise<{ code: number; runDir: string; status: string }> {
-  preloadRunModules(config);
-  const { runBacktest } = await import("../runner/run-backtest.js");
+  const [{ runBacktest }] = await Promise.all([
+    import("../runner/run-backtest.js"),
+    preloadRunModules(config),
+  ]);
   const live = wantsLiveView(o, process.stdout, process.env)
     ? (await import("../ui/live-renderer.js")).liveRenderer(
         config.agent && { maxCostUsd: config.agent.maxCost, maxTokens: config.agent.maxTokens },
@@ -554,21 +556,23 @@ async function runOne(
 }
 
 /**
- * The modules a run imports after its strategy (its memory system, report.html's) start loading
- * beside the runner's: once a `.ts` strategy is loaded, tsx's module hooks (on a worker thread)
- * stand in front of every later import, a round trip per module. Nothing is awaited here: the
- * runner imports each again where it needs it, and reports a failure there as before.
+ * The modules a run imports after its strategy (its memory system, report.html's) load beside
+ * the runner's, before the run starts: once a `.ts` strategy is loaded, tsx's module hooks (on a
+ * worker thread) stand in front of every later import, a round trip per module. Never rejects:
+ * the runner imports each again where it needs it, and a failure is reported there as before.
  */
-function preloadRunModules(config: RunConfig): void {
+async function preloadRunModules(config: RunConfig): Promise<void> {
+  let memory: Promise<unknown> = Promise.resolve();
   try {
-    memorySystemEntry(config.memory?.system ?? DEFAULT_MEMORY_SYSTEM)
-      .load()
-      .catch(() => {});
+    memory = memorySystemEntry(config.memory?.system ?? DEFAULT_MEMORY_SYSTEM).load();
   } catch {
     // An unknown system fails where the runner checks it.
   }
-  import("../report/html/write-report.js").catch(() => {});
-  import("../report/html/report-model.js").catch(() => {});
+  await Promise.allSettled([
+    memory,
+    import("../report/html/write-report.js"),
+    import("../report/html/report-model.js"),
+  ]);
 }
 
 /**
