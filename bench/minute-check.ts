@@ -29,6 +29,8 @@ function normalise(text: string, id: string): string {
   return text
     .split(id)
     .join("<id>")
+    .split(`runs-${process.pid}`)
+    .join("<runs>")
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
     .replace(/"timings":\{[^}]*\}/g, '"timings":<timings>')
     .replace(/"timings": \{[^}]*\}/g, '"timings": <timings>')
@@ -55,7 +57,7 @@ function fingerprints(dir: string, id: string): Record<string, string> {
 const rows: { ms: number; cpu: number; rss: number; t: Record<string, number> }[] = [];
 let prints: Record<string, string> = {};
 for (let k = 0; k < runs; k++) {
-  const runsDir = path.join(tmp, "runs");
+  const runsDir = path.join(tmp, `runs-${process.pid}`);
   fs.rmSync(runsDir, { recursive: true, force: true });
   const r = spawnSync(
     process.execPath,
@@ -93,6 +95,8 @@ for (let k = 0; k < runs; k++) {
   if (differ.length) throw new Error(`outputs differ between runs: ${differ.join(", ")}`);
   prints = p;
 }
+// Each process has its own runs directory (two checks at once must not delete each other's run).
+fs.rmSync(path.join(tmp, `runs-${process.pid}`), { recursive: true, force: true });
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const key = (k: string) => med(rows.map((r) => r.t[k] as number));
 console.log(

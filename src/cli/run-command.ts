@@ -22,6 +22,7 @@ import {
 import { presetTarget } from "../memory/workspace.js";
 import { readJsonFile } from "../report/run-files.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
+import { DataPreload } from "../runner/data-preload.js";
 import { HOOK_TIMEOUT_RANGE } from "../runner/hook-timeout.js";
 import { cacheFailureWarning } from "../runner/llm-cache-warning.js";
 import { parseModelCutoff } from "../runner/model-cutoff.js";
@@ -475,6 +476,8 @@ async function runOne(
   json: boolean,
   resume: ResumePlan | null = null,
 ): Promise<{ code: number; runDir: string; status: string }> {
+  // A long file is parsed by a worker thread from now on, while this one loads the runner.
+  const preload = DataPreload.start(config);
   const [{ runBacktest }] = await Promise.all([
     import("../runner/run-backtest.js"),
     preloadRunModules(config),
@@ -521,6 +524,7 @@ async function runOne(
         handle = h;
       },
       ...(resume ? { resume } : {}),
+      preload,
     });
     // The final frame stays on screen; the summary follows below it.
     await live?.close();

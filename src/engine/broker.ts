@@ -24,8 +24,9 @@ import type {
 import { validateOrderRequest } from "./validate-order.js";
 
 const EPS = 1e-9;
-/** Good till cancelled: the time in force of an order that names none. */
-const GTC: TimeInForce = { kind: "gtc" };
+/** Good till cancelled: the time in force of an order that names none (frozen, so every such
+ * order may hold this one object). */
+const GTC: TimeInForce = Object.freeze({ kind: "gtc" });
 
 /** Book-keeping the public Order does not need to show. */
 interface Working {
@@ -88,12 +89,14 @@ export class Broker {
   }
 
   /** Accepts or rejects an order placed at the close of bar `index`. It may fill from the next bar
-   * (or at this close for a market order under trade-on-close, see `fillAtClose`). */
-  submit(request: OrderRequest, index: number): Order {
+   * (or at this close for a market order under trade-on-close, see `fillAtClose`). `owned`: the
+   * request was made for this one order and its size and tif are frozen objects (or tif absent),
+   * so the order may hold them as they are (see `newOrder`). */
+  submit(request: OrderRequest, index: number, owned = false): Order {
     const time = this.data.times[index] ?? 0;
     const sym = this.symbolIndex(request.symbol);
     const problem = validateOrderRequest(request, sym >= 0, this.config);
-    const order = this.newOrder(request, index, null);
+    const order = this.newOrder(request, index, null, owned);
     const reason =
       problem ??
       this.dataEndedReason(sym, index) ??
@@ -109,18 +112,27 @@ export class Broker {
     return order;
   }
 
-  /** A new working order, recorded in `orders`. Children name their bracket entry as parent. */
-  private newOrder(request: OrderRequest, index: number, parentId: number | null): Order {
+  /** A new working order, recorded in `orders`. Children name their bracket entry as parent. The
+   * order's size and tif are frozen objects of its own: records keep the order and read them when
+   * a line is made. A strategy's request is copied (it may change its objects afterwards); an
+   * `owned` one already holds frozen objects no one else changes (a frozen copy costs ~1 us, a
+   * sixth of an order's path on the minute workload). */
+  private newOrder(
+    request: OrderRequest,
+    index: number,
+    parentId: number | null,
+    owned: boolean,
+  ): Order {
+    const tif = request.tif;
     const order: Order = {
       id: this.nextId++,
       symbol: request.symbol,
       side: request.side ?? null,
       type: request.type ?? "market",
-      // Copies, frozen: the request is the strategy's object, and records keep the order's own.
-      size: Object.freeze({ ...request.size }),
+      size: owned ? request.size : Object.freeze({ ...request.size }),
       limitPrice: request.limitPrice ?? null,
       stopPrice: request.stopPrice ?? null,
-      tif: Object.freeze({ ...(request.tif ?? GTC) }),
+      tif: tif == null ? GTC : owned ? tif : Object.freeze({ ...tif }),
       stopLoss: request.stopLoss ?? null,
       takeProfit: request.takeProfit ?? null,
       tag: request.tag ?? null,
@@ -146,6 +158,11 @@ export class Broker {
     if (!w) return false;
     this.finish(w, "cancelled", reason, index);
     return true;
+  }
+
+  /** Whether any order is working (cheaper than `workingOrders().length`: no copy). */
+  get hasWorkingOrders(): boolean {
+    return this.working.length > 0;
   }
 
   workingOrders(): readonly Order[] {
@@ -277,9 +294,10 @@ export class Broker {
     const qty = Math.abs(held);
     const symbol = this.data.symbols[sym] as string;
     const order = this.newOrder(
-      { symbol, side, size: { kind: "qty", qty }, tag: "data_ended" },
+      { symbol, side, size: Object.freeze({ kind: "qty", qty }), tag: "data_ended" },
       index,
       null,
+      true,
     );
     const time = this.data.times[index] ?? 0;
     this.emit?.({ type: "order_accepted", index, time, order });
@@ -345,7 +363,8 @@ export class Broker {
 
   private submitUnchecked(sym: number, index: number, tag: string): Order {
     const symbol = this.data.symbols[sym] as string;
-    const order = this.newOrder({ symbol, size: { kind: "weight", weight: 0 }, tag }, index, null);
+    const size = Object.freeze({ kind: "weight", weight: 0 } as const);
+    const order = this.newOrder({ symbol, size, tag }, index, null, true);
     this.working.push(working(order, sym, index + 1));
     return order;
   }
@@ -668,12 +687,13 @@ export class Broker {
           symbol: o.symbol,
           side: exitSide,
           type,
-          size: { kind: "qty", qty: Math.min(qty, lot) },
+          size: Object.freeze({ kind: "qty", qty: Math.min(qty, lot) } as const),
           ...(type === "limit" ? { limitPrice: price } : { stopPrice: price }),
           tag: type === "stop" ? "stop-loss" : "take-profit",
         },
         index,
         o.id,
+        true,
       );
       // Active in this very bar, after the entry: the rest of the bar may already hit it.
       const w = working(child, entry.sym, index);
@@ -725,7 +745,9 @@ export class Broker {
       const w = this.working[k] as Working;
       if (w.order.status === "working") this.working[j++] = w;
     }
-    this.working.length = j;
+    // Popped, not `length = j`: a runtime call that also drops the array's storage (a fifth of
+    // the cost for the one or two orders a bar drops).
+    while (this.working.length > j) this.working.pop();
   }
 }
 

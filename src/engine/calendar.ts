@@ -137,16 +137,18 @@ function lastBarFlags(times: Float64Array, i: number, out: CalendarFlags): Calen
   return out;
 }
 
+/** `00`…`59`: a clock's two digits from a table, not a new string per label. */
+const CLOCK = Array.from({ length: 60 }, (_, n) => pad2(n));
+const clock2 = (n: number): string => CLOCK[n] ?? pad2(n);
+
 /** `YYYY-MM-DD` for daily data, `YYYY-MM-DD HH:MM:SS` when the data is intraday. */
 export function timeLabel(t: Millis, intraday: boolean): string {
   if (!intraday) return dayKey(t);
   const secs = Math.floor((t - Math.floor(t / DAY_MS) * DAY_MS) / 1000);
   const h = Math.floor(secs / 3600);
   const m = Math.floor((secs % 3600) / 60);
-  return `${dayKey(t)} ${pad2(h)}:${pad2(m)}:${pad2(secs % 60)}`;
+  return `${dayKey(t)} ${clock2(h)}:${clock2(m)}:${clock2(secs % 60)}`;
 }
-
-const CLOCK = Array.from({ length: 60 }, (_, n) => pad2(n));
 
 /**
  * `timeLabel` for many timestamps in time order (a million-row CSV): the day's key is formatted

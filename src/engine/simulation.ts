@@ -76,8 +76,13 @@ export class Simulation {
     for (let s = 0; s < p.qty.length; s++) if (p.qty[s] !== 0) open = 1;
     this.exposed[i] = open;
     broker.checkHalt(i, equity);
-    const next = this.data.times[i + 1];
-    if (next === undefined || dayNumber(next) !== dayNumber(this.data.times[i] ?? 0))
+    const times = this.data.times;
+    const next = times[i + 1];
+    // Only a working order can expire: with none (most bars), the day's end need not be known.
+    if (
+      broker.hasWorkingOrders &&
+      (next === undefined || dayNumber(next) !== dayNumber(times[i] ?? 0))
+    )
       broker.expireDayOrders(i);
     if (!this.calendarEvents) return this.flags;
     const flags = calendarFlagsAt(this.data.times, i, this.flags);

@@ -6,7 +6,7 @@ const FRACTIONAL_STEP = 1e8;
 
 /** The smallest tradable amount: 1 unit, or 1e-8 with --fractional. No position is ever left
  * smaller than this (a fill that would is widened to close exactly what is held). */
-export function unitStep(config: BrokerConfig): number {
+export function unitStep(config: Pick<BrokerConfig, "fractional">): number {
   return config.fractional ? 1 / FRACTIONAL_STEP : 1;
 }
 

@@ -2,15 +2,22 @@ import type { BrokerConfig } from "./broker-config.js";
 import { unitStep } from "./sizing.js";
 import type { OrderRequest } from "./types.js";
 
+/** What `lenient` reads the run's options as. */
+const LENIENT = { fractional: true, allowShort: true } as const;
+
 const positive = (x: number | undefined): boolean => x !== undefined && Number.isFinite(x) && x > 0;
 
 /** Checks an order's shape when it is placed. Returns the reason for rejecting it, or null.
- * Affordability is checked when it fills, against the account at that moment. */
+ * Affordability is checked when it fills, against the account at that moment. `lenient`: checks
+ * as if fractions and shorts were allowed (the strategy layer's check of a request's shape, which
+ * leaves the run's options to the broker), without a copy of the config per order. */
 export function validateOrderRequest(
   r: OrderRequest,
   symbolKnown: boolean,
   config: BrokerConfig,
+  lenient = false,
 ): string | null {
+  const fractional = lenient || config.fractional;
   if (!symbolKnown) return `unknown symbol ${JSON.stringify(r.symbol)}`;
   const type = r.type ?? "market";
   if (type !== "market" && type !== "limit" && type !== "stop") {
@@ -19,11 +26,12 @@ export function validateOrderRequest(
   const size = r.size;
   if (size.kind === "qty") {
     if (!positive(size.qty)) return "quantity must be a positive number";
-    if (!config.fractional && !Number.isInteger(size.qty)) {
+    if (!fractional && !Number.isInteger(size.qty)) {
       return `quantity ${size.qty} is not a whole number of units; pass --fractional to trade fractions`;
     }
-    if (size.qty < unitStep(config)) {
-      return `quantity ${size.qty} is below the smallest tradable step of ${unitStep(config)} units`;
+    const step = unitStep(fractional ? LENIENT : config);
+    if (size.qty < step) {
+      return `quantity ${size.qty} is below the smallest tradable step of ${step} units`;
     }
   } else if (size.kind === "fraction") {
     if (!positive(size.fraction) || size.fraction > 1) {
@@ -33,7 +41,7 @@ export function validateOrderRequest(
     if (!Number.isFinite(size.weight) || Math.abs(size.weight) > 10) {
       return "target weight must be a number between -10 and 10";
     }
-    if (size.weight < 0 && !config.allowShort) {
+    if (size.weight < 0 && !lenient && !config.allowShort) {
       return "a negative target weight is a short; pass --allow-short to permit shorts";
     }
   }

@@ -41,6 +41,8 @@ export interface BarLoopParts {
   afterBar?: ((i: number) => void) | undefined;
   /** How long a hook's promise may stay pending (null: no limit). */
   hookTimeoutMs?: number | null;
+  /** Told the last closed bar at each turn of the event loop (equity.csv's worker follows it). */
+  onSlice?: ((lastClosed: number) => void) | undefined;
 }
 
 /** Which hook a step awaits, for the timeout's message. */
@@ -68,6 +70,8 @@ export class BarLoop {
   private progressEvery = 1;
   /** A bar finished while its last hook was pending: told to afterBar once that settles. */
   private finished = -1;
+  /** The promise the step `wholeBar` stopped at handed back. */
+  private handedBack: Promise<void> | undefined = undefined;
 
   constructor(private readonly p: BarLoopParts) {}
 
@@ -95,6 +99,7 @@ export class BarLoop {
       ) {
         this.progress(i - 1, i - start, end - start);
       }
+      this.p.onSlice?.(this.lastClosed);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return this.ended(end);
@@ -145,12 +150,18 @@ export class BarLoop {
     let i = this.i;
     let step = this.stepNo;
     while (i < until) {
-      // An interrupt or a stop lets the current bar finish and ends before the next one opens.
+      let wait: Promise<void> | undefined;
       if (step === OPEN) {
+        // An interrupt or a stop lets the current bar finish and ends before the next one opens.
         if (this.interrupted) return "interrupted";
         if (ctx.stopRequest) return ctx.stopRequest.status;
+        // The bar's steps in a row; it stops at the one that hands back a promise, if any.
+        step = this.wholeBar(i, state);
+        wait = this.handedBack;
+        this.handedBack = undefined;
+      } else {
+        wait = this.step(i, step, state);
       }
-      let wait = this.step(i, step, state);
       if (wait && timeoutMs !== null) wait = this.withTimeout(wait, timeoutMs, i, step);
       step++;
       let finished = -1;
@@ -226,29 +237,78 @@ export class BarLoop {
     });
   }
 
+  /**
+   * Bar i's five steps in a row, as `step` runs them one by one but without its dispatch (the
+   * loop's cost on a million bars): returns the last step run, the one that handed back a promise
+   * (kept in `handedBack`) or AFTER_CLOSE.
+   */
+  private wholeBar(i: number, state: unknown): number {
+    this.current = i;
+    let wait = this.open(i);
+    if (wait) {
+      this.handedBack = wait;
+      return OPEN;
+    }
+    wait = this.decide(state);
+    if (wait) {
+      this.handedBack = wait;
+      return DECIDE;
+    }
+    wait = this.record(i);
+    if (wait) {
+      this.handedBack = wait;
+      return RECORD;
+    }
+    wait = this.close(i);
+    if (wait) {
+      this.handedBack = wait;
+      return CLOSE;
+    }
+    this.handedBack = this.p.hooks.barEnd(i);
+    return AFTER_CLOSE;
+  }
+
   private step(i: number, step: number, state: unknown): Promise<void> | undefined {
-    const { sim, ctx, hooks, pending } = this.p;
     this.current = i;
     switch (step) {
       case OPEN:
-        ctx.advance(i);
-        sim.openBar(i);
-        return pending.length ? hooks.drain(pending, i) : undefined;
-      case DECIDE: {
-        ctx.resetActivity();
-        const r = this.p.strategy.onBar(ctx, state);
-        return r instanceof Promise ? r : undefined;
-      }
+        return this.open(i);
+      case DECIDE:
+        return this.decide(state);
       case RECORD:
-        hooks.record(i, "bar", ctx.resetActivity());
-        return pending.length ? hooks.drain(pending, i) : undefined;
+        return this.record(i);
       case CLOSE:
-        sim.closeBar(i);
-        this.p.cash[i] = sim.broker.portfolio.cash;
-        this.lastClosed = i;
-        return pending.length ? hooks.drain(pending, i) : undefined;
+        return this.close(i);
       default:
-        return hooks.barEnd(i);
+        return this.p.hooks.barEnd(i);
     }
+  }
+
+  private open(i: number): Promise<void> | undefined {
+    const { sim, ctx, hooks, pending } = this.p;
+    ctx.advance(i);
+    sim.openBar(i);
+    return pending.length ? hooks.drain(pending, i) : undefined;
+  }
+
+  private decide(state: unknown): Promise<void> | undefined {
+    const ctx = this.p.ctx;
+    ctx.resetActivity();
+    const r = this.p.strategy.onBar(ctx, state);
+    return r instanceof Promise ? r : undefined;
+  }
+
+  private record(i: number): Promise<void> | undefined {
+    const { ctx, hooks, pending } = this.p;
+    hooks.record(i, "bar", ctx.resetActivity());
+    return pending.length ? hooks.drain(pending, i) : undefined;
+  }
+
+  private close(i: number): Promise<void> | undefined {
+    const { sim, hooks, pending } = this.p;
+    sim.closeBar(i);
+    this.p.cash[i] = sim.broker.portfolio.cash;
+    this.lastClosed = i;
+    return pending.length ? hooks.drain(pending, i) : undefined;
   }
 }

@@ -1,17 +1,37 @@
 import type { MarketData } from "../engine/types.js";
-import { computeBenchmarkMetrics, computeMetrics } from "../metrics/compute-metrics.js";
+
 import { VERSION } from "../version.js";
 import { countOrders, rejectionWarning } from "./order-outcomes.js";
 import { RESULT_SCHEMA_VERSION } from "./run-config.js";
+import { computeRunMetrics, type RunMetrics } from "./run-metrics.js";
 import type { RunResult } from "./run-result.js";
 import type { Simulated } from "./simulate.js";
+
+/** Puts metrics into a result whose other fields finishResult filled. */
+export function applyRunMetrics(result: RunResult, m: RunMetrics): void {
+  if (m === null) {
+    result.nullReasons = { metrics: "no bar was simulated" };
+    return;
+  }
+  result.metrics = m.metrics.metrics;
+  result.nullReasons = m.metrics.nullReasons;
+  result.benchmark.metrics = m.benchmark.metrics;
+  result.benchmark.nullReasons = m.benchmark.nullReasons;
+}
 
 /**
  * Fills a result from what the core simulated: status and error, the period actually simulated,
  * order and trade counts, metrics beside buy-and-hold, and the rejections warning. One place for
- * the runner (result.json) and the in-memory `backtest()`.
+ * the runner (result.json) and the in-memory `backtest()`. `metrics`: computed elsewhere (equity.csv's
+ * worker), or "later" when the caller applies them itself (applyRunMetrics); computed here when
+ * not given.
  */
-export function finishResult(result: RunResult, s: Simulated, initialCash: number): void {
+export function finishResult(
+  result: RunResult,
+  s: Simulated,
+  initialCash: number,
+  metrics: RunMetrics | "later" = computeRunMetrics(s, initialCash),
+): void {
   result.status = s.status;
   result.error = s.error;
   if (s.stopReason !== undefined && s.status !== "failed") result.stopReason = s.stopReason;
@@ -29,25 +49,7 @@ export function finishResult(result: RunResult, s: Simulated, initialCash: numbe
     if (t.exitReason === "data_ended") dataEnded++;
   }
   result.trades = { closed: s.trades.length - openAtEnd, openAtEnd, dataEnded };
-  if (!simulated) {
-    result.nullReasons = { metrics: "no bar was simulated" };
-  } else {
-    const m = computeMetrics({
-      times: s.times,
-      equity: s.equity,
-      initialCash,
-      trades: s.trades,
-      benchmark: s.benchmark,
-      exposedBars: s.exposedBars,
-      commissions: s.commissions,
-      slippage: s.slippage,
-    });
-    result.metrics = m.metrics;
-    result.nullReasons = m.nullReasons;
-    const b = computeBenchmarkMetrics(s.times, s.benchmark);
-    result.benchmark.metrics = b.metrics;
-    result.benchmark.nullReasons = b.nullReasons;
-  }
+  if (metrics !== "later") applyRunMetrics(result, metrics);
   const rejections = rejectionWarning(result.orders);
   if (rejections !== null) {
     result.warnings.push(rejections);

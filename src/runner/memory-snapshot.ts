@@ -22,8 +22,9 @@ const MEMORY_ENTRIES: readonly string[] = [
 /** The recall index and SQLite's side files: derived from the memory, rebuilt by the resume. */
 const INDEX_ENTRIES = ["", "-wal", "-shm", "-journal"].map((s) => `${INDEX_FILE}${s}`);
 
-/** The name atomic-write.ts gives its temp files: `.<name>.<pid>.<counter>.tmp`. */
-const TEMP_FILE = /^\..+\.\d+\.\d+\.tmp$/;
+/** The name atomic-write.ts gives its temp files: `.<name>.<pid>.<counter>.tmp`, or
+ * `.<name>.<pid>-<thread>.<counter>.tmp` from a worker thread (equity.csv's, during the run). */
+const TEMP_FILE = /^\..+\.\d+(-\d+)?\.\d+\.tmp$/;
 
 /**
  * Copies the memory as it stands before the first bar (seeded, playbook written) to

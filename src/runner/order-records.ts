@@ -1,4 +1,5 @@
 import type { EngineEvent, Fill, Order } from "../engine/types.js";
+import { JsonField, jsonField, jsonString, plain } from "../util/json-text.js";
 
 /** An event of an order, as orderEventRecord reads it. */
 type OrderEvent = Extract<EngineEvent, { order: unknown }>;
@@ -71,17 +72,6 @@ function pushOrder(to: unknown[], o: Readonly<Order>): void {
 
 const ORDER_VALUES = 5;
 
-/** The order pushOrder kept at `at`, as it was then. */
-function orderAt(v: readonly unknown[], at: number): Order {
-  return {
-    ...(v[at] as Order),
-    side: v[at + 1] as Order["side"],
-    status: v[at + 2] as Order["status"],
-    reason: v[at + 3] as Order["reason"],
-    ocoId: v[at + 4] as Order["ocoId"],
-  };
-}
-
 /**
  * Keeps an order event's record as values (orderEventAt makes it back). Its time label is not
  * kept: it is the bar's, made again from the bar when the line is (a string per record kept
@@ -93,17 +83,87 @@ export function pushOrderEvent(to: unknown[], e: OrderEvent): void {
   pushOrder(to, e.order);
 }
 
-/** The record pushOrderEvent kept at `at`: orderEventRecord's object, as it was then. */
+/**
+ * The orders.jsonl line of the record pushOrderEvent kept at `at`: JSON.stringify of
+ * orderEventRecord's object as it was then, written field by field (no object; most fields need
+ * no JSON.stringify).
+ */
 export function orderEventAt(v: readonly unknown[], at: number, label: (i: number) => string) {
-  const index = v[at + 1] as number;
-  const e = {
-    type: v[at] as OrderEvent["type"],
-    index,
-    time: 0,
-    order: orderAt(v, at + 3),
-    reason: v[at + 2] as string,
-  };
-  return orderEventRecord(e, label(index));
+  const event = eventTexts(v[at] as OrderEvent["type"]);
+  const index = v[at + 1];
+  const o = v[at + 3] as Order;
+  return (
+    `${event.head}${timeField(',"time":', label(index as number))}${F.bar.of(index)}${F.id.of(o.id)}` +
+    orderParts(o, v[at + 4]) +
+    `${event.status}${F.reason.of(v[at + 2])}${F.tag.of(o.tag)}` +
+    (o.parentId === null && v[at + 7] === null
+      ? ',"parentId":null,"ocoId":null}'
+      : `${F.parentId.of(o.parentId)}${F.ocoId.of(v[at + 7])}}`)
+  );
+}
+
+/** An event type's line start (`{"event":"accepted"`) and status (`,"status":"accepted"`). */
+function eventTexts(type: OrderEvent["type"]): { head: string; status: string } {
+  let texts = EVENT_TEXTS.get(type);
+  if (texts === undefined) {
+    const event = jsonString(EVENT_NAMES[type] ?? type.replace("order_", ""));
+    texts = { head: `{"event":${event}`, status: `,"status":${event}` };
+    // The engine's few types; any other is made each time rather than remembered.
+    if (Object.hasOwn(EVENT_NAMES, type)) EVENT_TEXTS.set(type, texts);
+  }
+  return texts;
+}
+
+const EVENT_TEXTS = new Map<string, { head: string; status: string }>();
+
+/** The keys of records' lines, each remembering the text of what it wrote last (JsonField). */
+const F = {
+  bar: new JsonField(',"bar":'),
+  kind: new JsonField(',"kind":'),
+  id: new JsonField(',"id":'),
+  firstId: new JsonField('{"id":'),
+  symbol: new JsonField(',"symbol":'),
+  side: new JsonField(',"side":'),
+  type: new JsonField(',"type":'),
+  size: new JsonField(',"size":'),
+  limitPrice: new JsonField(',"limitPrice":'),
+  stopPrice: new JsonField(',"stopPrice":'),
+  stopLoss: new JsonField(',"stopLoss":'),
+  takeProfit: new JsonField(',"takeProfit":'),
+  tif: new JsonField(',"tif":'),
+  status: new JsonField(',"status":'),
+  reason: new JsonField(',"reason":'),
+  tag: new JsonField(',"tag":'),
+  parentId: new JsonField(',"parentId":'),
+  ocoId: new JsonField(',"ocoId":'),
+};
+
+/** A bar's label: a new string nearly every line, not worth remembering. */
+function timeField(prefix: string, label: string): string {
+  if (typeof label !== "string" || !plain(label)) return jsonField(prefix, label);
+  return `${prefix}"${label}"`;
+}
+
+const NO_PRICES = ',"limitPrice":null,"stopPrice":null,"stopLoss":null,"takeProfit":null';
+
+/** An order's fields from its symbol to its time in force, `side` the side it had then (the
+ * others are read-only: read from the order). */
+function orderParts(o: Order, side: unknown): string {
+  const prices =
+    o.limitPrice === null && o.stopPrice === null && o.stopLoss === null && o.takeProfit === null
+      ? NO_PRICES
+      : F.limitPrice.of(o.limitPrice) +
+        F.stopPrice.of(o.stopPrice) +
+        F.stopLoss.of(o.stopLoss) +
+        F.takeProfit.of(o.takeProfit);
+  return (
+    F.symbol.of(o.symbol) +
+    F.side.of(side) +
+    F.type.of(o.type) +
+    F.size.of(o.size) +
+    prices +
+    F.tif.of(o.tif)
+  );
 }
 
 /** Keeps a fill's orders.jsonl record: the fill itself (the engine freezes it) and its bar. */
@@ -145,13 +205,41 @@ export function pushDecision(
   for (const c of cancels) to.push(c);
 }
 
-/** The record pushDecision kept at `at`, as decisionRecord made it then. */
+/**
+ * The decisions.jsonl line of the record pushDecision kept at `at`: JSON.stringify of
+ * decisionRecord's object as it was then (orderSummary of each order), written field by field.
+ */
 export function decisionAt(v: readonly unknown[], at: number, label: (i: number) => string) {
+  const bar = v[at];
+  let s = `${F.bar.of(bar)}${F.kind.of(v[at + 1])},"orders":[`;
   const n = v[at + 2] as number;
-  const orders: unknown[] = [];
   let k = at + 3;
-  for (let j = 0; j < n; j++, k += ORDER_VALUES) orders.push(orderSummary(orderAt(v, k)));
-  const cancels = v.slice(k + 1, k + 1 + (v[k] as number)) as number[];
-  const bar = v[at] as number;
-  return decisionRecord(label(bar), bar, v[at + 1] as string, null, orders, cancels, [], []);
+  for (let j = 0; j < n; j++, k += ORDER_VALUES) s += (j > 0 ? "," : "") + summaryAt(v, k);
+  s += `],"cancels":${numbersAt(v, k + 1, v[k] as number)},"memory":[],"recalls":[]}`;
+  return opened(timeField('{"time":', label(bar as number)), s);
+}
+
+/** JSON.stringify(orderSummary(o)) of the order pushOrder kept at `k`, as it was then. */
+function summaryAt(v: readonly unknown[], k: number): string {
+  const o = v[k] as Order;
+  const rest = `${orderParts(o, v[k + 1])}${F.status.of(v[k + 2])}${F.reason.of(v[k + 3])}${F.tag.of(o.tag)}}`;
+  return opened(F.firstId.of(o.id), rest);
+}
+
+/** An object's text from its first key (`{"key":value`, or "" when that key is left out) and
+ * the rest (`,"key":value…}`, each key after a comma). */
+function opened(first: string, rest: string): string {
+  return first !== "" ? first + rest : rest === "}" ? "{}" : `{${rest.slice(1)}`;
+}
+
+/** JSON.stringify(v.slice(from, from + n)) for finite numbers, JSON.stringify's otherwise. */
+function numbersAt(v: readonly unknown[], from: number, n: number): string {
+  let s = "[";
+  for (let j = 0; j < n; j++) {
+    const x = v[from + j];
+    if (typeof x !== "number" || !Number.isFinite(x))
+      return JSON.stringify(v.slice(from, from + n));
+    s += j === 0 ? `${x}` : `,${x}`;
+  }
+  return `${s}]`;
 }

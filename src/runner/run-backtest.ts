@@ -29,10 +29,13 @@ import {
   DEFAULT_CODE_CHECKPOINT_MIN_MS,
   MemoryTally,
 } from "./checkpoint.js";
-import { finishResult, roundMs, startResult } from "./finish-result.js";
+import type { DataPreload } from "./data-preload.js";
+import { writeEquityCsv } from "./equity-csv.js";
+import { EquityStream, type EquityWrite } from "./equity-stream.js";
+import { applyRunMetrics, finishResult, roundMs, startResult } from "./finish-result.js";
 import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
 import { cacheFailureWarning } from "./llm-cache-warning.js";
-import { loadData } from "./load-data.js";
+import { type LoadedData, loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
@@ -46,19 +49,12 @@ import { RunWriteError, UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
 import { RunGuard } from "./run-guard.js";
 import { createRunDir } from "./run-id.js";
+import { computeRunMetrics } from "./run-metrics.js";
 import { checkRecallOptions, RunRecall, recallIndexOptions } from "./run-recall.js";
 import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
 import { storeStrategy } from "./strategy-copy.js";
-import {
-  type EquityWrite,
-  equityInWorker,
-  tradesCsv,
-  writeEquityCsv,
-  writeEquityCsvInWorker,
-  writeLines,
-  writeText,
-} from "./write-outputs.js";
+import { tradesCsv, writeLines, writeText } from "./write-outputs.js";
 
 export type { RunHandle };
 
@@ -68,6 +64,9 @@ export interface RunOptions {
   onStart?: (handle: RunHandle) => void;
   /** Continue this killed or interrupted run in its own directory (`agenticbt resume`). */
   resume?: ResumePlan;
+  /** The data files, being parsed by a worker thread since the command line was read (it must
+   * load `config`'s files with `config`'s options). */
+  preload?: DataPreload | null;
 }
 
 /**
@@ -119,18 +118,33 @@ async function runGuarded(
 ): Promise<RunResult> {
   const t0 = performance.now();
   const emit = options.onEvent ?? (() => {});
-  const loaded = loadData(config);
-  const { data, startIndex, dataInfo, warnings } = loaded;
   const source = config.strategySource ?? config.strategyPath;
-  // An LLM trader's modules (the agent, its tools and client) load only for an LLM run.
-  const llm = config.agent
-    ? await (await import("./prepare-llm-strategy.js")).prepareLlmStrategy(
-        config.strategyPath,
-        config.agent,
-        source,
-      )
-    : null;
-  const code = llm ? null : await loadStrategy(config.strategyPath);
+  const loadCode = async () => {
+    // An LLM trader's modules (the agent, its tools and client) load only for an LLM run.
+    const llm = config.agent
+      ? await (await import("./prepare-llm-strategy.js")).prepareLlmStrategy(
+          config.strategyPath,
+          config.agent,
+          source,
+        )
+      : null;
+    return { llm, code: llm ? null : await loadStrategy(config.strategyPath) };
+  };
+  let loaded: LoadedData;
+  let strategyLoad: Promise<Awaited<ReturnType<typeof loadCode>>>;
+  const preload = options.preload ?? null;
+  if (preload === null) {
+    loaded = loadData(config);
+    strategyLoad = loadCode();
+  } else {
+    // The strategy loads while the worker parses; the data's error, if any, still comes first
+    // (the load again in this thread throws it, exactly).
+    strategyLoad = loadCode();
+    strategyLoad.catch(() => {});
+    loaded = (await preload.result()) ?? loadData(config);
+  }
+  const { data, startIndex, dataInfo, warnings } = loaded;
+  const { llm, code } = await strategyLoad;
   const strategyText = llm ? llm.prompt : fs.readFileSync(path.resolve(source));
   const params = resolveParams(code?.params ?? {}, config.params);
   // A resume with a memory snapshot restores it: the sources need not be there any more.
@@ -212,6 +226,9 @@ async function runGuarded(
   guard.attach(result);
   // The handle exists before the first bar: a signal during setup interrupts at the first bar.
   let loop: RunHandle | null = null;
+  // equity.csv: written by a worker as bars close (a long run), then finished after the last one.
+  const equityFile = path.join(dir, "equity.csv");
+  let equityStream = null as EquityStream | null;
   let equityWrite: EquityWrite | null = null;
   let interruptAsked = false;
   options.onStart?.({
@@ -221,8 +238,10 @@ async function runGuarded(
     },
     abort: (signal) => {
       // A second Ctrl-C while equity.csv's worker writes: the process exits next, so the worker
-      // first finishes (its temp file would stay behind otherwise).
-      equityWrite?.finishSync();
+      // first finishes the file, or drops it during the simulation (its temp file would stay
+      // behind otherwise).
+      if (equityWrite) equityWrite.finishSync();
+      else equityStream?.cancelSync();
       guard.abort(signal);
     },
   });
@@ -317,7 +336,7 @@ async function runGuarded(
       })
     : (code as Strategy<unknown>);
 
-  const simulated = await simulate({
+  const simulating = simulate({
     data,
     broker: config.broker,
     strategy,
@@ -331,10 +350,37 @@ async function runGuarded(
       loop = h;
       if (interruptAsked) h.interrupt();
     },
+    onColumns: (columns) => {
+      equityStream = EquityStream.start(equityFile, columns);
+    },
+    onSlice: (lastClosed) => equityStream?.advance(lastClosed + 1 - startIndex),
     strategyPath: config.strategyPath,
     checkpoint: checkpointer,
     hookTimeoutMs: hookTimeoutOf(config),
   });
+  let simulated: Awaited<typeof simulating>;
+  try {
+    simulated = await simulating;
+  } catch (err) {
+    // Never expected (simulate() reports a strategy's failure in its result), but a worker left
+    // waiting would keep its temp file.
+    equityStream?.cancelSync();
+    throw err;
+  }
+  // The rows are all there: the worker writes the last of them beside the metrics and the other
+  // files; result.json (the commit point) waits for it below.
+  // It then computes the metrics and the report's lines while this thread writes the records.
+  const initialCash = config.broker.initialCash;
+  equityWrite =
+    equityStream?.end(simulated.equity.length, {
+      startIndex: simulated.startIndex,
+      lastIndex: simulated.lastIndex,
+      trades: simulated.trades,
+      exposedBars: simulated.exposedBars,
+      commissions: simulated.commissions,
+      slippage: simulated.slippage,
+      initialCash,
+    }) ?? null;
   // A divergence is the resume's failure, not the strategy's: no bar or line to point at.
   if (simulated.error?.type === "resume_divergence") {
     simulated.error = { type: simulated.error.type, message: simulated.error.message };
@@ -354,17 +400,6 @@ async function runGuarded(
 
   const t2 = performance.now();
   const { times, equity, benchmark: bench } = simulated;
-  // A long run's equity.csv is written by a worker thread from here on, beside the metrics and
-  // the other files; result.json (the commit point) waits for it below.
-  const equityFile = path.join(dir, "equity.csv");
-  const cols = {
-    times,
-    equity,
-    cash: simulated.cash,
-    benchmark: bench,
-    intraday: simulated.intraday,
-  };
-  equityWrite = equityInWorker(equity.length) ? writeEquityCsvInWorker(equityFile, cols) : null;
   const early = equityWrite?.done ?? null;
   // Handled below, after this thread's own writes.
   early?.catch(() => {});
@@ -375,7 +410,8 @@ async function runGuarded(
   let failure: { err: unknown; afterEquity: boolean } | null = null;
   let atEquity = false;
   try {
-    finishResult(result, simulated, config.broker.initialCash);
+    // With a worker, its metrics are put in below (their fields exist already: same key order).
+    finishResult(result, simulated, initialCash, equityWrite ? "later" : undefined);
     memory.finish();
     result.memorySystem = memory.name;
     result.memory = memory.stats();
@@ -385,7 +421,13 @@ async function runGuarded(
     if (cacheWarning !== null) result.warnings.push(cacheWarning);
     atEquity = true;
     if (early === null) {
-      writeEquityCsv(equityFile, times, equity, simulated.cash, bench, simulated.intraday);
+      writeEquityCsv(equityFile, {
+        times,
+        equity,
+        cash: simulated.cash,
+        benchmark: bench,
+        intraday: simulated.intraday,
+      });
     }
     writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
     writeLines(path.join(dir, "orders.jsonl"), simulated.orderLog);
@@ -394,9 +436,10 @@ async function runGuarded(
     failure = { err, afterEquity: atEquity };
   }
   let curveLines: ReportInputs["curveLines"] | null = null;
-  if (early !== null) {
-    // This thread would wait for the worker: it draws the report's curve meanwhile.
-    curveLines = await report.curveLines(curve);
+  if (equityWrite !== null && early !== null) {
+    const summary = await equityWrite.summary;
+    applyRunMetrics(result, summary ? summary.metrics : computeRunMetrics(simulated, initialCash));
+    curveLines = summary ? summary.curve : await report.curveLines(curve);
     try {
       await early;
     } catch (err) {

@@ -43,6 +43,15 @@ export interface SimulateInput {
   onEvent?: RunEventListener;
   /** Receives a handle before the first bar (Ctrl-C). */
   onStart?: (handle: RunHandle) => void;
+  /**
+   * Told before the first bar the columns equity.csv is made of, from the window's first bar to
+   * the data's last, in shared memory: times and benchmark are final, equity and cash fill as bars
+   * close (`onSlice` says how far).
+   */
+  onColumns?: (columns: LiveColumns) => void;
+  /** Told at each turn of the event loop the last bar whose close is processed: the columns' rows
+   * up to it are final. */
+  onSlice?: (lastClosed: number) => void;
   /** Build the orders.jsonl / decisions.jsonl lines (default true; a run directory needs them). */
   records?: boolean;
   /** The strategy's file, to point an error at its own line. */
@@ -51,6 +60,15 @@ export interface SimulateInput {
   checkpoint?: { afterBar(i: number, view: BarView): void } | null;
   /** How long a hook's promise may stay pending before the run fails (null: no limit). */
   hookTimeoutMs?: number | null;
+}
+
+/** The run's columns as they fill (index 0 = the window's first bar). */
+export interface LiveColumns {
+  times: Float64Array;
+  equity: Float64Array;
+  cash: Float64Array;
+  benchmark: Float64Array;
+  intraday: boolean;
 }
 
 /** Everything a run produced, in memory: the arrays behind equity.csv, trades, orders, records. */
@@ -166,8 +184,8 @@ class CoreRun {
         strategy.onRunEnd ||
         onMemoryMoment,
     );
-    // The equity and buy-and-hold curves live in shared memory: equity.csv's worker thread reads
-    // them as they are, with no copy at the run's peak (write-outputs.ts).
+    // The equity, cash and buy-and-hold curves live in shared memory: equity.csv's worker thread
+    // reads them in place while the run fills them (equity-stream.ts).
     const sim = new Simulation(
       data,
       input.broker,
@@ -186,7 +204,7 @@ class CoreRun {
     );
     this.ctx = ctx;
     this.hooks = new HookRunner(strategy, ctx, emit, label, input.records ?? true, onMemoryMoment);
-    this.cash = new Float64Array(data.times.length);
+    this.cash = sharedFloat64(data.times.length);
     const initialCash = input.broker.initialCash;
     this.benchmark = buyAndHoldEquity(data, initialCash, startIndex, sharedFloat64);
     const checkpoint = input.checkpoint ?? null;
@@ -204,7 +222,15 @@ class CoreRun {
       initialCash,
       progress: input.onEvent !== undefined,
       afterBar: checkpoint ? (i) => checkpoint.afterBar(i, view) : undefined,
+      onSlice: input.onSlice,
       hookTimeoutMs: input.hookTimeoutMs ?? null,
+    });
+    input.onColumns?.({
+      times: data.times.subarray(startIndex),
+      equity: sim.equity.subarray(startIndex),
+      cash: this.cash.subarray(startIndex),
+      benchmark: this.benchmark,
+      intraday,
     });
     engine.onReady?.(sim);
     input.onStart?.({ interrupt: () => this.loop.interrupt() });

@@ -37,20 +37,26 @@ export interface ContextActivity {
   details: Record<string, unknown> | null;
 }
 
+/** A strategy reads these on every bar (the SMA crossover four times): kept small (two loads, one
+ * comparison) so that the optimizer inlines them where its budget allows; a number returned by a
+ * call that is not inlined is boxed, one allocation per read. */
 class LiveIndicator implements IndicatorView {
   constructor(
-    private readonly ctx: BacktestContext,
+    /** The context's index, per symbol, of the latest bar (its `symbolBar`), read in place. */
+    private readonly lastBar: Int32Array,
     private readonly sym: number,
     private readonly values: Float64Array,
   ) {}
   get value(): number | null {
-    return this.at(0);
+    const v = this.values[this.lastBar[this.sym] as number] as number;
+    // One comparison, false for NaN and for undefined (no bar yet): null then.
+    return v <= Infinity ? v : null;
   }
   at(ago: number): number | null {
-    const i = this.ctx.symbolBar(this.sym) - ago;
+    const i = (this.lastBar[this.sym] as number) - ago;
     if (i < 0 || ago < 0) return null;
-    const v = this.values[i];
-    return v === undefined || Number.isNaN(v) ? null : v;
+    const v = this.values[i] as number;
+    return v <= Infinity ? v : null;
   }
 }
 
@@ -187,7 +193,7 @@ export class BacktestContext implements StrategyContext {
         `Indicator ${name} has no output ${JSON.stringify(options.output)}; it has: ${keys.join(", ")}.`,
       );
     }
-    return new LiveIndicator(this, s, values);
+    return new LiveIndicator(this.lastBar, s, values);
   }
 
   indicatorValues(
@@ -239,26 +245,27 @@ export class BacktestContext implements StrategyContext {
   }
 
   buy(options?: OrderOptions): Order {
-    return this.submit(orderFromOptions("buy", options, this.symbol, this.broker.config));
+    return this.submit(orderFromOptions("buy", options, this.symbol, this.broker.config), true);
   }
 
   sell(options?: OrderOptions): Order {
-    return this.submit(orderFromOptions("sell", options, this.symbol, this.broker.config));
+    return this.submit(orderFromOptions("sell", options, this.symbol, this.broker.config), true);
   }
 
   targetWeight(weight: number, symbol?: string): Order {
     const sym = symbol ?? this.symbol;
-    return this.submit(orderForWeight(weight, sym, this.broker.config));
+    return this.submit(orderForWeight(weight, sym, this.broker.config), true);
   }
 
   closePosition(symbol?: string): Order {
     return this.targetWeight(0, symbol);
   }
 
-  /** Submits a request already checked for shape; the broker decides the rest. */
-  private submit(request: OrderRequest): Order {
+  /** Submits a request already checked for shape; the broker decides the rest. `owned`: made by
+   * order-options for this order (its size and tif frozen), not the strategy's own object. */
+  private submit(request: OrderRequest, owned = false): Order {
     this.sym(request.symbol);
-    const order = this.broker.submit(request, this.index);
+    const order = this.broker.submit(request, this.index, owned);
     this.activity.orders.push(order);
     return order;
   }

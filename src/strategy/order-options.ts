@@ -129,20 +129,20 @@ function checkTif(v: unknown): void {
   }
 }
 
-/** The run's options do not make an order malformed: fractions of a unit and shorts are the
- * broker's to refuse (a rejected order with a reason), since they depend on the run, not the code. */
-const PERMISSIVE = { fractional: true, allowShort: true };
-
-/** Ranges and cross-field rules shared with the broker, as usage errors. */
+/** Ranges and cross-field rules shared with the broker, as usage errors. The run's options do not
+ * make an order malformed: fractions of a unit and shorts are the broker's to refuse (a rejected
+ * order with a reason), since they depend on the run, not the code (hence `lenient`). */
 function checkWithBroker(request: OrderRequest, config: BrokerConfig): void {
-  const problem = validateOrderRequest(request, true, { ...config, ...PERMISSIVE });
+  const problem = validateOrderRequest(request, true, config, true);
   if (problem !== null) throw new StrategyUsageError(`${problem}.`);
 }
 
 /**
  * Turns `buy` / `sell` options into an order request, or throws a StrategyUsageError: an unknown
  * key (naming the key that was probably meant), no size or two, a value of the wrong type, a
- * number that is not finite or out of range. A missing size is never read as "all in".
+ * number that is not finite or out of range. A missing size is never read as "all in". The
+ * request is its own: its size and tif are frozen objects the options do not share, so the broker
+ * keeps them as they are (`Broker.submit`'s `owned`).
  */
 export function orderFromOptions(
   side: Side,
@@ -165,13 +165,13 @@ export function orderFromOptions(
   if (o.qty !== undefined && o.fraction !== undefined) {
     throw new StrategyUsageError("give one size, qty or fraction, not both.");
   } else if (o.qty !== undefined) {
-    size = { kind: "qty", qty: positiveNumber("qty", o.qty) };
+    size = Object.freeze({ kind: "qty", qty: positiveNumber("qty", o.qty) });
   } else if (o.fraction !== undefined) {
     const f = o.fraction;
     if (typeof f !== "number" || !Number.isFinite(f) || f <= 0 || f > 1) {
       throw new StrategyUsageError(`fraction must be a finite number in (0, 1] (got ${shown(f)}).`);
     }
-    size = { kind: "fraction", fraction: f };
+    size = Object.freeze({ kind: "fraction", fraction: f });
   } else {
     throw new StrategyUsageError(`${NO_SIZE}.`);
   }
@@ -190,13 +190,15 @@ export function orderFromOptions(
   if (stop !== undefined) request.stopPrice = stop;
   if (stopLoss !== undefined) request.stopLoss = stopLoss;
   if (takeProfit !== undefined) request.takeProfit = takeProfit;
-  if (o.tif !== undefined) request.tif = o.tif as TimeInForce;
+  // The strategy's object: copied, as the broker copies a request it does not own.
+  if (o.tif !== undefined) request.tif = Object.freeze({ ...(o.tif as TimeInForce) });
   if (o.tag !== undefined) request.tag = o.tag;
   checkWithBroker(request, config);
   return request;
 }
 
-/** A target-weight order; the weight must be a finite number in the broker's range. */
+/** A target-weight order; the weight must be a finite number in the broker's range. The request
+ * is its own, its size frozen (as `orderFromOptions`'). */
 export function orderForWeight(
   weight: unknown,
   symbol: string,
@@ -207,7 +209,7 @@ export function orderForWeight(
       `target weight must be a finite number between -10 and 10 (got ${shown(weight)}).`,
     );
   }
-  const request: OrderRequest = { symbol, size: { kind: "weight", weight } };
+  const request: OrderRequest = { symbol, size: Object.freeze({ kind: "weight", weight }) };
   checkWithBroker(request, config);
   return request;
 }

@@ -67,6 +67,8 @@ describe("agenticbt resume", () => {
     expect(checkpoint.bar).toBe(35);
     // What a kill leaves: a temp file of an atomic write, and memory written after the checkpoint.
     fs.writeFileSync(path.join(dir, "journal", ".2004-10-20.md.4242.7.tmp"), "half a jour");
+    // equity.csv's worker thread (a long run) writes during the run: its temp name has the thread.
+    fs.writeFileSync(path.join(dir, ".equity.csv.4242-1.1.tmp"), "time,equity,cash,drawdo");
     fs.writeFileSync(path.join(dir, "notes", "tally.md"), "written after the checkpoint\n");
     fs.writeFileSync(
       path.join(dir, "journal", "2099-01-01.md"),
@@ -89,6 +91,7 @@ describe("agenticbt resume", () => {
     expect(resumed.memory?.journalEntries).toBe(80);
     expect(fs.existsSync(path.join(dir, "journal", "2099-01-01.md"))).toBe(false);
     expect(fs.existsSync(path.join(dir, "journal", ".2004-10-20.md.4242.7.tmp"))).toBe(false);
+    expect(fs.existsSync(path.join(dir, ".equity.csv.4242-1.1.tmp"))).toBe(false);
     expect(read(dir, "notes/tally.md").replaceAll(resumed.id, "")).toBe(
       read(refDir, "notes/tally.md").replaceAll(ref.id, ""),
     );

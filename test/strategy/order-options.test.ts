@@ -3,6 +3,7 @@ import { alignSeries } from "../../src/engine/align-series.js";
 import { brokerConfig } from "../../src/engine/broker-config.js";
 import { Simulation } from "../../src/engine/simulation.js";
 import type { OrderRequest } from "../../src/engine/types.js";
+import { validateOrderRequest } from "../../src/engine/validate-order.js";
 import { BacktestContext, StrategyUsageError } from "../../src/strategy/context.js";
 import type { OrderOptions } from "../../src/strategy/types.js";
 import { daily, series } from "../engine/helpers.js";
@@ -175,5 +176,42 @@ describe("order options are validated strictly", () => {
     expect(short.status).toBe("rejected");
     expect(short.reason).toContain("--allow-short");
     expect(sim.broker.orders).toHaveLength(7);
+  });
+
+  it("a lenient check reads fractions and shorts as allowed, without changing the config", () => {
+    const config = brokerConfig();
+    const frac: OrderRequest = { symbol: "X", side: "buy", size: { kind: "qty", qty: 1.5 } };
+    const short: OrderRequest = { symbol: "X", size: { kind: "weight", weight: -0.5 } };
+    const dust: OrderRequest = { symbol: "X", side: "buy", size: { kind: "qty", qty: 1e-9 } };
+    expect(validateOrderRequest(frac, true, config)).toContain("--fractional");
+    expect(validateOrderRequest(short, true, config)).toContain("--allow-short");
+    expect(validateOrderRequest(frac, true, config, true)).toBeNull();
+    expect(validateOrderRequest(short, true, config, true)).toBeNull();
+    // The smallest step of a fractional account: 1e-8 units.
+    expect(validateOrderRequest(dust, true, config, true)).toBe(
+      "quantity 1e-9 is below the smallest tradable step of 1e-8 units",
+    );
+    expect(config).toEqual(brokerConfig());
+  });
+
+  it("buy, sell and targetWeight orders hold frozen sizes and tifs that the options do not share", () => {
+    const { ctx } = context();
+    const options = { qty: 2, tif: { kind: "bars" as const, bars: 3 } };
+    const buy = ctx.buy(options);
+    // The strategy edits its options after the order was placed: the order keeps what was asked.
+    options.tif.bars = 9;
+    options.qty = 7;
+    expect(buy.tif).toEqual({ kind: "bars", bars: 3 });
+    expect(buy.size).toEqual({ kind: "qty", qty: 2 });
+    const weight = ctx.targetWeight(0.5);
+    const sell = ctx.sell({ fraction: 0.25 });
+    for (const o of [buy, weight, sell]) {
+      expect(Object.isFrozen(o.size)).toBe(true);
+      expect(Object.isFrozen(o.tif)).toBe(true);
+    }
+    expect(weight.size).toEqual({ kind: "weight", weight: 0.5 });
+    expect(weight.tif).toEqual({ kind: "gtc" });
+    expect(sell.size).toEqual({ kind: "fraction", fraction: 0.25 });
+    expect(JSON.stringify(buy.tif)).toBe('{"kind":"bars","bars":3}');
   });
 });

@@ -11,7 +11,8 @@ import { MemoryWorkspace } from "../../src/memory/workspace.js";
 import { RunReadError } from "../../src/report/report-error.js";
 import { readJsonLines, readTextOrNull } from "../../src/report/run-files.js";
 import { readResult } from "../../src/report/run-record.js";
-import { tradesCsv, writeEquityCsv, writeText } from "../../src/runner/write-outputs.js";
+import { writeEquityCsv } from "../../src/runner/equity-csv.js";
+import { tradesCsv, writeText } from "../../src/runner/write-outputs.js";
 import {
   AtomicWriteError,
   appendFileAtomic,
@@ -70,7 +71,13 @@ describe("the atomic writer", () => {
       "equity.csv",
       (f) => {
         const one = new Float64Array([1]);
-        writeEquityCsv(f, new Float64Array([0]), one, one, one, false);
+        writeEquityCsv(f, {
+          times: new Float64Array([0]),
+          equity: one,
+          cash: one,
+          benchmark: one,
+          intraday: false,
+        });
       },
     ],
   ];

@@ -6,32 +6,22 @@ import { readDecisions } from "../decision-lines.js";
 import { readTextOrNull } from "../run-files.js";
 import { type ResultFile, readConfig, readResult } from "../run-record.js";
 import type { DecisionView } from "../schemas.js";
-import {
-  aggregateCandles,
-  type Candles,
-  floorIndex,
-  type LinePoints,
-  minMaxLine,
-} from "./downsample.js";
+import { type CurveColumns, type CurveLines, curveSeries, LINE_POINTS } from "./curve-series.js";
+import { aggregateCandles, type Candles, floorIndex } from "./downsample.js";
 import { llmUsageOverTime, type UsagePoint } from "./llm-usage.js";
 import { readableNumber } from "./page-parts.js";
 import { loadRunPrices, type PriceSource } from "./price-data.js";
 
+export { type CurveColumns, curveSeries };
+
 /** Page budgets: enough to read every move, small enough for a million-bar run (see docs). */
 export const LIMITS = {
-  linePoints: 5000,
+  linePoints: LINE_POINTS,
   candles: 2000,
   tableRows: 2000,
   markers: 4000,
   labelledMarkers: 60,
 };
-
-/** The run's curve: times in ms, one value per bar (equity.csv or the runner's arrays). */
-export interface CurveColumns {
-  times: ArrayLike<number>;
-  equity: ArrayLike<number>;
-  benchmark: ArrayLike<number>;
-}
 
 /** What the runner already holds in memory; anything not given is read from the run directory. */
 export interface ReportInputs {
@@ -70,7 +60,7 @@ export interface ReportModel {
   config: Record<string, unknown>;
   metrics: { key: string; strategy: unknown; benchmark: unknown; note: string | null }[];
   facts: [string, unknown][];
-  curve: { equity: LinePoints; benchmark: LinePoints; drawdown: LinePoints; bars: number };
+  curve: CurveLines;
   charts: SymbolChart[];
   pricesNote: string | null;
   trades: TableData;
@@ -149,24 +139,6 @@ function facts(r: ResultFile): [string, unknown][] {
   };
   for (const key of ["orders", "trades", "memory", "llm", "timings"]) walk(key, r[key], 0);
   return out;
-}
-
-export function curveSeries(c: CurveColumns): ReportModel["curve"] {
-  const n = Math.min(c.times.length, c.equity.length);
-  const dd = new Float64Array(n);
-  let peak = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < n; i++) {
-    const e = c.equity[i] as number;
-    if (e > peak) peak = e;
-    // As equity.csv's drawdown_pct: percent below the running peak.
-    dd[i] = peak > 0 && e < peak ? (e / peak - 1) * 100 : 0;
-  }
-  return {
-    equity: minMaxLine(c.times, c.equity, LIMITS.linePoints),
-    benchmark: minMaxLine(c.times, c.benchmark, LIMITS.linePoints),
-    drawdown: minMaxLine(c.times, dd, LIMITS.linePoints),
-    bars: n,
-  };
 }
 
 /** equity.csv's time, equity and benchmark columns (a plain split: the runner wrote it). */

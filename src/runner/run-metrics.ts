@@ -1,0 +1,46 @@
+import {
+  type BenchmarkMetrics,
+  computeBenchmarkMetrics,
+  computeMetrics,
+  type Metrics,
+  type MetricsResult,
+} from "../metrics/compute-metrics.js";
+import type { Simulated } from "./simulate.js";
+
+/** A run's metrics beside buy-and-hold's; null when no bar was simulated. */
+export type RunMetrics = {
+  metrics: MetricsResult<Metrics>;
+  benchmark: MetricsResult<BenchmarkMetrics>;
+} | null;
+
+/** What the metrics are computed from: a simulation's curves and trades. */
+export type MetricsSource = Pick<
+  Simulated,
+  | "startIndex"
+  | "lastIndex"
+  | "times"
+  | "equity"
+  | "benchmark"
+  | "trades"
+  | "exposedBars"
+  | "commissions"
+  | "slippage"
+>;
+
+/** Pure: the same numbers in any thread (a long run has equity.csv's worker compute them). */
+export function computeRunMetrics(s: MetricsSource, initialCash: number): RunMetrics {
+  if (s.lastIndex < s.startIndex) return null;
+  return {
+    metrics: computeMetrics({
+      times: s.times,
+      equity: s.equity,
+      initialCash,
+      trades: s.trades,
+      benchmark: s.benchmark,
+      exposedBars: s.exposedBars,
+      commissions: s.commissions,
+      slippage: s.slippage,
+    }),
+    benchmark: computeBenchmarkMetrics(s.times, s.benchmark),
+  };
+}
