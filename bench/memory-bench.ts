@@ -12,7 +12,7 @@ import path from "node:path";
 import { resolveLayeredParams } from "../src/memory/layered/layered-config.js";
 import { layerForImportance } from "../src/memory/layered/layered-math.js";
 import { LayeredMemory } from "../src/memory/layered/layered-system.js";
-import { memorySystemFactory, memorySystemNames } from "../src/memory/memory-registry.js";
+import { loadMemorySystem, memorySystemNames } from "../src/memory/memory-registry.js";
 import type { MemorySystem } from "../src/memory/memory-system.js";
 import { MemoryWorkspace } from "../src/memory/workspace.js";
 import { memoryPort } from "../src/runner/memory-port.js";
@@ -47,12 +47,15 @@ const cpuMs = (from: NodeJS.CpuUsage) => {
   return (d.user + d.system) / 1000;
 };
 
-function systemIn(name: string, dir: string): { system: MemorySystem; close: () => void } {
+async function systemIn(
+  name: string,
+  dir: string,
+): Promise<{ system: MemorySystem; close: () => void }> {
   const workspace = new MemoryWorkspace({ dir, runId: "bench" });
   workspace.init("# Playbook: bench\n\nBuy strength, cut losers.\n");
   const recall = new RunRecall(dir, DEFAULT_RECALL_OPTIONS, null, {}, []);
   const files = memoryPort(workspace, recall);
-  const factory = memorySystemFactory(name);
+  const factory = await loadMemorySystem(name);
   const config = factory.resolveConfig ? factory.resolveConfig(undefined) : null;
   const system = factory.create({
     dir,
@@ -79,7 +82,7 @@ async function decisionOverhead(name: string) {
   // beside the runs (root/memory/default).
   const dir = path.join(root, "runs", "bench");
   fs.mkdirSync(dir, { recursive: true });
-  const { system, close } = systemIn(name, dir);
+  const { system, close } = await systemIn(name, dir);
   const write = system.tools.find((t) => t.name === "memory_store" || t.name === "memory_log");
   const recall = system.tools.find((t) => t.name === "memory_recall");
   if (!write || !recall) throw new Error(`${name}: no write or recall tool to bench`);

@@ -6,7 +6,7 @@ import { TIME_UNITS } from "../data/timestamp-reader.js";
 import { brokerConfig } from "../engine/broker-config.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
-  memorySystemFactory,
+  memorySystemEntry,
   memorySystemNames,
   parseMemorySystems,
   UnknownMemorySystemError,
@@ -317,7 +317,7 @@ export function memoryChoice(
   o: RunCommandOptions = {},
   memoryBlock: Record<string, unknown> = readMemoryConfig(),
 ): MemoryChoice {
-  const factory = memorySystemFactory(system);
+  const factory = memorySystemEntry(system);
   let raw = memoryBlock[system];
   if (o.memoryNamespace !== undefined) {
     if (!(o.memory ?? "").split(",").some((n) => n.trim() === "persistent")) {
@@ -478,7 +478,10 @@ async function runOne(
 ): Promise<{ code: number; runDir: string; status: string }> {
   // A long file is parsed by a worker thread from now on, while this one loads the runner.
   const preload = DataPreload.start(config);
-  const { runBacktest } = await import("../runner/run-backtest.js");
+  const [{ runBacktest }] = await Promise.all([
+    import("../runner/run-backtest.js"),
+    preloadRunModules(config),
+  ]);
   const live = wantsLiveView(o, process.stdout, process.env)
     ? (await import("../ui/live-renderer.js")).liveRenderer(
         config.agent && { maxCostUsd: config.agent.maxCost, maxTokens: config.agent.maxTokens },
@@ -554,6 +557,26 @@ async function runOne(
     await live?.close();
     stopSignals.remove();
   }
+}
+
+/**
+ * The modules a run imports after its strategy (its memory system, report.html's) load beside
+ * the runner's, before the run starts: once a `.ts` strategy is loaded, tsx's module hooks (on a
+ * worker thread) stand in front of every later import, a round trip per module. Never rejects:
+ * the runner imports each again where it needs it, and a failure is reported there as before.
+ */
+async function preloadRunModules(config: RunConfig): Promise<void> {
+  let memory: Promise<unknown> = Promise.resolve();
+  try {
+    memory = memorySystemEntry(config.memory?.system ?? DEFAULT_MEMORY_SYSTEM).load();
+  } catch {
+    // An unknown system fails where the runner checks it.
+  }
+  await Promise.allSettled([
+    memory,
+    import("../report/html/write-report.js"),
+    import("../report/html/report-model.js"),
+  ]);
 }
 
 /**

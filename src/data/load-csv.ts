@@ -1,8 +1,9 @@
 import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import { StringDecoder } from "node:string_decoder";
-import Papa from "papaparse";
+import type Papa from "papaparse";
 import type { SymbolSeries } from "../engine/types.js";
 import { BarReader } from "./bar-reader.js";
 import type { ByteRows } from "./byte-rows.js";
@@ -469,6 +470,14 @@ class PlainScanner {
   }
 }
 
+// Only a file with quoted fields needs papaparse: it loads on the first such piece, not with the
+// loader (every run's start-up).
+let papa: typeof Papa | null = null;
+function papaparse(): typeof Papa {
+  papa ??= createRequire(import.meta.url)("papaparse") as typeof Papa;
+  return papa;
+}
+
 /** A piece with quotes, parsed by papaparse; returns the number of the last line pushed. */
 function parseQuoted(
   file: string,
@@ -477,7 +486,7 @@ function parseQuoted(
   reader: BarReader,
   lineBefore: number,
 ): number {
-  const result = Papa.parse<string[]>(piece, {
+  const result = papaparse().parse<string[]>(piece, {
     header: false,
     skipEmptyLines: false,
     newline: dialect.newline,

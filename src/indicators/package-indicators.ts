@@ -1,5 +1,17 @@
-import { ADX, CCI, Stochastic, WilliamsR } from "technicalindicators";
+import { createRequire } from "node:module";
+import type * as TechnicalIndicators from "technicalindicators";
 import { nanArray } from "./nan-array.js";
+
+// The package is one large bundle (a sixth of a code run's start-up) that only these four
+// indicators use: it loads on the first call of one of them, not with the catalogue. The same
+// module either way: its ESM import is this CommonJS file.
+let technicalIndicators: typeof TechnicalIndicators | null = null;
+function packageIndicators(): typeof TechnicalIndicators {
+  technicalIndicators ??= createRequire(import.meta.url)(
+    "technicalindicators",
+  ) as typeof TechnicalIndicators;
+  return technicalIndicators;
+}
 
 // These indicators come from `technicalindicators`, which drops the warm-up bars (its output is
 // shorter than its input) and may round through a global `precision` setting. Every adapter passes
@@ -31,7 +43,7 @@ export function stochastic(
   period: number,
   signalPeriod: number,
 ): { k: Float64Array; d: Float64Array } {
-  const rows = Stochastic.calculate({
+  const rows = packageIndicators().Stochastic.calculate({
     ...hlcArrays(series),
     period,
     signalPeriod,
@@ -48,7 +60,11 @@ export function adx(
   series: Hlc,
   period: number,
 ): { adx: Float64Array; pdi: Float64Array; mdi: Float64Array } {
-  const rows = ADX.calculate({ ...hlcArrays(series), period, format: identity });
+  const rows = packageIndicators().ADX.calculate({
+    ...hlcArrays(series),
+    period,
+    format: identity,
+  });
   const n = series.close.length;
   const column = (values: number[]) => alignToEnd(n, values);
   return {
@@ -61,13 +77,21 @@ export function adx(
 /** Commodity channel index: (TP - SMA(TP)) / (0.015 * mean absolute deviation), TP = (H + L + C) / 3,
  * first at index period - 1; NaN where the window's typical prices are all equal. */
 export function cci(series: Hlc, period: number): Float64Array {
-  const values = CCI.calculate({ ...hlcArrays(series), period, format: identity });
+  const values = packageIndicators().CCI.calculate({
+    ...hlcArrays(series),
+    period,
+    format: identity,
+  });
   return alignToEnd(series.close.length, values);
 }
 
 /** Williams %R: -100 * (highest high - close) / (highest high - lowest low), first at period - 1;
  * NaN where the window's range is zero. */
 export function williamsR(series: Hlc, period: number): Float64Array {
-  const values = WilliamsR.calculate({ ...hlcArrays(series), period, format: identity });
+  const values = packageIndicators().WilliamsR.calculate({
+    ...hlcArrays(series),
+    period,
+    format: identity,
+  });
   return alignToEnd(series.close.length, values);
 }

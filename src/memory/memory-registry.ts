@@ -1,4 +1,4 @@
-import type { MemorySystemFactory } from "./memory-system.js";
+import type { MemorySystemEntry, MemorySystemFactory } from "./memory-system.js";
 import { MEMORY_SYSTEMS } from "./systems/index.js";
 
 /** The default of `--memory`: seed 000's files. */
@@ -13,8 +13,8 @@ export function memorySystemNames(): string[] {
   return MEMORY_SYSTEMS.map((f) => f.name);
 }
 
-/** The factory of a system by name; an unknown name lists the registered ones. */
-export function memorySystemFactory(name: string): MemorySystemFactory {
+/** A system's entry by name (its module not loaded); an unknown name lists the registered ones. */
+export function memorySystemEntry(name: string): MemorySystemEntry {
   const found = MEMORY_SYSTEMS.find((f) => f.name === name);
   if (found === undefined) {
     const list = MEMORY_SYSTEMS.map((f) => `  ${f.name}: ${f.description}`).join("\n");
@@ -23,6 +23,11 @@ export function memorySystemFactory(name: string): MemorySystemFactory {
     );
   }
   return found;
+}
+
+/** The factory of a system by name, its module loaded; an unknown name throws as above. */
+export async function loadMemorySystem(name: string): Promise<MemorySystemFactory> {
+  return memorySystemEntry(name).load();
 }
 
 /**
@@ -38,7 +43,7 @@ export function parseMemorySystems(arg: string): string[] {
         `--memory ${JSON.stringify(arg)} has an empty name: write names separated by commas, e.g. files,layered.`,
       );
     }
-    memorySystemFactory(name);
+    memorySystemEntry(name);
     if (seen.has(name)) {
       throw new UnknownMemorySystemError(`--memory names ${name} twice: name each system once.`);
     }

@@ -9,7 +9,8 @@ import type { EmbeddingsConfig } from "./recall/embeddings.js";
 // `ctx.memory`) reach the same system, with the same tools.
 //
 // How a system is registered: write a `MemorySystemFactory` (name, one-line description,
-// `create(env)`) in `src/memory/systems/<name>-system.ts` and add it to the list in
+// `create(env)`) in `src/memory/systems/<name>-system.ts` and add its entry (a
+// `MemorySystemEntry` that imports the module in `load()`) to the list in
 // `src/memory/systems/index.ts`. Nothing else: `--memory <name>`, the unknown-name error (exit
 // 2), `run --memory a,b` and `compare` all read that list.
 //
@@ -202,6 +203,16 @@ export interface MemorySystemFactory {
    * one, else the state at the start of that bar.
    */
   recallRun?(run: FinishedRunRecall): { citations: Citation[]; seq: number | null; items: number };
+}
+
+/**
+ * A system as the registry lists it before its module loads: what `--help`, the unknown-name
+ * error, a config check (before a run directory exists) and resume's roll-back need. `load()`
+ * brings the factory itself, so a run loads the one system it uses, never the others.
+ */
+export interface MemorySystemEntry
+  extends Pick<MemorySystemFactory, "name" | "description" | "resolveConfig" | "runFiles"> {
+  load(): Promise<MemorySystemFactory>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
-import { DEFAULT_MEMORY_SYSTEM, memorySystemFactory } from "../memory/memory-registry.js";
-import type { MemorySystemFactory } from "../memory/memory-system.js";
+import { DEFAULT_MEMORY_SYSTEM, memorySystemEntry } from "../memory/memory-registry.js";
+import type { MemorySystemEntry, MemorySystemFactory } from "../memory/memory-system.js";
 import { openRecallIndex, type RecallIndex } from "../memory/recall/index.js";
 import { parseDayKey } from "../memory/sim-time.js";
 import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../runner/run-config.js";
@@ -63,7 +63,7 @@ export async function recallRun(
         "time (see `recalls` in decisions.jsonl or `agenticbt show <run> --at <date>`).",
     );
   }
-  const system = systemRecall(dir, query, o, asOf);
+  const system = await systemRecall(dir, query, o, asOf);
   if (system !== null) return system;
   const recorded = recallConfig(dir);
   const hybrid = recorded?.embedModel != null && o.keywordsOnly !== true;
@@ -137,21 +137,22 @@ function stateAt(index: RecallIndex, dir: string, asOf: string, seq: number | un
  * A run of a memory system that answers recall from its own state (layered): its answer, or null
  * for files (and runs recorded before memory systems).
  */
-function systemRecall(
+async function systemRecall(
   dir: string,
   query: string,
   o: RecallRunOptions,
   asOf: string | null,
-): RecallOutput | null {
+): Promise<RecallOutput | null> {
   const memory = readConfig(dir).memory as { system?: unknown; config?: unknown } | undefined;
   const name = typeof memory?.system === "string" ? memory.system : DEFAULT_MEMORY_SYSTEM;
   if (name === DEFAULT_MEMORY_SYSTEM) return null;
-  let factory: MemorySystemFactory;
+  let entry: MemorySystemEntry;
   try {
-    factory = memorySystemFactory(name);
+    entry = memorySystemEntry(name);
   } catch (err) {
     throw new RunReadError(`${path.join(dir, "config.json")}: ${(err as Error).message}`);
   }
+  const factory = await entry.load();
   if (factory.recallRun === undefined) return null;
   let recordedSeq: number | null = null;
   if (asOf !== null && o.seq === undefined) {

@@ -1,16 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
-import { TRANSCRIPT_FILE } from "../agent/llm/replay-source.js";
-import { ResumedCalls } from "../agent/llm/resumed-calls.js";
-import { readTranscript } from "../agent/llm/transcript.js";
+import type { ResumedCalls } from "../agent/llm/resumed-calls.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
-  memorySystemFactory,
+  memorySystemEntry,
   UnknownMemorySystemError,
 } from "../memory/memory-registry.js";
-import type { MemoryMoment, MemorySystemFactory } from "../memory/memory-system.js";
+import type { MemoryMoment, MemorySystemEntry } from "../memory/memory-system.js";
 import { DEFAULT_MEMORY_POLICY } from "../memory/policy/memory-policy.js";
 import { PolicyLayer } from "../memory/policy/policy-layer.js";
 import { PolicyState } from "../memory/policy/policy-state.js";
@@ -43,15 +41,9 @@ import { lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
 import { snapshotMemory } from "./memory-snapshot.js";
 import { memoryToolbox } from "./memory-toolbox.js";
-import { prepareLlmStrategy } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import { resolveRunDir } from "./resolve-run.js";
-import {
-  checkResumeInputs,
-  prepareResume,
-  type ResumePlan,
-  type ResumeRecord,
-} from "./resume-run.js";
+import type { ResumePlan, ResumeRecord } from "./resume-run.js";
 import type { MemoryChoice, RunConfig } from "./run-config.js";
 import { RunWriteError, UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
@@ -128,8 +120,13 @@ async function runGuarded(
   const emit = options.onEvent ?? (() => {});
   const source = config.strategySource ?? config.strategyPath;
   const loadCode = async () => {
+    // An LLM trader's modules (the agent, its tools and client) load only for an LLM run.
     const llm = config.agent
-      ? await prepareLlmStrategy(config.strategyPath, config.agent, source)
+      ? await (await import("./prepare-llm-strategy.js")).prepareLlmStrategy(
+          config.strategyPath,
+          config.agent,
+          source,
+        )
       : null;
     return { llm, code: llm ? null : await loadStrategy(config.strategyPath) };
   };
@@ -161,11 +158,13 @@ async function runGuarded(
   );
   checkRecallOptions(config.recall);
   const resume = options.resume ?? null;
-  if (resume) checkResumeInputs(resume, dataInfo, sha256(strategyText));
+  const resuming = resume ? await import("./resume-run.js") : null;
+  if (resume && resuming) resuming.checkResumeInputs(resume, dataInfo, sha256(strategyText));
   const lookAhead = lookAheadGuard(config, data, startIndex);
   if (lookAhead.warning !== null) warnings.push(lookAhead.warning);
   const memoryChoice = config.memory ?? { system: DEFAULT_MEMORY_SYSTEM, config: null };
-  const memoryFactory = checkedMemoryFactory(memoryChoice);
+  // The system's module loads here: a run never loads the systems it does not use.
+  const memoryFactory = await checkedMemoryFactory(memoryChoice).load();
   const loadMs = performance.now() - t0;
 
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
@@ -177,7 +176,7 @@ async function runGuarded(
     ? resume.strategyCopy
     : storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
   // Everything below may change the directory: a resume's checks are all behind it.
-  const memoryRestored = resume ? prepareResume(resume) : false;
+  const memoryRestored = resume && resuming ? resuming.prepareResume(resume) : false;
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
   // The strategy is built after result.json exists (the memory it needs writes playbook.md,
@@ -320,6 +319,7 @@ async function runGuarded(
     }),
     policy,
   );
+  const resumed = llm && resume ? await resumedCalls(dir) : null;
   const strategy: Strategy<unknown> = llm
     ? await llm.create({
         runDir: dir,
@@ -329,9 +329,7 @@ async function runGuarded(
         broker: config.broker,
         onEvent: emit,
         memory,
-        resumed: resume
-          ? new ResumedCalls(readTranscript(path.join(dir, TRANSCRIPT_FILE)), dir)
-          : null,
+        resumed,
         onWarning: (message) => emit({ type: "warning", message }),
         anonymizer: lookAhead.anonymizer,
         realTimes: data.times,
@@ -521,6 +519,16 @@ function reportPage() {
   };
 }
 
+/** A resumed LLM run's recorded model calls, from its transcript (the agent's modules load here). */
+async function resumedCalls(dir: string): Promise<ResumedCalls> {
+  const [{ TRANSCRIPT_FILE }, { ResumedCalls }, { readTranscript }] = await Promise.all([
+    import("../agent/llm/replay-source.js"),
+    import("../agent/llm/resumed-calls.js"),
+    import("../agent/llm/transcript.js"),
+  ]);
+  return new ResumedCalls(readTranscript(path.join(dir, TRANSCRIPT_FILE)), dir);
+}
+
 /** An LLM trader's playbook starts empty of lessons: its manual is the strategy prompt, which is
  * in every request already. Lessons the agent appends accumulate here (and carry over with
  * --memory-from). */
@@ -529,9 +537,9 @@ function llmPlaybook(name: string, source: string): string {
 }
 
 /** `--memory`'s system and its config, checked before a run directory exists (exit code 2). */
-function checkedMemoryFactory(choice: MemoryChoice): MemorySystemFactory {
+function checkedMemoryFactory(choice: MemoryChoice): MemorySystemEntry {
   try {
-    const factory = memorySystemFactory(choice.system);
+    const factory = memorySystemEntry(choice.system);
     factory.resolveConfig?.(choice.config);
     return factory;
   } catch (err) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { MemorySystemFactory } from "../memory-system.js";
 import { DEFAULT_LAYERED_PARAMS, LAYERS, type Layer, type LayeredParams } from "./layered-math.js";
 
 // `memory.layered` of agenticbt.config.json: any subset of the parameters, each checked for its
@@ -34,6 +35,19 @@ const configSchema = z.strictObject({
   lossWindowDays: z.number().int().min(1).max(10_000).optional(),
   dedupSimilarity: finite.gt(0).max(1).optional(),
 });
+
+/** The layered memory's log in the run directory: one operation per line, append-only. */
+export const LAYERED_LOG = "layered.jsonl";
+
+/** What the registry knows of the layered system without loading it (layered-system.ts loads only
+ * for a run that uses it): name, description, config check, run files. */
+export const LAYERED_SYSTEM = {
+  name: "layered",
+  description:
+    "seed 003 (FinMem / INVESTOR-BENCH): short/mid/long/reflection layers, decay, promotion, clean-up",
+  resolveConfig: (raw: unknown) => resolveLayeredParams(raw),
+  runFiles: [LAYERED_LOG],
+} satisfies Pick<MemorySystemFactory, "name" | "description" | "resolveConfig" | "runFiles">;
 
 export class LayeredConfigError extends Error {
   override readonly name = "LayeredConfigError";

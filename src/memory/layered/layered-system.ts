@@ -18,12 +18,9 @@ import {
 import { type EmbeddingsConfig, httpEmbedder } from "../recall/embeddings.js";
 import { RecallEmbeddingError } from "../recall/recall-errors.js";
 import { MAX_SNIPPET_CHARS } from "../recall/snippet.js";
-import { resolveLayeredParams } from "./layered-config.js";
+import { LAYERED_LOG, LAYERED_SYSTEM, resolveLayeredParams } from "./layered-config.js";
 import { type LayeredParams, layerForImportance, type Ranked, recency } from "./layered-math.js";
 import { LayeredLogError, type LayeredOp, LayeredState } from "./layered-state.js";
-
-/** The layered memory's log in the run directory: one operation per line, append-only. */
-export const LAYERED_LOG = "layered.jsonl";
 
 /** Characters of a memory shown in the decision's context. */
 const CONTEXT_CHARS = 500;
@@ -345,11 +342,7 @@ export function layeredStateAt(
 }
 
 export const layeredMemoryFactory: MemorySystemFactory = {
-  name: "layered",
-  description:
-    "seed 003 (FinMem / INVESTOR-BENCH): short/mid/long/reflection layers, decay, promotion, clean-up",
-  resolveConfig: (raw) => resolveLayeredParams(raw),
-  runFiles: [LAYERED_LOG],
+  ...LAYERED_SYSTEM,
   create: (env) =>
     new LayeredMemory(
       env.dir,

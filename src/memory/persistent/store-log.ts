@@ -6,16 +6,13 @@ import { appendLines } from "../../util/append-lines.js";
 import { readFileNoFollow } from "../../util/no-follow.js";
 import { MAX_SNIPPET_CHARS } from "../recall/snippet.js";
 import { minuteStamp } from "../sim-time.js";
+import { STORE_LOG } from "./persistent-config.js";
 import { PersistentStore, type Recalled, type StoreEntry } from "./persistent-store.js";
 import { METADATA_WEIGHT, queryTokenSet } from "./relevance.js";
 import { SNAPSHOT_DIR } from "./store-snapshot.js";
 
-/**
- * In the run directory: one JSON line per write this run made to the store, in order. With the
- * snapshot of the store at the run's start it rebuilds the store as the run saw it at any bar
- * (`agenticbt recall <run> --as-of`), whatever happens to the live store later.
- */
-export const STORE_LOG = "persistent/ops.jsonl";
+// STORE_LOG is defined with the system's config (the registry lists it without this module).
+export { STORE_LOG };
 
 /** A write to the store: `text` is the entry file exactly as saved; `seq` counts from 1. */
 export type StoreOp =

@@ -1,14 +1,25 @@
-import { layeredMemoryFactory } from "../layered/layered-system.js";
-import type { MemorySystemFactory } from "../memory-system.js";
+import { LAYERED_SYSTEM } from "../layered/layered-config.js";
+import type { MemorySystemEntry } from "../memory-system.js";
+import { PERSISTENT_SYSTEM } from "../persistent/persistent-config.js";
 import { filesMemoryFactory } from "./files-system.js";
-import { persistentMemoryFactory } from "./persistent-system.js";
 
 /**
  * Every memory system `--memory` can name, in the order help and `compare` list them. To add one:
- * write its factory in `./<name>-system.ts` and append it here.
+ * write its factory in `./<name>-system.ts` and append its entry here, its module imported in
+ * `load()` (a run loads only the system it uses; the files memory is every run's default).
  */
-export const MEMORY_SYSTEMS: readonly MemorySystemFactory[] = [
-  filesMemoryFactory,
-  layeredMemoryFactory,
-  persistentMemoryFactory,
+export const MEMORY_SYSTEMS: readonly MemorySystemEntry[] = [
+  {
+    name: filesMemoryFactory.name,
+    description: filesMemoryFactory.description,
+    load: async () => filesMemoryFactory,
+  },
+  {
+    ...LAYERED_SYSTEM,
+    load: async () => (await import("../layered/layered-system.js")).layeredMemoryFactory,
+  },
+  {
+    ...PERSISTENT_SYSTEM,
+    load: async () => (await import("./persistent-system.js")).persistentMemoryFactory,
+  },
 ];

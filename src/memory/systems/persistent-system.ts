@@ -1,5 +1,4 @@
 import path from "node:path";
-import { z } from "zod";
 import { writeJsonAtomic } from "../../util/atomic-write.js";
 import { readFileNoFollow } from "../../util/no-follow.js";
 import {
@@ -14,7 +13,12 @@ import {
   type MemoryToolSpec,
   recallSeq,
 } from "../memory-system.js";
-import { DEFAULT_NAMESPACE, memoryRootFor, validateNamespace } from "../persistent/namespace.js";
+import { memoryRootFor } from "../persistent/namespace.js";
+import {
+  PERSISTENT_SYSTEM,
+  type PersistentConfig,
+  resolvePersistentConfig,
+} from "../persistent/persistent-config.js";
 import { SnapshotError } from "../persistent/persistent-errors.js";
 import { PersistentSession, type PersistentStats } from "../persistent/persistent-session.js";
 import { PersistentStore } from "../persistent/persistent-store.js";
@@ -28,25 +32,6 @@ import { FILES_RULES, FilesMemory } from "./files-system.js";
 
 /** In the run directory: where the store came from, its hash at the start, what was flagged. */
 export const STORE_RECORD = "persistent/store.json";
-
-/** `memory.persistent` of agenticbt.config.json (and `--memory-namespace`). */
-export const persistentConfigSchema = z.strictObject({
-  namespace: z.string().default(DEFAULT_NAMESPACE),
-});
-export type PersistentConfig = z.infer<typeof persistentConfigSchema>;
-
-export function resolvePersistentConfig(raw: unknown): PersistentConfig {
-  const parsed = persistentConfigSchema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join(".") : "(block)";
-    throw new Error(
-      `${where}: ${issue?.message ?? "invalid"}. The block takes {"namespace": "<name>"}.`,
-    );
-  }
-  validateNamespace(parsed.data.namespace);
-  return parsed.data;
-}
 
 const PERSISTENT_RULES = `${FILES_RULES}
 - You also have a persistent memory shared with later runs. Its index, as it was when this run started, is in these instructions; entries relevant to a decision are shown before it in <recalled-memories>. remember(action "save" | "recall" | "forget") writes, searches and deletes entries. Save only lessons that should hold in another period.`;
@@ -198,11 +183,7 @@ function openStore(env: MemorySystemEnv, namespace: string): PersistentStore {
 }
 
 export const persistentMemoryFactory: MemorySystemFactory = {
-  name: "persistent",
-  description:
-    "seed 004 (Vibe-Trading): files plus a cross-run store .agenticbt/memory/<namespace>/ (frozen MEMORY.md index, auto-recall, remember tool)",
-  resolveConfig: resolvePersistentConfig,
-  runFiles: [STORE_LOG],
+  ...PERSISTENT_SYSTEM,
   create: (env) =>
     new PersistentMemory(
       new FilesMemory(env.files, env.fileStats),
