@@ -45,10 +45,12 @@ describe("a full disk fails the run with the file named", () => {
       work,
       env,
     );
+    // The bars are under way once the first checkpoint (saved after bar 0) is there: the set-up's
+    // writes (playbook, memory snapshot, the loaded memory system's files) are all done by then.
     await waitFor(
       () => {
         const [dir] = runDirs(runs);
-        return dir !== undefined && fs.existsSync(path.join(dir, "result.json"));
+        return dir !== undefined && fs.existsSync(path.join(dir, "checkpoint.json"));
       },
       30_000,
       10,
