@@ -40,11 +40,18 @@ export function formatSummary(r: RunResult, opts: { allMetrics?: boolean } = {})
   if (m && opts.allMetrics) {
     lines.push(...allMetricLines(m, b));
   } else if (m) {
-    lines.push(`${"".padEnd(22)}${"Strategy".padStart(14)}${"Buy & hold".padStart(14)}`);
-    for (const [label, s, bench, digits] of rows) {
-      lines.push(
-        `${label.padEnd(22)}${fmt(s, digits).padStart(14)}${(bench === null ? "" : fmt(bench, digits)).padStart(14)}`,
-      );
+    const cells = rows.map(
+      ([label, s, bench, digits]): Cells => [
+        label,
+        fmt(s, digits),
+        bench === null ? "" : fmt(bench, digits),
+      ],
+    );
+    // 14 wide, or wider for a number that would otherwise run into its neighbour.
+    const w = columnWidth(14, cells);
+    lines.push(`${"".padEnd(22)}${"Strategy".padStart(w)}${"Buy & hold".padStart(w)}`);
+    for (const [label, s, bench] of cells) {
+      lines.push(`${label.padEnd(22)}${s.padStart(w)}${bench.padStart(w)}`);
     }
   } else {
     // A table of n/a says nothing: say why there are no metrics.
@@ -149,10 +156,20 @@ function allMetricLines(m: object, b: object | null): string[] {
   };
   const entries = Object.entries(m);
   const width = Math.max(22, ...entries.map(([k]) => k.length + 2));
+  const cells = entries.map(([k, v]): Cells => [k, cell(v), cell(bench[k])]);
+  const w = columnWidth(18, cells);
   return [
-    `${"".padEnd(width)}${"Strategy".padStart(18)}${"Buy & hold".padStart(18)}`,
-    ...entries.map(
-      ([k, v]) => `${k.padEnd(width)}${cell(v).padStart(18)}${cell(bench[k]).padStart(18)}`,
-    ),
+    `${"".padEnd(width)}${"Strategy".padStart(w)}${"Buy & hold".padStart(w)}`,
+    ...cells.map(([k, s, b]) => `${k.padEnd(width)}${s.padStart(w)}${b.padStart(w)}`),
   ];
+}
+
+/** A table row: its label, the strategy's value, the benchmark's. */
+type Cells = [label: string, strategy: string, benchmark: string];
+
+/** A value column's width: `min`, or one more than its longest cell (never two values touching). */
+function columnWidth(min: number, rows: Cells[]): number {
+  let longest = 0;
+  for (const [, s, b] of rows) longest = Math.max(longest, s.length, b.length);
+  return Math.max(min, longest + 1);
 }
