@@ -1,4 +1,6 @@
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { SymbolSeries } from "../src/engine/types.js";
 
 /** Deterministic pseudo-random numbers (mulberry32), so every bench run sees the same series. */
@@ -61,4 +63,18 @@ export function writeCsv(file: string, s: SymbolSeries): void {
   }
   fs.writeSync(fd, chunk);
   fs.closeSync(fd);
+}
+
+/** Where the minute workload's scripts keep their files (the CSV, runs, profiles). */
+export const MINUTE_DIR = path.join(os.tmpdir(), "agenticbt-minute-check");
+
+/**
+ * The minute workload's CSV: 1,000,000 minute bars of a random walk (seed 7, from 2020-01-01),
+ * written once into MINUTE_DIR and reused by every script that measures it.
+ */
+export function minuteCsv(): string {
+  fs.mkdirSync(MINUTE_DIR, { recursive: true });
+  const csv = path.join(MINUTE_DIR, "MINUTE.csv");
+  if (!fs.existsSync(csv)) writeCsv(csv, randomWalk(1_000_000, 7, 60_000, Date.UTC(2020, 0, 1)));
+  return csv;
 }

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { randomWalk, writeCsv } from "./generate-series.js";
+import { MINUTE_DIR, minuteCsv } from "./generate-series.js";
 
 // AGENTICBT_ROOT: another checkout's build to measure (a before/after comparison).
 const ROOT = process.env.AGENTICBT_ROOT ?? path.resolve(import.meta.dirname, "..");
@@ -18,10 +18,8 @@ const opt = (name: string) => {
   const k = argv.indexOf(name);
   return k < 0 ? null : (argv[k + 1] ?? null);
 };
-const tmp = path.join(os.tmpdir(), "agenticbt-minute-check");
-fs.mkdirSync(tmp, { recursive: true });
-const csv = path.join(tmp, "MINUTE.csv");
-if (!fs.existsSync(csv)) writeCsv(csv, randomWalk(1_000_000, 7, 60_000, Date.UTC(2020, 0, 1)));
+const tmp = MINUTE_DIR;
+const csv = minuteCsv();
 
 /** What differs from run to run by nature: the run's id, wall-clock times, timings. The recall
  * index (SQLite, with its sync time inside) is compared by its size only. */

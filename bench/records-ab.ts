@@ -4,11 +4,9 @@
 // prints each builder's CPU milliseconds to make all lines, then to hash them as the checkpoint
 // does (64 KiB pieces: the lines flattened, as writing them does too).
 import { createHash } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { PerformanceObserver } from "node:perf_hooks";
-import { randomWalk, writeCsv } from "./generate-series.js";
+import { minuteCsv } from "./generate-series.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const OTHER = process.env.AGENTICBT_OTHER ?? "/work/main";
@@ -24,10 +22,7 @@ const { flat } = await dist(ROOT, "util/json-text.js");
 
 type Builder = (v: readonly unknown[], at: number, label: (i: number) => string) => unknown;
 const rounds = Number(process.argv[2] ?? 5);
-const tmp = path.join(os.tmpdir(), "agenticbt-minute-check");
-fs.mkdirSync(tmp, { recursive: true });
-const csv = path.join(tmp, "MINUTE.csv");
-if (!fs.existsSync(csv)) writeCsv(csv, randomWalk(1_000_000, 7, 60_000, Date.UTC(2020, 0, 1)));
+const csv = minuteCsv();
 const { data } = loadData({ data: [{ file: csv }] });
 const sim = await simulate({
   data,

@@ -4,9 +4,8 @@
 // the end of a run) and writes them into /dev/null through writeLines, printing CPU milliseconds.
 // AGENTICBT_ROOT=<checkout> measures another checkout's build (a before/after comparison).
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { randomWalk, writeCsv } from "./generate-series.js";
+import { MINUTE_DIR, minuteCsv } from "./generate-series.js";
 
 const ROOT = process.env.AGENTICBT_ROOT ?? path.resolve(import.meta.dirname, "..");
 const dist = (m: string) => import(path.join(ROOT, "dist", m));
@@ -17,10 +16,8 @@ const { loadStrategy } = await dist("runner/load-strategy.js");
 const { writeLines } = await dist("runner/write-outputs.js");
 
 const rounds = Number(process.argv[2] ?? 5);
-const tmp = path.join(os.tmpdir(), "agenticbt-minute-check");
-fs.mkdirSync(tmp, { recursive: true });
-const csv = path.join(tmp, "MINUTE.csv");
-if (!fs.existsSync(csv)) writeCsv(csv, randomWalk(1_000_000, 7, 60_000, Date.UTC(2020, 0, 1)));
+const tmp = MINUTE_DIR;
+const csv = minuteCsv();
 const { data } = loadData({ data: [{ file: csv }] });
 
 interface Log extends Iterable<string> {

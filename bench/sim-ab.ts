@@ -6,11 +6,10 @@
 // checkpoints, as runBacktest drives it); and bare with other strategies: noop (an empty onBar: the
 // loop alone), reads (the SMA's four indicator reads, no order).
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { PerformanceObserver } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { randomWalk, writeCsv } from "./generate-series.js";
+import { MINUTE_DIR, minuteCsv } from "./generate-series.js";
 
 type Kind = "bare" | "records" | "run" | "noop" | "reads";
 const other = process.argv[2];
@@ -63,10 +62,8 @@ async function build(root: string) {
 
 const builds = [await build(path.resolve(import.meta.dirname, "..")), await build(other)];
 const { loadData } = await import("../dist/runner/load-data.js");
-const tmp = path.join(os.tmpdir(), "agenticbt-minute-check");
-fs.mkdirSync(tmp, { recursive: true });
-const csv = path.join(tmp, "MINUTE.csv");
-if (!fs.existsSync(csv)) writeCsv(csv, randomWalk(1_000_000, 7, 60_000, Date.UTC(2020, 0, 1)));
+const tmp = MINUTE_DIR;
+const csv = minuteCsv();
 const { data } = loadData({ data: [{ file: csv }] } as Parameters<typeof loadData>[0]);
 const dir = fs.mkdtempSync(path.join(tmp, "sim-ab-"));
 const devNull = fs.createWriteStream("/dev/null");

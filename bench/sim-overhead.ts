@@ -5,7 +5,6 @@
 // one kind (a CPU profile, or a process per simulation as the CLI has); with --expose-gc the heap
 // is what the results hold.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { PerformanceObserver } from "node:perf_hooks";
 import { plainRenderer } from "../dist/cli/plain-renderer.js";
@@ -15,7 +14,7 @@ import { Checkpointer, MemoryTally } from "../dist/runner/checkpoint.js";
 import { loadData } from "../dist/runner/load-data.js";
 import { simulate } from "../dist/runner/simulate.js";
 import type { Strategy } from "../dist/strategy/types.js";
-import { randomWalk, writeCsv } from "./generate-series.js";
+import { MINUTE_DIR, minuteCsv } from "./generate-series.js";
 
 // The built modules (`npm run build`), as the CLI runs them: tsx's on-the-fly build of src/ ran
 // the same loop 10-30 % slower here. The strategy is loaded as the CLI loads it.
@@ -26,10 +25,8 @@ const smaCrossover = await loadStrategy(
 
 const rounds = Number(process.argv[2] ?? 3);
 const kinds = (process.argv[3] ?? "bare,records,run").split(",") as ("bare" | "records" | "run")[];
-const tmp = path.join(os.tmpdir(), "agenticbt-minute-check");
-fs.mkdirSync(tmp, { recursive: true });
-const csv = path.join(tmp, "MINUTE.csv");
-if (!fs.existsSync(csv)) writeCsv(csv, randomWalk(1_000_000, 7, 60_000, Date.UTC(2020, 0, 1)));
+const tmp = MINUTE_DIR;
+const csv = minuteCsv();
 const { data } = loadData({ data: [{ file: csv }] } as Parameters<typeof loadData>[0]);
 const broker = brokerConfig({ commissionRate: 0.001, allowShort: true });
 const strategy = smaCrossover as Strategy<unknown>;

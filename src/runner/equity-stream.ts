@@ -3,6 +3,7 @@ import type { Worker } from "node:worker_threads";
 import type { CurveLines } from "../report/html/curve-series.js";
 import { AtomicWriteError } from "../util/atomic-write.js";
 import { SymlinkError } from "../util/no-follow.js";
+import { sharedFloat64 } from "../util/shared-float64.js";
 import { startWorker } from "../util/start-worker.js";
 import { type EquityColumns, writeEquityCsv } from "./equity-csv.js";
 import type { MetricsSource, RunMetrics } from "./run-metrics.js";
@@ -103,7 +104,7 @@ function shared(column: Float64Array): SharedColumn {
   if (column.buffer instanceof SharedArrayBuffer) {
     return { buffer: column.buffer, byteOffset: column.byteOffset, length: column.length };
   }
-  const copy = new Float64Array(new SharedArrayBuffer(column.byteLength));
+  const copy = sharedFloat64(column.length);
   copy.set(column);
   return { buffer: copy.buffer as SharedArrayBuffer, byteOffset: 0, length: column.length };
 }

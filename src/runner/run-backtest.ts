@@ -400,9 +400,8 @@ async function runGuarded(
 
   const t2 = performance.now();
   const { times, equity, benchmark: bench } = simulated;
-  const early = equityWrite?.done ?? null;
   // Handled below, after this thread's own writes.
-  early?.catch(() => {});
+  equityWrite?.done.catch(() => {});
   const curve = { times, equity, benchmark: bench };
   const report = reportPage();
   // The first error in the order the outputs are listed is the run's: one before equity.csv's
@@ -420,7 +419,7 @@ async function runGuarded(
     const cacheWarning = cacheFailureWarning(result.llm);
     if (cacheWarning !== null) result.warnings.push(cacheWarning);
     atEquity = true;
-    if (early === null) {
+    if (equityWrite === null) {
       writeEquityCsv(equityFile, {
         times,
         equity,
@@ -436,12 +435,12 @@ async function runGuarded(
     failure = { err, afterEquity: atEquity };
   }
   let curveLines: ReportInputs["curveLines"] | null = null;
-  if (equityWrite !== null && early !== null) {
+  if (equityWrite !== null) {
     const summary = await equityWrite.summary;
     applyRunMetrics(result, summary ? summary.metrics : computeRunMetrics(simulated, initialCash));
     curveLines = summary ? summary.curve : await report.curveLines(curve);
     try {
-      await early;
+      await equityWrite.done;
     } catch (err) {
       if (failure === null || failure.afterEquity) failure = { err, afterEquity: false };
     }
