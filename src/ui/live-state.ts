@@ -25,7 +25,7 @@ export interface LiveBudget {
 }
 
 /**
- * What the live view shows, folded from run events alone. Updating it is cheap (a shallow copy)
+ * What the live view shows, folded from run events alone. Updating it is cheap (in place)
  * so every event lands at once; drawing it is throttled elsewhere.
  */
 export interface LiveState {
@@ -117,115 +117,125 @@ export function orderLine(o: Order): string {
 
 const round = (v: number) => Math.round(v * 100) / 100;
 
-/** The live view's state after `e`: pure, no clock, no I/O. */
+/** The live view's state after `e`: pure, no clock, no I/O (a copy of `s`, folded). */
 export function liveState(s: LiveState, e: RunEvent): LiveState {
+  const next = copyLiveState(s);
+  foldLiveEvent(next, e);
+  return next;
+}
+
+/** A copy of `s` that folding may change without touching `s`. Events' own arrays (symbols,
+ * positions) are shared: folding replaces them, never changes them. */
+export function copyLiveState(s: LiveState): LiveState {
+  return {
+    ...s,
+    counts: { ...s.counts },
+    llm: s.llm === null ? null : { ...s.llm },
+    lastDecision:
+      s.lastDecision === null ? null : { ...s.lastDecision, orders: [...s.lastDecision.orders] },
+    toolCalls: [...s.toolCalls],
+    warnings: [...s.warnings],
+  };
+}
+
+/**
+ * Folds `e` into `s` in place: the live renderer's own state, which a run's tens of thousands of
+ * order and fill events update without a copy each (a frame is a copy, made when it is sent).
+ */
+export function foldLiveEvent(s: LiveState, e: RunEvent): void {
+  const counts = s.counts;
   switch (e.type) {
     case "run_started":
-      return {
-        ...s,
-        runId: e.id,
-        strategy: e.strategy,
-        symbols: e.symbols,
-        total: e.bars,
-        time: e.start,
-        equity: e.initialCash,
-        llm: e.kind === "llm" ? (s.llm ?? emptyLlm(null)) : s.llm,
-      };
+      s.runId = e.id;
+      s.strategy = e.strategy;
+      s.symbols = e.symbols;
+      s.total = e.bars;
+      s.time = e.start;
+      s.equity = e.initialCash;
+      if (e.kind === "llm") s.llm ??= emptyLlm(null);
+      return;
     case "progress":
-      return {
-        ...s,
-        done: e.done,
-        total: e.total,
-        time: e.time,
-        elapsedMs: e.elapsedMs,
-        equity: e.equity,
-        returnPct: e.returnPct,
-        benchmarkReturnPct: e.benchmarkReturnPct,
-        drawdownPct: e.drawdownPct,
-        positions: e.positions,
-      };
+      s.done = e.done;
+      s.total = e.total;
+      s.time = e.time;
+      s.elapsedMs = e.elapsedMs;
+      s.equity = e.equity;
+      s.returnPct = e.returnPct;
+      s.benchmarkReturnPct = e.benchmarkReturnPct;
+      s.drawdownPct = e.drawdownPct;
+      s.positions = e.positions;
+      return;
     case "order_accepted": {
       // The engine reports a decision's orders after the decision has finished, at its bar.
       const d = s.lastDecision;
-      if (d === null || d.bar !== e.bar) return s;
-      return { ...s, lastDecision: { ...d, orders: [...d.orders, orderLine(e.order)] } };
+      if (d !== null && d.bar === e.bar) d.orders.push(orderLine(e.order));
+      return;
     }
     case "order_rejected":
-      return { ...s, counts: { ...s.counts, rejected: s.counts.rejected + 1 } };
+      counts.rejected++;
+      return;
     case "decision_finished": {
-      const toolCalls = keepLast(
+      s.toolCalls = keepLast(
         s.toolCalls,
         e.toolCalls.map((c) => (c.error ? `${c.name} ✗` : c.name)),
         TICKER_LENGTH,
       );
-      const counts = e.failed
-        ? { ...s.counts, failedDecisions: s.counts.failedDecisions + 1 }
-        : s.counts;
-      if (e.kind !== "decision") return { ...s, toolCalls, counts };
-      return {
-        ...s,
-        toolCalls,
-        counts,
-        lastDecision: {
-          time: e.time,
-          bar: e.bar,
-          orders: [],
-          rationale: e.error ? `${e.error.type}: ${e.error.message}` : (e.rationale ?? ""),
-          failed: e.failed,
-        },
+      if (e.failed) counts.failedDecisions++;
+      if (e.kind !== "decision") return;
+      s.lastDecision = {
+        time: e.time,
+        bar: e.bar,
+        orders: [],
+        rationale: e.error ? `${e.error.type}: ${e.error.message}` : (e.rationale ?? ""),
+        failed: e.failed,
       };
+      return;
     }
     case "llm_call": {
       const llm = s.llm ?? emptyLlm(null);
-      return {
-        ...s,
-        llm: {
-          ...llm,
-          calls: llm.calls + 1,
-          tokens: llm.tokens + e.tokens.prompt + e.tokens.completion,
-          costUsd: llm.costUsd + (e.costUsd ?? 0),
-        },
-      };
+      llm.calls += 1;
+      llm.tokens += e.tokens.prompt + e.tokens.completion;
+      llm.costUsd += e.costUsd ?? 0;
+      s.llm = llm;
+      return;
     }
     case "retry":
-      return { ...s, counts: { ...s.counts, retries: s.counts.retries + 1 } };
+      counts.retries++;
+      return;
     case "fill":
-      return { ...s, counts: { ...s.counts, fills: s.counts.fills + 1 } };
+      counts.fills++;
+      return;
     case "trade_closed":
-      return { ...s, counts: { ...s.counts, tradesClosed: s.counts.tradesClosed + 1 } };
+      counts.tradesClosed++;
+      return;
     case "warning":
-      return { ...s, warnings: keepLast(s.warnings, [e.message], WARNINGS_KEPT) };
+      s.warnings = keepLast(s.warnings, [e.message], WARNINGS_KEPT);
+      return;
     case "run_finished":
-      return finished(s, e.result);
+      finished(s, e.result);
+      return;
     default:
-      return s;
+      return;
   }
 }
 
 /** The last frame: the totals the run wrote to result.json replace the running counts. */
-function finished(s: LiveState, r: RunResult): LiveState {
+function finished(s: LiveState, r: RunResult): void {
   const usage = r.llm?.usage as UsageSnapshot | undefined;
   const sum = (counts: Partial<Record<string, number>>) =>
     Object.values(counts).reduce<number>((a, b) => a + (b ?? 0), 0);
-  return {
-    ...s,
-    status: r.status,
-    counts: {
-      ...s.counts,
-      rejected: r.orders.rejected,
-      failedDecisions: r.llm?.agent.failedDecisions ?? s.counts.failedDecisions,
-      retries: usage ? sum(usage.retries) : s.counts.retries,
-    },
-    llm:
-      usage === undefined
-        ? s.llm
-        : {
-            maxCostUsd: null,
-            maxTokens: null,
-            ...s.llm,
-            calls: usage.calls.total,
-            tokens: usage.tokens.prompt + usage.tokens.completion,
-            costUsd: usage.cost.usd ?? s.llm?.costUsd ?? 0,
-          },
-  };
+  s.status = r.status;
+  s.counts.rejected = r.orders.rejected;
+  s.counts.failedDecisions = r.llm?.agent.failedDecisions ?? s.counts.failedDecisions;
+  if (usage) s.counts.retries = sum(usage.retries);
+  if (usage !== undefined) {
+    s.llm = {
+      maxCostUsd: null,
+      maxTokens: null,
+      ...s.llm,
+      calls: usage.calls.total,
+      tokens: usage.tokens.prompt + usage.tokens.completion,
+      costUsd: usage.cost.usd ?? s.llm?.costUsd ?? 0,
+    };
+  }
 }

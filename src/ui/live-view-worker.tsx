@@ -1,5 +1,7 @@
-// The live view's thread: ink and React load (≈0.4 s of CPU) and lay out frames here, while the
-// run goes on in the main thread. It draws straight to the terminal on fd 1.
+// The live view's thread: ink and React load and lay out frames here, while the run goes on in the
+// main thread. It draws straight to the terminal on fd 1. The build bundles this file with ink and
+// React (dist/ui/live-view.bundle.js, the file the worker runs): ≈0.27 s of CPU to load, against
+// ≈1.1 s for ink's modules one by one.
 import os from "node:os";
 import tty from "node:tty";
 import { parentPort } from "node:worker_threads";

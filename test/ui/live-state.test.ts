@@ -3,6 +3,8 @@ import type { Order } from "../../src/engine/types.js";
 import type { RunEvent } from "../../src/runner/run-events.js";
 import type { RunResult } from "../../src/runner/run-result.js";
 import {
+  copyLiveState,
+  foldLiveEvent,
   initialLiveState,
   liveState,
   orderLine,
@@ -229,6 +231,76 @@ describe("liveState", () => {
     const frozen = JSON.stringify(before);
     liveState(before, progress(5, "2020-01-09", 10_050));
     expect(JSON.stringify(before)).toBe(frozen);
+  });
+});
+
+describe("foldLiveEvent (the renderer's in-place fold)", () => {
+  const decided: RunEvent = {
+    type: "decision_finished",
+    time: "2020-01-03",
+    bar: 1,
+    kind: "decision",
+    rationale: "Oversold.",
+    toolCalls: [{ name: "place_order", error: null }],
+    calls: 1,
+    tokens: { prompt: 100, completion: 10, cached: 0 },
+    latencyMs: 300,
+    error: null,
+    failed: false,
+  };
+  const events: RunEvent[] = [
+    started,
+    progress(1, "2020-01-02", 10_000),
+    decided,
+    { type: "order_accepted", time: "2020-01-03", bar: 1, order: order({}) },
+    { type: "fill", time: "2020-01-06", bar: 2, fill: {} } as unknown as RunEvent,
+    { type: "trade_closed", time: "2020-01-09", bar: 5, trade: {} } as unknown as RunEvent,
+    { type: "order_rejected", time: "t", bar: 6, order: order({}), reason: "no cash" },
+    { type: "retry", model: "m", error: "rate_limit", message: "429", attempt: 1, delayMs: 10 },
+    {
+      type: "llm_call",
+      model: "m",
+      source: "network",
+      tokens: { prompt: 40, completion: 2, cached: 0 },
+      costUsd: 0.001,
+      latencyMs: 20,
+      attempts: 1,
+      error: null,
+    },
+    { type: "warning", message: "slow" },
+    progress(7, "2020-01-13", 10_100),
+  ];
+
+  it("reaches the state the pure fold reaches, event by event", () => {
+    const inPlace = initialLiveState({ maxCostUsd: 1, maxTokens: null });
+    let pure = initialLiveState({ maxCostUsd: 1, maxTokens: null });
+    for (const e of events) {
+      foldLiveEvent(inPlace, e);
+      pure = liveState(pure, e);
+      expect(inPlace).toEqual(pure);
+    }
+    expect(inPlace.counts).toEqual({
+      fills: 1,
+      tradesClosed: 1,
+      rejected: 1,
+      failedDecisions: 0,
+      retries: 1,
+    });
+    expect(inPlace.lastDecision?.orders).toEqual(["BUY 10 SPY market"]);
+    expect(inPlace.llm).toMatchObject({ calls: 1, tokens: 42, costUsd: 0.001, maxCostUsd: 1 });
+  });
+
+  it("leaves a copy taken earlier, and the events' own arrays, as they were", () => {
+    const s = initialLiveState();
+    for (const e of events.slice(0, 3)) foldLiveEvent(s, e);
+    const copy = copyLiveState(s);
+    const frozen = JSON.stringify(copy);
+    const positions = JSON.stringify((events[1] as { positions: unknown }).positions);
+    for (const e of events.slice(3)) foldLiveEvent(s, e);
+    expect(JSON.stringify(copy)).toBe(frozen);
+    expect(s.lastDecision?.orders).toHaveLength(1);
+    expect(copy.lastDecision?.orders).toHaveLength(0);
+    expect(JSON.stringify((events[1] as { positions: unknown }).positions)).toBe(positions);
   });
 });
 
