@@ -49,9 +49,12 @@ describe("the live view in a pseudo-terminal", () => {
     expect(mid, frames.join("\n----\n")).toBeDefined();
     const m = mid as string;
     expect(m).toContain("slow-buyer on GOOG");
-    expect(m).toMatch(/\[█+░+\]/);
     // GOOG.csv's first 300 bars: 2004-08-19 → 2005-10-25.
     expect(m).toMatch(/% 200[45]-\d\d-\d\d · bar \d+\/300 · ETA \d+:\d\d/);
+    // The bar is 30 cells, filled in proportion to the bars done (none yet at 1%).
+    const done = Number(/ · bar (\d+)\/300/.exec(m)?.[1]);
+    const filled = Math.round((done / 300) * 30);
+    expect(m).toContain(`[${"█".repeat(filled)}${"░".repeat(30 - filled)}]`);
     expect(m).toMatch(
       /Equity \d[\d,]*\.\d\d {2}Return [+-]\d+\.\d\d% {2}Buy & hold [+-]\d+\.\d\d% {2}Drawdown -?\d+\.\d\d%/,
     );
