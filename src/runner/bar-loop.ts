@@ -18,10 +18,11 @@ export type LoopEnd = "completed" | "interrupted" | "budget_exhausted" | "stoppe
 /** How many bars run between two turns of the event loop (for Ctrl-C and progress output). */
 const SLICE = 16_384;
 /**
- * The first slice's length; each next one doubles up to SLICE. `steps` must have returned from a
- * slice before V8 optimizes it: code optimized in the middle of the first long slice has never
- * seen the loop's exit, deoptimizes there when the slice ends, and on Node 20 was then left
- * unoptimized for the rest of a million-bar run (--trace-deopt; 0.1–0.2 s of its ~0.6 s).
+ * The first slice's length; each next one doubles up to SLICE. `steps` should have returned from
+ * a slice before V8 optimizes it: code optimized in the middle of a long first slice has never seen
+ * the loop's exit and deoptimizes there when the slice ends; on Node 20 (--trace-deopt) `steps`
+ * was then seen to run unoptimized for the rest of a million-bar run. The bars' own work is in
+ * functions optimized apart, so the wall-time gain was within this machine's noise.
  */
 const FIRST_SLICE = 256;
 /** Progress events by count: about one per 0.5% of the window (a few hundred per run). */
