@@ -4,6 +4,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, readJson, tempDir } from "../helpers/cli.js";
+import { sliceCsv } from "../helpers/llm-run.js";
+import { captureUntilExit, TmuxPane } from "../helpers/tmux.js";
 
 /**
  * The package as a user gets it: `npm pack`, the tarball installed into a fresh project, a strategy
@@ -192,6 +194,35 @@ describe("the packed package, installed in a user's project", () => {
     expect(api.metrics.equityFinal).toBe(onDisk.metrics.equityFinal);
     expect(api.metrics).toEqual(onDisk.metrics);
   });
+
+  it("draws the live view from the installed package in a terminal (its bundled worker)", async () => {
+    // The view's worker is a file the build bundles (dist/ui/live-view.bundle.js): a package
+    // without it would still run, with no view. A strategy slow enough (5 ms a bar) to be watched.
+    const work = tempDir("agenticbt-packed-view-");
+    const strategy = path.join(work, "slow.mjs");
+    fs.writeFileSync(
+      strategy,
+      `export default { name: "slow-buyer", async onBar(ctx) { await new Promise((r) => setTimeout(r, 5)); if (ctx.position() === 0) ctx.buy({ qty: 3 }); } };\n`,
+    );
+    const csv = sliceCsv(path.join(installed, "data", "GOOG.csv"), 200, work);
+    const bin = path.join(project, "node_modules", ".bin", "agenticbt");
+    const pane = new TmuxPane([bin, "run", strategy, "--data", csv, "--runs-dir", "runs"], {
+      cwd: work,
+    });
+    try {
+      const { frames, exitCode } = await captureUntilExit(pane);
+      expect(exitCode).toBe(0);
+      const mid = frames.find((f) => /\b([1-9]|[1-9]\d)% \d{4}-\d\d-\d\d · bar \d+\/200/.test(f));
+      expect(mid, frames.join("\n----\n")).toBeDefined();
+      expect(mid).toContain("slow-buyer on GOOG");
+      const last = frames.at(-1) as string;
+      expect(last).toContain("100%");
+      expect(last).toContain("· completed");
+    } finally {
+      pane.kill();
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("type-checks the user's code against the installed declarations", () => {
     const tsc = path.join(ROOT, "node_modules", ".bin", "tsc");
