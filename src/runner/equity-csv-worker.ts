@@ -1,8 +1,7 @@
 // A worker thread's entry: writes one run's equity.csv for EquityStream (equity-stream.ts) as the
-// simulation closes bars, from columns in shared memory; then computes the run's metrics and the
-// report's lines from the same columns, and posts how it all ended.
+// simulation closes bars, from columns in shared memory; then computes the run's metrics from the
+// same columns, and posts how it all ended.
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
-import { curveSeries } from "../report/html/curve-series.js";
 import { writeTextAtomic } from "../util/atomic-write.js";
 import { EQUITY_CSV_HEADER, EquityCsvRows } from "./equity-csv.js";
 import {
@@ -74,10 +73,7 @@ function summary(count: number): Summary | null {
       equity: cut(columns.equity),
       benchmark: cut(columns.benchmark),
     };
-    return {
-      metrics: computeRunMetrics({ ...s, ...curve }, s.initialCash),
-      curve: curveSeries(curve),
-    };
+    return { metrics: computeRunMetrics({ ...s, ...curve }, s.initialCash) };
   } catch {
     return null;
   }

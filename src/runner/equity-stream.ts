@@ -1,6 +1,5 @@
 import os from "node:os";
 import type { Worker } from "node:worker_threads";
-import type { CurveLines } from "../report/html/curve-series.js";
 import { AtomicWriteError } from "../util/atomic-write.js";
 import { SymlinkError } from "../util/no-follow.js";
 import { sharedFloat64 } from "../util/shared-float64.js";
@@ -54,7 +53,7 @@ export interface EquityStreamJob {
 
 /**
  * What the worker computes once equity.csv is written, from the same columns, while this thread
- * serializes the records: the metrics and the report's lines.
+ * serializes the records and draws the report's lines: the metrics.
  */
 export type SummaryJob = Omit<MetricsSource, "times" | "equity" | "benchmark"> & {
   initialCash: number;
@@ -62,7 +61,6 @@ export type SummaryJob = Omit<MetricsSource, "times" | "equity" | "benchmark"> &
 
 export interface Summary {
   metrics: RunMetrics;
-  curve: CurveLines;
 }
 
 /** The worker's one message: how equity.csv's write ended, and the summary (null if none). */

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ResumedCalls } from "../agent/llm/resumed-calls.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
+import type { SymbolSeries } from "../engine/types.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
@@ -19,7 +20,12 @@ import {
   readMemoryCopy,
   readPreset,
 } from "../memory/workspace.js";
-import type { CurveColumns, ReportInputs } from "../report/html/report-model.js";
+import type {
+  ChartWindow,
+  CurveColumns,
+  ReportInputs,
+  ReportParts,
+} from "../report/html/report-model.js";
 import type { Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { NotAFileError, SymlinkError } from "../util/no-follow.js";
@@ -434,11 +440,20 @@ async function runGuarded(
   } catch (err) {
     failure = { err, afterEquity: atEquity };
   }
-  let curveLines: ReportInputs["curveLines"] | null = null;
+  // The page's lines, trades, rejected orders and price charts need no metrics: made now, while
+  // equity.csv's worker finishes the file and computes them (its tail is the run's last wait).
+  const reportInputs: ReportInputs = {
+    curve,
+    prices: { series: data.series },
+    rejectedOrders: simulated.rejectedOrders.map((k) => simulated.orderLog.line(k)),
+  };
+  const parts = await report.parts(dir, result.period, data.series, reportInputs.rejectedOrders);
+  if (parts !== null) reportInputs.parts = parts;
+  const curveLines = await report.curveLines(curve);
+  if (curveLines !== null) reportInputs.curveLines = curveLines;
   if (equityWrite !== null) {
     const summary = await equityWrite.summary;
     applyRunMetrics(result, summary ? summary.metrics : computeRunMetrics(simulated, initialCash));
-    curveLines = summary ? summary.curve : await report.curveLines(curve);
     try {
       await equityWrite.done;
     } catch (err) {
@@ -467,12 +482,7 @@ async function runGuarded(
     throw new RunWriteError(dir, result, err);
   }
   guard.finish();
-  const reportWarning = await report.write(dir, {
-    curve,
-    ...(curveLines ? { curveLines } : {}),
-    prices: { series: data.series },
-    rejectedOrders: simulated.rejectedOrders.map((k) => simulated.orderLog.line(k)),
-  });
+  const reportWarning = await report.write(dir, reportInputs);
   if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
   emit({ type: "run_finished", result });
   return result;
@@ -502,6 +512,20 @@ function reportPage() {
       try {
         const [, { curveSeries }] = await modules;
         return curveSeries(curve);
+      } catch {
+        return null;
+      }
+    },
+    /** Null when they cannot be made now: write() then makes them itself (and reports why). */
+    async parts(
+      dir: string,
+      window: ChartWindow,
+      series: readonly SymbolSeries[],
+      rejectedOrders: readonly string[] | undefined,
+    ): Promise<ReportParts | null> {
+      try {
+        const [, { reportParts }] = await modules;
+        return reportParts(dir, window, { series }, rejectedOrders);
       } catch {
         return null;
       }

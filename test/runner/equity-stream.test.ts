@@ -2,7 +2,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { curveSeries } from "../../src/report/html/curve-series.js";
 import { backtest } from "../../src/runner/backtest.js";
 import { type EquityColumns, EquityCsvRows, writeEquityCsv } from "../../src/runner/equity-csv.js";
 import {
@@ -170,12 +169,10 @@ describe("equity.csv written by a worker thread during the run (100,000 bars and
     };
     expect(summary).not.toBeNull();
     expect(summary?.metrics).toEqual(computeRunMetrics({ ...job, ...curve }, 100));
-    expect(summary?.curve).toEqual(curveSeries(curve));
     // By hand: equity 100, 110, 99 over and over peaks at 110, exposure 1,234 / 80,000 bars.
     expect(summary?.metrics?.metrics.metrics.equityPeak).toBe(110);
     expect(summary?.metrics?.metrics.metrics.exposurePct).toBe((1234 / rows) * 100);
     expect(summary?.metrics?.metrics.metrics.trades).toBe(2);
-    expect(summary?.curve.bars).toBe(rows);
   });
 
   it("no job, no summary: the runner computes it itself", async () => {

@@ -31,6 +31,36 @@ export interface ReportInputs {
   prices?: PriceSource;
   /** orders.jsonl's lines of rejected orders, as the runner wrote them. */
   rejectedOrders?: readonly string[];
+  /** `reportParts(…)`, when the runner made them already (while the metrics were computed). */
+  parts?: ReportParts;
+}
+
+/** The page's parts that need neither metrics nor timings: the trades, the rejected orders and
+ * the price charts with their markers. */
+export interface ReportParts {
+  trades: TableData;
+  rejected: { shown: RejectedOrder[]; total: number };
+  charts: SymbolChart[];
+  pricesNote: string | null;
+}
+
+/** The run's window, as result.json's period gives it (labels; null when nothing ran). */
+export interface ChartWindow {
+  start: string | null;
+  end: string | null;
+}
+
+/** A run's ReportParts, from its trades.csv, its rejected orders and its prices. */
+export function reportParts(
+  dir: string,
+  window: ChartWindow,
+  prices: PriceSource,
+  rejectedOrders?: readonly string[],
+): ReportParts {
+  const trades = readCsvTable(path.join(dir, "trades.csv"));
+  const rejected = readRejected(dir, rejectedOrders);
+  const { charts, note } = priceCharts(window, prices, trades, rejected.shown);
+  return { trades, rejected, charts, pricesNote: note };
 }
 
 export interface Marker {
@@ -77,10 +107,14 @@ export function buildReportModel(dir: string, inputs: ReportInputs = {}): Report
   const result = readResult(dir);
   const config = readConfig(dir);
   const curveCols = inputs.curveLines ? null : (inputs.curve ?? readEquityCsv(dir));
-  const trades = readCsvTable(path.join(dir, "trades.csv"));
-  const rejected = readRejected(dir, inputs.rejectedOrders);
-  const prices = inputs.prices ?? loadRunPrices(dir, result, config);
-  const { charts, note } = priceCharts(result, prices, trades, rejected.shown);
+  const { trades, rejected, charts, pricesNote } =
+    inputs.parts ??
+    reportParts(
+      dir,
+      { start: result.period.start ?? null, end: result.period.end ?? null },
+      inputs.prices ?? loadRunPrices(dir, result, config),
+      inputs.rejectedOrders,
+    );
   const llm = result.strategy.kind === "llm";
   const decisions = llm ? readDecisions(dir) : null;
   const usage = llm ? llmUsageOverTime(dir, result, config) : null;
@@ -92,7 +126,7 @@ export function buildReportModel(dir: string, inputs: ReportInputs = {}): Report
     facts: facts(result),
     curve,
     charts,
-    pricesNote: note,
+    pricesNote,
     trades: cap(trades),
     rejected: cap({
       columns: ["time", "id", "symbol", "side", "type", "reason"],
@@ -172,7 +206,7 @@ function readCsvTable(file: string): TableData {
   return { columns, rows, total: rows.length };
 }
 
-interface RejectedOrder {
+export interface RejectedOrder {
   time: string;
   id: string;
   symbol: string;
@@ -234,7 +268,7 @@ const ORANGE = "#f28e2b";
 
 /** Candles of every symbol over the run's window, with its trades and rejected orders marked. */
 function priceCharts(
-  result: ResultFile,
+  window: ChartWindow,
   prices: PriceSource,
   trades: TableData,
   rejected: RejectedOrder[],
@@ -242,8 +276,8 @@ function priceCharts(
   if ("missing" in prices) {
     return { charts: [], note: `No price chart: ${prices.missing}` };
   }
-  const start = parseTimestamp(result.period.start ?? "");
-  const end = parseTimestamp(result.period.end ?? "");
+  const start = parseTimestamp(window.start ?? "");
+  const end = parseTimestamp(window.end ?? "");
   const col = (name: string) => trades.columns.indexOf(name);
   const [cSym, cSide, cQty, cIn, cInP, cOut, cOutP, cOpen] = [
     "symbol",
