@@ -75,7 +75,7 @@ export interface UiOverhead {
 
 export async function measureUiOverhead(
   bars = BARS,
-  rounds = Number(process.env.UI_ROUNDS ?? 6),
+  rounds = Number(process.env.UI_ROUNDS ?? 10),
 ): Promise<UiOverhead> {
   const load0 = os.loadavg()[0] as number;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agenticbt-ui-bench-"));
