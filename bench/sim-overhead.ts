@@ -10,7 +10,11 @@ import { PerformanceObserver } from "node:perf_hooks";
 import { plainRenderer } from "../dist/cli/plain-renderer.js";
 import { brokerConfig } from "../dist/engine/broker-config.js";
 import { timeLabel } from "../dist/engine/calendar.js";
-import { Checkpointer, MemoryTally } from "../dist/runner/checkpoint.js";
+import {
+  Checkpointer,
+  DEFAULT_CODE_CHECKPOINT_MIN_MS,
+  MemoryTally,
+} from "../dist/runner/checkpoint.js";
 import { loadData } from "../dist/runner/load-data.js";
 import { simulate } from "../dist/runner/simulate.js";
 import type { Strategy } from "../dist/strategy/types.js";
@@ -50,7 +54,7 @@ async function once(
           dir,
           runId: "bench",
           every: 1000,
-          minIntervalMs: 1000,
+          minIntervalMs: DEFAULT_CODE_CHECKPOINT_MIN_MS,
           label,
           memory: new MemoryTally(),
           usage: () => null,
