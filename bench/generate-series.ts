@@ -78,3 +78,8 @@ export function minuteCsv(): string {
   if (!fs.existsSync(csv)) writeCsv(csv, randomWalk(1_000_000, 7, 60_000, Date.UTC(2020, 0, 1)));
   return csv;
 }
+
+/** The minute workload's broker options and strategy parameters, as the CLI gets them
+ * (`--commission 0.001 --allow-short --param longShort=true`, the SMA crossover's 10/30). */
+export const MINUTE_BROKER = { commissionRate: 0.001, allowShort: true } as const;
+export const MINUTE_PARAMS = { fast: 10, slow: 30, longShort: true } as const;

@@ -5,8 +5,8 @@
 // does (64 KiB pieces: the lines flattened, as writing them does too).
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { PerformanceObserver } from "node:perf_hooks";
-import { minuteCsv } from "./generate-series.js";
+import { gcClock } from "./gc-time.js";
+import { MINUTE_BROKER, MINUTE_PARAMS, minuteCsv } from "./generate-series.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const OTHER = process.env.AGENTICBT_OTHER ?? "/work/main";
@@ -26,9 +26,9 @@ const csv = minuteCsv();
 const { data } = loadData({ data: [{ file: csv }] });
 const sim = await simulate({
   data,
-  broker: brokerConfig({ commissionRate: 0.001, allowShort: true }),
+  broker: brokerConfig(MINUTE_BROKER),
   strategy: await loadStrategy(path.join(ROOT, "strategies", "sma-crossover.ts")),
-  params: { fast: 10, slow: 30, longShort: true },
+  params: MINUTE_PARAMS,
   records: true,
 });
 const label = sim.label as (i: number) => string;
@@ -71,10 +71,7 @@ lines("mine", (l) => {
 console.log(`${same} of ${all.length} lines identical`);
 all.length = 0;
 
-let gcMs = 0;
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) gcMs += e.duration;
-}).observe({ entryTypes: ["gc"] });
+const gcMs = gcClock();
 const cpu = (f: () => void) => {
   const c0 = process.cpuUsage();
   f();
@@ -84,7 +81,7 @@ const cpu = (f: () => void) => {
 /** GC entries arrive on a later turn of the event loop. */
 const gcSince = async (g0: number) => {
   await new Promise((resolve) => setImmediate(resolve));
-  return gcMs - g0;
+  return gcMs() - g0;
 };
 const ms: Record<string, number[]> = {};
 const note = (name: string, t: number) => {
@@ -100,7 +97,7 @@ for (let r = 0; r < rounds; r++) {
     );
     const hash = createHash("sha256");
     let piece = "";
-    const g0 = gcMs;
+    const g0 = gcMs();
     note(
       `${who} make+hash`,
       cpu(() =>

@@ -5,7 +5,7 @@
 // AGENTICBT_ROOT=<checkout> measures another checkout's build (a before/after comparison).
 import fs from "node:fs";
 import path from "node:path";
-import { MINUTE_DIR, minuteCsv } from "./generate-series.js";
+import { MINUTE_BROKER, MINUTE_DIR, MINUTE_PARAMS, minuteCsv } from "./generate-series.js";
 
 const ROOT = process.env.AGENTICBT_ROOT ?? path.resolve(import.meta.dirname, "..");
 const dist = (m: string) => import(path.join(ROOT, "dist", m));
@@ -38,9 +38,9 @@ for (let r = 0; r < rounds; r++) {
   // A fresh simulation each round: a read keeps no line, but V8's caches should start cold too.
   const sim = await simulate({
     data,
-    broker: brokerConfig({ commissionRate: 0.001, allowShort: true }),
+    broker: brokerConfig(MINUTE_BROKER),
     strategy: await loadStrategy(path.join(ROOT, "strategies", "sma-crossover.ts")),
-    params: { fast: 10, slow: 30, longShort: true },
+    params: MINUTE_PARAMS,
     records: true,
   });
   const logs = [sim.orderLog as Log, sim.decisionLog as Log];

@@ -7,9 +7,9 @@
 // loop alone), reads (the SMA's four indicator reads, no order).
 import fs from "node:fs";
 import path from "node:path";
-import { PerformanceObserver } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { MINUTE_DIR, minuteCsv } from "./generate-series.js";
+import { gcClock } from "./gc-time.js";
+import { MINUTE_BROKER, MINUTE_DIR, MINUTE_PARAMS, minuteCsv } from "./generate-series.js";
 
 type Kind = "bare" | "records" | "run" | "noop" | "reads";
 const other = process.argv[2];
@@ -68,10 +68,7 @@ const { data } = loadData({ data: [{ file: csv }] } as Parameters<typeof loadDat
 const dir = fs.mkdtempSync(path.join(tmp, "sim-ab-"));
 const devNull = fs.createWriteStream("/dev/null");
 
-let gcMs = 0;
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) gcMs += e.duration;
-}).observe({ entryTypes: ["gc"] });
+const gcMs = gcClock();
 
 async function once(b: (typeof builds)[number], kind: Kind) {
   const intraday = true;
@@ -90,13 +87,13 @@ async function once(b: (typeof builds)[number], kind: Kind) {
           expected: null,
         })
       : null;
-  const gc0 = gcMs;
+  const gc0 = gcMs();
   const cpu0 = process.cpuUsage();
   const out = await b.simulate({
     data,
-    broker: b.brokerConfig({ commissionRate: 0.001, allowShort: true }),
+    broker: b.brokerConfig(MINUTE_BROKER),
     strategy: kind === "noop" ? b.noop : kind === "reads" ? b.reads : b.strategy,
-    params: { fast: 10, slow: 30, longShort: true },
+    params: MINUTE_PARAMS,
     records: kind === "records" || kind === "run",
     ...(kind === "run" ? { onEvent: b.plainRenderer(devNull), checkpoint } : {}),
   });
@@ -105,7 +102,7 @@ async function once(b: (typeof builds)[number], kind: Kind) {
   return {
     ms: out.simulateMs as number,
     cpu: (cpu.user + cpu.system) / 1000,
-    gc: gcMs - gc0,
+    gc: gcMs() - gc0,
     orders: (out.orders as unknown[]).length,
   };
 }

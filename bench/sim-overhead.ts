@@ -6,7 +6,6 @@
 // is what the results hold.
 import fs from "node:fs";
 import path from "node:path";
-import { PerformanceObserver } from "node:perf_hooks";
 import { plainRenderer } from "../dist/cli/plain-renderer.js";
 import { brokerConfig } from "../dist/engine/broker-config.js";
 import { timeLabel } from "../dist/engine/calendar.js";
@@ -18,7 +17,8 @@ import {
 import { loadData } from "../dist/runner/load-data.js";
 import { simulate } from "../dist/runner/simulate.js";
 import type { Strategy } from "../dist/strategy/types.js";
-import { MINUTE_DIR, minuteCsv } from "./generate-series.js";
+import { gcClock } from "./gc-time.js";
+import { MINUTE_BROKER, MINUTE_DIR, MINUTE_PARAMS, minuteCsv } from "./generate-series.js";
 
 // The built modules (`npm run build`), as the CLI runs them: tsx's on-the-fly build of src/ ran
 // the same loop 10-30 % slower here. The strategy is loaded as the CLI loads it.
@@ -32,16 +32,13 @@ const kinds = (process.argv[3] ?? "bare,records,run").split(",") as ("bare" | "r
 const tmp = MINUTE_DIR;
 const csv = minuteCsv();
 const { data } = loadData({ data: [{ file: csv }] } as Parameters<typeof loadData>[0]);
-const broker = brokerConfig({ commissionRate: 0.001, allowShort: true });
+const broker = brokerConfig(MINUTE_BROKER);
 const strategy = smaCrossover as Strategy<unknown>;
-const params = { fast: 10, slow: 30, longShort: true };
+const params = MINUTE_PARAMS;
 const dir = fs.mkdtempSync(path.join(tmp, "sim-overhead-"));
 const devNull = fs.createWriteStream("/dev/null");
 
-let gcMs = 0;
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) gcMs += e.duration;
-}).observe({ entryTypes: ["gc"] });
+const gcMs = gcClock();
 
 /** The simulation's wall and CPU milliseconds (CPU time is the steadier on a shared machine). */
 async function once(
@@ -62,7 +59,7 @@ async function once(
           expected: null,
         })
       : null;
-  const gc0 = gcMs;
+  const gc0 = gcMs();
   const cpu0 = process.cpuUsage();
   const out = await simulate({
     data,
@@ -78,7 +75,7 @@ async function once(
   // With --expose-gc, the heap the run's results hold (otherwise whatever is not collected yet).
   (globalThis as { gc?: () => void }).gc?.();
   const heapMB = process.memoryUsage().heapUsed / 2 ** 20;
-  return { ms: out.simulateMs, cpuMs: (cpu.user + cpu.system) / 1000, gc: gcMs - gc0, heapMB };
+  return { ms: out.simulateMs, cpuMs: (cpu.user + cpu.system) / 1000, gc: gcMs() - gc0, heapMB };
 }
 
 for (let r = 0; r < rounds; r++) {

@@ -12,9 +12,6 @@ export interface EquityColumns {
   intraday: boolean;
 }
 
-/** Rows are joined into pieces of about 64 KiB: one buffer write per piece, not per row. */
-const PIECE = 1 << 16;
-
 /**
  * equity.csv's rows, made in order in as many calls as the caller likes: a worker thread writes
  * them while the simulation is still closing bars (equity-stream.ts). Formatting a double is most
@@ -48,7 +45,6 @@ export class EquityCsvRows {
   writeTo(out: TextSink, end: number): void {
     const { times, equity, cash, benchmark } = this.cols;
     const label = this.label;
-    let piece = "";
     for (let i = this.next; i < end; i++) {
       const e = equity[i] as number;
       if (e > this.peak) this.peak = e;
@@ -68,13 +64,10 @@ export class EquityCsvRows {
         this.benchText = String(b);
         this.bench = b;
       }
-      piece += `${label(times[i] as number)},${this.equityText},${this.cashText},${this.ddText},${this.benchText}\n`;
-      if (piece.length >= PIECE) {
-        out.write(piece);
-        piece = "";
-      }
+      out.write(
+        `${label(times[i] as number)},${this.equityText},${this.cashText},${this.ddText},${this.benchText}\n`,
+      );
     }
-    if (piece !== "") out.write(piece);
     if (end > this.next) this.next = end;
   }
 }

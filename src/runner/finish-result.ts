@@ -1,5 +1,4 @@
 import type { MarketData } from "../engine/types.js";
-
 import { VERSION } from "../version.js";
 import { countOrders, rejectionWarning } from "./order-outcomes.js";
 import { RESULT_SCHEMA_VERSION } from "./run-config.js";

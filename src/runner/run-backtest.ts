@@ -373,9 +373,8 @@ async function runGuarded(
     equityStream?.cancelSync();
     throw err;
   }
-  // The rows are all there: the worker writes the last of them beside the metrics and the other
-  // files; result.json (the commit point) waits for it below.
-  // It then computes the metrics and the report's lines while this thread writes the records.
+  // The rows are all there: the worker writes the last of them, then computes the metrics, while
+  // this thread writes the other files; result.json (the commit point) waits for it below.
   const initialCash = config.broker.initialCash;
   equityWrite =
     equityStream?.end(simulated.equity.length, {

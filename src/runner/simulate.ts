@@ -9,6 +9,7 @@ import type { MemoryPort, MemoryToolbox, Params, Strategy } from "../strategy/ty
 import { sharedFloat64 } from "../util/shared-float64.js";
 import { BarLoop, type LoopEnd } from "./bar-loop.js";
 import type { BarView } from "./checkpoint.js";
+import type { EquityColumns } from "./equity-csv.js";
 import { HookRunner } from "./hook-runner.js";
 import type { RecordLog } from "./record-log.js";
 import type { RunEventListener } from "./run-events.js";
@@ -48,7 +49,7 @@ export interface SimulateInput {
    * the data's last, in shared memory: times and benchmark are final, equity and cash fill as bars
    * close (`onSlice` says how far).
    */
-  onColumns?: (columns: LiveColumns) => void;
+  onColumns?: (columns: EquityColumns) => void;
   /** Told at each turn of the event loop the last bar whose close is processed: the columns' rows
    * up to it are final. */
   onSlice?: (lastClosed: number) => void;
@@ -60,15 +61,6 @@ export interface SimulateInput {
   checkpoint?: { afterBar(i: number, view: BarView): void } | null;
   /** How long a hook's promise may stay pending before the run fails (null: no limit). */
   hookTimeoutMs?: number | null;
-}
-
-/** The run's columns as they fill (index 0 = the window's first bar). */
-export interface LiveColumns {
-  times: Float64Array;
-  equity: Float64Array;
-  cash: Float64Array;
-  benchmark: Float64Array;
-  intraday: boolean;
 }
 
 /** Everything a run produced, in memory: the arrays behind equity.csv, trades, orders, records. */

@@ -40,20 +40,9 @@ export function tradesCsv(trades: readonly ReportedTrade[], intraday: boolean): 
 /** orders.jsonl, decisions.jsonl: one record a line, streamed (no second copy of them all). */
 export function writeLines(file: string, records: Iterable<string>): void {
   writeTextAtomic(file, (out) => {
-    let piece = "";
-    for (const r of records) {
-      piece += `${r}\n`;
-      if (piece.length >= PIECE) {
-        out.write(piece);
-        piece = "";
-      }
-    }
-    out.write(piece);
+    for (const r of records) out.write(`${r}\n`);
   });
 }
-
-/** Lines are joined into pieces of about 64 KiB: one buffer write per piece, not per line. */
-const PIECE = 1 << 16;
 
 export function writeText(file: string, text: string): void {
   writeFileAtomic(file, text);

@@ -61,6 +61,9 @@ export interface TextSink {
 }
 
 const SINK_BUFFER = 1 << 20;
+/** Small writes (a CSV row, a JSON line) are joined into strings of about 64 KiB first: one
+ * encoding into the buffer per piece, not per row. */
+const PIECE = 1 << 16;
 
 /**
  * Like `writeFileAtomic`, for output too large to build as one string (a million-row CSV): the
@@ -77,20 +80,29 @@ export function writeTextAtomic(file: string, produce: (sink: TextSink) => void)
       behind.wrote(off);
       off = 0;
     };
+    const put = (text: string) => {
+      // Worst case 3 bytes per UTF-16 unit; pieces are small, so this rarely flushes early.
+      if (off + text.length * 3 > SINK_BUFFER) {
+        flush();
+        if (text.length * 3 > SINK_BUFFER) {
+          behind.wrote(fs.writeSync(fd, text));
+          return;
+        }
+      }
+      off += buf.write(text, off, "utf8");
+    };
+    let piece = "";
     try {
       produce({
         write(text: string) {
-          // Worst case 3 bytes per UTF-16 unit; pieces are small, so this rarely flushes early.
-          if (off + text.length * 3 > SINK_BUFFER) {
-            flush();
-            if (text.length * 3 > SINK_BUFFER) {
-              behind.wrote(fs.writeSync(fd, text));
-              return;
-            }
+          piece += text;
+          if (piece.length >= PIECE) {
+            put(piece);
+            piece = "";
           }
-          off += buf.write(text, off, "utf8");
         },
       });
+      if (piece !== "") put(piece);
       flush();
     } finally {
       behind.end();
