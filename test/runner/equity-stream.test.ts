@@ -354,7 +354,13 @@ describe("a 120,000-bar run stopped half-way (equity.csv by the worker during th
     fs.readFileSync(path.join(dir, "equity.csv"), "utf8").split("\n").slice(0, -1);
 
   /** Waits until the run's bars are under way, then sends `signal` (twice with `again`). */
-  async function stopMidway(runs: string, signal: NodeJS.Signals, args: string[], again = false) {
+  async function stopMidway(
+    runs: string,
+    signal: NodeJS.Signals,
+    args: string[],
+    again = false,
+    mark?: string,
+  ) {
     const child = cliAsync(args, work);
     let stderr = "";
     child.stderr?.on("data", (d: Buffer) => {
@@ -363,6 +369,9 @@ describe("a 120,000-bar run stopped half-way (equity.csv by the worker during th
     await waitFor(() => {
       const [dir] = runDirs(runs);
       if (dir === undefined) return false;
+      // With a mark, the run is inside the bar that sleeps (a signal before it could let the
+      // run finish writing before the second signal lands).
+      if (mark !== undefined && !fs.existsSync(mark)) return false;
       // The worker has flushed rows already: its temp file is not empty.
       const temp = tempFiles(dir).find((f) => f.startsWith(".equity.csv."));
       return temp !== undefined && fs.statSync(path.join(dir, temp)).size > 0;
@@ -412,7 +421,10 @@ describe("a 120,000-bar run stopped half-way (equity.csv by the worker during th
   it("a second Ctrl-C during the run (a bar that hangs): exit 130, no equity.csv and no temp file left behind", async () => {
     // Bar 50,000 sleeps 3 s: the first Ctrl-C waits for it, the second drops equity.csv.
     const runs = path.join(work, "runs-abort");
-    const { code, dir } = await stopMidway(runs, "SIGINT", slowArgs(runs, 3000, 50_000), true);
+    const mark = path.join(work, "abort-mark");
+    const args = [...slowArgs(runs, 3000, 50_000), "--param", `mark=${mark}`];
+    const { code, dir } = await stopMidway(runs, "SIGINT", args, true, mark);
+    expect(Number(fs.readFileSync(mark, "utf8"))).toBe(50_000);
     expect(code).toBe(130);
     const result = readJson<{ status: string }>(path.join(dir, "result.json"));
     expect(result.status).toBe("interrupted");
