@@ -2,7 +2,6 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ResumedCalls } from "../agent/llm/resumed-calls.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
-import type { SymbolSeries } from "../engine/types.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
@@ -20,6 +19,7 @@ import {
   readMemoryCopy,
   readPreset,
 } from "../memory/workspace.js";
+import type { PriceSource } from "../report/html/price-data.js";
 import type {
   ChartWindow,
   CurveColumns,
@@ -441,12 +441,10 @@ async function runGuarded(
   }
   // The page's lines, trades, rejected orders and price charts need no metrics: made now, while
   // equity.csv's worker finishes the file and computes them (its tail is the run's last wait).
-  const reportInputs: ReportInputs = {
-    curve,
-    prices: { series: data.series },
-    rejectedOrders: simulated.rejectedOrders.map((k) => simulated.orderLog.line(k)),
-  };
-  const parts = await report.parts(dir, result.period, data.series, reportInputs.rejectedOrders);
+  const prices: PriceSource = { series: data.series };
+  const rejectedOrders = simulated.rejectedOrders.map((k) => simulated.orderLog.line(k));
+  const reportInputs: ReportInputs = { curve, prices, rejectedOrders };
+  const parts = await report.parts(dir, result.period, prices, rejectedOrders);
   if (parts !== null) reportInputs.parts = parts;
   const curveLines = await report.curveLines(curve);
   if (curveLines !== null) reportInputs.curveLines = curveLines;
@@ -519,12 +517,12 @@ function reportPage() {
     async parts(
       dir: string,
       window: ChartWindow,
-      series: readonly SymbolSeries[],
-      rejectedOrders: readonly string[] | undefined,
+      prices: PriceSource,
+      rejectedOrders: readonly string[],
     ): Promise<ReportParts | null> {
       try {
         const [, { reportParts }] = await modules;
-        return reportParts(dir, window, { series }, rejectedOrders);
+        return reportParts(dir, window, prices, rejectedOrders);
       } catch {
         return null;
       }

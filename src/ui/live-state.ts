@@ -227,8 +227,8 @@ function finished(s: LiveState, r: RunResult): void {
   s.status = r.status;
   s.counts.rejected = r.orders.rejected;
   s.counts.failedDecisions = r.llm?.agent.failedDecisions ?? s.counts.failedDecisions;
-  if (usage) s.counts.retries = sum(usage.retries);
   if (usage !== undefined) {
+    s.counts.retries = sum(usage.retries);
     s.llm = {
       maxCostUsd: null,
       maxTokens: null,
