@@ -6,7 +6,6 @@ import os from "node:os";
 import tty from "node:tty";
 import { parentPort } from "node:worker_threads";
 import type { Instance } from "ink";
-import { nextFrameAt } from "./frame-pacing.js";
 import { CLOSED, type FrameMessage, READY } from "./live-frames.js";
 
 /** Nice 10: about a tenth of a core's share when every core is busy (nice 0 weighs ~9× more). */
@@ -30,14 +29,9 @@ const stdout = new tty.WriteStream(1);
 let instance: Instance | null = null;
 let latest: FrameMessage | null = null;
 let scheduled = false;
-/** A frame waiting for its turn (the last frame does not wait for it). */
-let timer: NodeJS.Timeout | null = null;
-/** When the next frame may be drawn (performance.now()), by the last one's cost. */
-let nextAt = 0;
 
 function draw(): void {
   scheduled = false;
-  timer = null;
   const m = latest;
   if (m === null) return;
   latest = null;
@@ -46,12 +40,10 @@ function draw(): void {
     if (m.last) port?.postMessage(CLOSED);
     return;
   }
-  const started = performance.now();
   const view = <LiveView state={m.state} elapsedMs={m.elapsedMs} notice={m.notice} />;
   if (instance) instance.rerender(view);
   // No input is read: stdin stays cooked, so Ctrl-C is a SIGINT for the run's own handler.
   else instance = render(view, { stdout, patchConsole: false, exitOnCtrlC: false, maxFps: 10 });
-  nextAt = nextFrameAt(started, performance.now());
   if (!m.last) return;
   const shown = instance;
   const exited = shown.waitUntilExit();
@@ -64,15 +56,8 @@ port.postMessage(READY);
 port.on("message", (m: FrameMessage) => {
   // Frames queued while ink loaded: only the newest is drawn (a last one always is).
   latest = latest?.last ? latest : m;
-  // The last frame is drawn at once: the summary waits for it.
-  if (latest.last && timer !== null) {
-    clearTimeout(timer);
-    timer = null;
-    scheduled = false;
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(draw);
   }
-  if (scheduled) return;
-  scheduled = true;
-  const wait = latest.last ? 0 : nextAt - performance.now();
-  if (wait > 0) timer = setTimeout(draw, wait);
-  else setImmediate(draw);
 });
