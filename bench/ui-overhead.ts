@@ -4,8 +4,8 @@
  * (`--no-ui --quiet`), interleaved in ABBA order (ink, none, none, ink, ...) so a drift in the
  * machine's load falls on both alike; the ratio of the medians. The time is measured inside the
  * process (e2e-child: `main()` start to end, the lazy import of ink and the final frame included),
- * so tmux's own start-up is not in it. CPU time (the whole process: the run's thread and the
- * view's worker) is reported beside it: on a shared machine it moves far less than wall time.
+ * so tmux's own start-up is not in it. CPU time (the run's process and the view's, as the view
+ * reports it on closing) is reported beside it: on a shared machine it moves far less than wall time.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -63,7 +63,10 @@ export interface UiOverhead {
   ratio: number;
   /** Ratio of the fastest runs: less sensitive to other load on a shared machine. */
   ratioOfBest: number;
-  /** CPU time of the whole process (run thread and view worker), each run, and the ratio of the
+  /** The median of each round's ink/none ratio (the two runs of a round are back to back):
+   * robust to the machine's speed changing within the series, which moves both medians. */
+  medianPairedRatio: number;
+  /** CPU time of the run's process and the view's, each run, and the ratio of the
    * medians: what the view costs in work, whatever else the machine does. */
   inkCpuMs: number[];
   noneCpuMs: number[];
@@ -100,6 +103,7 @@ export async function measureUiOverhead(
       noneMs,
       ratio: median(inkMs) / median(noneMs),
       ratioOfBest: Math.min(...inkMs) / Math.min(...noneMs),
+      medianPairedRatio: median(inkMs.map((ms, r) => ms / (noneMs[r] as number))),
       inkCpuMs,
       noneCpuMs,
       cpuRatio: median(inkCpuMs) / median(noneCpuMs),
@@ -113,7 +117,7 @@ export async function measureUiOverhead(
 
 export function describeUiOverhead(u: UiOverhead): string {
   const s = (xs: number[]) => xs.map((x) => (x / 1000).toFixed(2)).join(" / ");
-  return `live view overhead, ${u.bars.toLocaleString("en-US")} bars in a pseudo-TTY (load average ${u.loadAverage.map((l) => l.toFixed(1)).join(" → ")}): ink ${s(u.inkMs)} s, none ${s(u.noneMs)} s; ratio of medians ${u.ratio.toFixed(3)}, of the fastest ${u.ratioOfBest.toFixed(3)} (goal <= ${u.goal}: ${u.ratio <= u.goal ? "met" : "MISSED"}); CPU ink ${s(u.inkCpuMs)} s, none ${s(u.noneCpuMs)} s, ratio of medians ${u.cpuRatio.toFixed(3)}`;
+  return `live view overhead, ${u.bars.toLocaleString("en-US")} bars in a pseudo-TTY (load average ${u.loadAverage.map((l) => l.toFixed(1)).join(" → ")}): ink ${s(u.inkMs)} s, none ${s(u.noneMs)} s; ratio of medians ${u.ratio.toFixed(3)}, of the fastest ${u.ratioOfBest.toFixed(3)}, median of the rounds' ratios ${u.medianPairedRatio.toFixed(3)} (goal <= ${u.goal}: ${u.ratio <= u.goal ? "met" : "MISSED"}); CPU ink ${s(u.inkCpuMs)} s, none ${s(u.noneCpuMs)} s, ratio of medians ${u.cpuRatio.toFixed(3)}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

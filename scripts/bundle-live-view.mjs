@@ -23,8 +23,48 @@ const noDevtools = {
   },
 };
 
+/**
+ * Every `import stringWidth from "string-width"` in the bundle (ink and wrap-ansi bring a copy
+ * each) gets a front that answers from our `narrowWidth` when the text is plain (the view's
+ * frames are) and asks the real string-width, loaded on its first use, otherwise.
+ */
+const REAL = Symbol("the real string-width");
+const narrowWidthFirst = {
+  name: "narrow-width-first",
+  setup(b) {
+    const narrow = path.join(root, "dist", "ui", "narrow-width.js");
+    b.onResolve({ filter: /^string-width$/ }, async (args) => {
+      // b.resolve runs this hook again: the flag lets the real module through.
+      if (args.pluginData === REAL) return undefined;
+      const real = await b.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: REAL,
+      });
+      if (real.errors.length > 0) return { errors: real.errors };
+      return { path: real.path, namespace: "narrow-width-first" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "narrow-width-first" }, (args) => ({
+      contents: `import { narrowWidth } from ${JSON.stringify(narrow)};
+let real;
+export default function stringWidth(text, options) {
+  if (options === undefined && typeof text === "string") {
+    const width = narrowWidth(text);
+    if (width >= 0) return width;
+  }
+  real ??= require(${JSON.stringify(args.path)}).default;
+  return real(text, options);
+}
+`,
+      loader: "js",
+      resolveDir: root,
+    }));
+  },
+};
+
 await build({
-  entryPoints: [path.join(root, "dist", "ui", "live-view-worker.js")],
+  entryPoints: [path.join(root, "dist", "ui", "live-view-process.js")],
   outfile: path.join(root, "dist", "ui", "live-view.bundle.js"),
   bundle: true,
   platform: "node",
@@ -37,6 +77,6 @@ await build({
   banner: {
     js: "import { createRequire as __agenticbtRequire } from 'node:module'; const require = __agenticbtRequire(import.meta.url);",
   },
-  plugins: [noDevtools],
+  plugins: [noDevtools, narrowWidthFirst],
   logLevel: "warning",
 });

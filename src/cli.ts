@@ -9,6 +9,7 @@ import { registerResumeCommand } from "./cli/commands/resume-command.js";
 import { registerRmCommand } from "./cli/commands/rm-command.js";
 import { DEFAULT_RUNS_DIR } from "./cli/commands/runs-root.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
+import { wantsLiveView } from "./cli/live-view-choice.js";
 import { escapeControl } from "./cli/terminal-text.js";
 import { VERSION } from "./version.js";
 
@@ -212,8 +213,18 @@ export function buildProgram(): Command {
     .option("--no-ui", "plain progress lines (start, every 5 s, warnings, end), even on a terminal")
     .addHelpText("after", RUN_EXAMPLES)
     .action(async (strategy: string | undefined, opts) => {
-      const { runCommand } = await import("./cli/run-command.js");
-      process.exitCode = await runCommand(strategy, opts);
+      // The live view's process boots and loads ink while this one loads the run's modules and
+      // data (a core is free through most of that): the view costs the run less and shows sooner.
+      const view = wantsLiveView(opts, process.stdout, process.env)
+        ? (await import("./ui/live-renderer.js")).liveRenderer()
+        : null;
+      try {
+        const { runCommand } = await import("./cli/run-command.js");
+        process.exitCode = await runCommand(strategy, opts, view);
+      } finally {
+        // Bad input ends here before any run: the view never drew, and goes.
+        await view?.close();
+      }
     });
 
   // Each registers its options only; its action loads the report code when it runs.

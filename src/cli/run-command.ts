@@ -41,9 +41,11 @@ import { UsageError } from "../runner/run-errors.js";
 import { exitNow } from "../runner/run-guard.js";
 import type { RunHandle } from "../runner/simulate.js";
 import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
+import type { LiveRenderer } from "../ui/live-renderer.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError, relativeIfInside } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
+import { wantsLiveView } from "./live-view-choice.js";
 import { numberOption } from "./parse-number.js";
 import { chooseRenderer } from "./plain-renderer.js";
 import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
@@ -406,10 +408,15 @@ function parsePreset(arg: string): { target: string; file: string } {
   return { target, file: arg.slice(eq + 1) };
 }
 
-/** `agenticbt run`: returns the process exit code. */
+/**
+ * `agenticbt run`: returns the process exit code. `view`: the live view, already starting (the
+ * CLI starts it as soon as the options say there is one, while this module and the run's load);
+ * the first run draws on it and closes it. Without one, each run starts its own if it wants one.
+ */
 export async function runCommand(
   strategy: string | undefined,
   o: RunCommandOptions,
+  view: LiveRenderer | null = null,
 ): Promise<number> {
   if (o.replay && o.memory !== undefined) {
     throw new UsageError(
@@ -419,13 +426,13 @@ export async function runCommand(
   if (o.resume) {
     const { planResume } = await import("../runner/resume-run.js");
     const resume = planResume(o.resume, runsRootOf(o.runsDir));
-    return (await runOne(resume.config, o, o.json === true, resume)).code;
+    return (await runOne(resume.config, o, o.json === true, resume, view)).code;
   }
-  if (o.replay) return (await runOne(replayConfig(o), o, o.json === true)).code;
+  if (o.replay) return (await runOne(replayConfig(o), o, o.json === true, null, view)).code;
   const systems = memorySystemsOf(o);
   if (systems.length === 1)
-    return (await runOne(buildRunConfig(strategy, o), o, o.json === true)).code;
-  return runEachMemorySystem(strategy, o, systems);
+    return (await runOne(buildRunConfig(strategy, o), o, o.json === true, null, view)).code;
+  return runEachMemorySystem(strategy, o, systems, view);
 }
 
 /**
@@ -437,6 +444,7 @@ async function runEachMemorySystem(
   strategy: string | undefined,
   o: RunCommandOptions,
   systems: string[],
+  view: LiveRenderer | null,
 ): Promise<number> {
   const base = buildRunConfig(strategy, o);
   const memoryBlock = readMemoryConfig();
@@ -452,8 +460,9 @@ async function runEachMemorySystem(
   }));
   const dirs: string[] = [];
   let code = 0;
-  for (const config of configs) {
-    const one = await runOne(config, o, false);
+  for (const [k, config] of configs.entries()) {
+    // The view started by the CLI is the first run's; each next run starts its own.
+    const one = await runOne(config, o, false, null, k === 0 ? view : null);
     dirs.push(one.runDir);
     if (one.code !== 0) code = one.code;
     // Ctrl-C (or a signal) ends the series, not only the run under way.
@@ -475,6 +484,7 @@ async function runOne(
   o: RunCommandOptions,
   json: boolean,
   resume: ResumePlan | null = null,
+  view: LiveRenderer | null = null,
 ): Promise<{ code: number; runDir: string; status: string }> {
   // A long file is parsed by a worker thread from now on, while this one loads the runner.
   const preload = DataPreload.start(config);
@@ -482,11 +492,14 @@ async function runOne(
     import("../runner/run-backtest.js"),
     preloadRunModules(config),
   ]);
-  const live = wantsLiveView(o, process.stdout, process.env)
-    ? (await import("../ui/live-renderer.js")).liveRenderer(
-        config.agent && { maxCostUsd: config.agent.maxCost, maxTokens: config.agent.maxTokens },
-      )
-    : null;
+  const live =
+    view ??
+    (wantsLiveView(o, process.stdout, process.env)
+      ? (await import("../ui/live-renderer.js")).liveRenderer()
+      : null);
+  live?.budget(
+    config.agent && { maxCostUsd: config.agent.maxCost, maxTokens: config.agent.maxTokens },
+  );
   const render = live
     ? live.onEvent
     : chooseRenderer({
@@ -577,21 +590,6 @@ async function preloadRunModules(config: RunConfig): Promise<void> {
     import("../report/html/write-report.js"),
     import("../report/html/report-model.js"),
   ]);
-}
-
-/**
- * The ink live view only on a terminal, and never with `--json`, `-q`, `--no-ui` or in CI: ink
- * writes cursor movements that flood a log or a pipe.
- */
-export function wantsLiveView(
-  o: RunCommandOptions,
-  stdout: { isTTY?: boolean },
-  env: NodeJS.ProcessEnv,
-): boolean {
-  if (o.json || o.quiet || o.ui === false) return false;
-  if (stdout.isTTY !== true) return false;
-  const ci = env.CI;
-  return ci === undefined || ci === "" || ci === "0" || ci === "false";
 }
 
 /** `--replay <run>`: the recorded run's own config, answered from its transcript. */

@@ -1,6 +1,6 @@
 import type { LiveState } from "./live-state.js";
 
-/** A frame for the live view's worker to draw; `last` ends it (the frame stays on screen). */
+/** A frame for the live view's process to draw; `last` ends it (the frame stays on screen). */
 export interface FrameMessage {
   state: LiveState;
   elapsedMs: number;
@@ -8,8 +8,8 @@ export interface FrameMessage {
   last: boolean;
 }
 
-/** What the worker says once ink has loaded and it can draw. */
+/** What the view's process says once ink has loaded and it can draw. */
 export const READY = "ready";
 
-/** What the worker answers once the last frame is on the terminal. */
+/** What the view's process answers once the last frame is on the terminal. */
 export const CLOSED = "closed";

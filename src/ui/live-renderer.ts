@@ -1,4 +1,6 @@
-import { Worker } from "node:worker_threads";
+import { fork } from "node:child_process";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
 import type { RunEvent } from "../runner/run-events.js";
 import { CLOSED, type FrameMessage, READY } from "./live-frames.js";
 import { foldLiveEvent, initialLiveState, type LiveBudget } from "./live-state.js";
@@ -7,65 +9,112 @@ import { foldLiveEvent, initialLiveState, type LiveBudget } from "./live-state.j
 export const FRAME_MS = 100;
 
 export interface LiveRendererOptions {
-  /** The view's worker (default: the bundle the build makes beside this module). */
-  workerUrl?: URL;
+  /** The view's program (default: the bundle the build makes beside this module). */
+  viewUrl?: URL;
   /** Where the line saying the view failed goes (default: stderr). */
   warn?: (line: string) => void;
 }
 
 export interface LiveRenderer {
+  /** An LLM run's `--max-cost` / `--max-tokens`, for the budget left (null: not an LLM run). */
+  budget(budget: LiveBudget | null): void;
   onEvent(event: RunEvent): void;
   /** A line about the run itself (Ctrl-C), shown in the view rather than written over it. */
   notice(text: string): void;
   /** Draws the final frame and waits until it is on screen, for the summary to follow below. */
   close(): Promise<void>;
-  /** Why the view's worker failed, once it has (close() then says so on stderr); null if not. */
+  /** Why the view's process failed, once it has (close() then says so on stderr); null if not. */
   failure(): string | null;
+  /** The view process's CPU time (user + system, ms), known once it has closed; null before. */
+  cpuMs(): number | null;
 }
 
 /**
- * The ink live view on the terminal on fd 1 (the caller checks it is one). This thread only folds
- * events into the view state (in place) and, at most every FRAME_MS, hands the state
- * to a worker thread that loads ink and draws: the run pays neither ink's start-up nor its
- * layout. The timer is unref'd, so it never keeps the process alive. `budget`: an LLM run's
- * `--max-cost` / `--max-tokens`, for the budget left.
+ * The view's process runs its JavaScript unoptimized (baseline code at most) and yoga's wasm
+ * as first compiled: a run of 20 frames is too short to earn back optimizing compiles, which
+ * were a third of the view's CPU (about 0.41 s against 0.26 s for 20 frames, measured per process).
+ * No flag of this process (a loader under tsx, an inspector) is passed on: the bundle needs none.
  */
-export function liveRenderer(
-  budget: LiveBudget | null = null,
-  opts: LiveRendererOptions = {},
-): LiveRenderer {
+const VIEW_V8_FLAGS = ["--max-opt=1", "--liftoff-only"];
+
+let viewCpuMs: number | null = null;
+
+/** The CPU time (ms) the last closed live view's process used, as it told (a bench reads it: the
+ * run's own process does not count it). Null when no view has closed. */
+export function lastViewCpuMs(): number | null {
+  return viewCpuMs;
+}
+
+/** How much of what the view's process wrote to stderr is kept, for the line saying it failed. */
+const STDERR_KEPT = 8192;
+
+/**
+ * The ink live view on the terminal on fd 1 (the caller checks it is one). This thread only folds
+ * events into the view state (in place) and, at most every FRAME_MS, sends the state to a child
+ * process that loads ink and draws, at a lower priority: the run pays neither ink's start-up nor
+ * its layout, nor the compiling and garbage collection they bring (a worker thread shares the
+ * run's V8 threads, which run at the run's priority). The timer and the channel are unref'd, so
+ * the view never keeps the process alive.
+ */
+export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
   const t0 = performance.now();
   const warn = opts.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
   let failure: string | null = null;
-  const state = initialLiveState(budget);
+  let cpuMs: number | null = null;
+  const state = initialLiveState();
   let notice: string | null = null;
   let dirty = false;
   let alive = true;
   let ready = false;
-  // The worker is live-view-worker.tsx bundled with ink and React by the build
+  /** The view is being closed on purpose: its exit is no failure. */
+  let closingStarted = false;
+  // The program is live-view-process.tsx bundled with ink and React by the build
   // (scripts/bundle-live-view.mjs): one file loads in a quarter of the time and CPU.
-  const worker = new Worker(opts.workerUrl ?? new URL("./live-view.bundle.js", import.meta.url));
-  worker.unref();
+  const child = fork(
+    fileURLToPath(opts.viewUrl ?? new URL("./live-view.bundle.js", import.meta.url)),
+    [],
+    {
+      stdio: ["ignore", "inherit", "pipe", "ipc"],
+      execArgv: VIEW_V8_FLAGS,
+    },
+  );
+  let stderr = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_KEPT);
+  });
+  if (child.stderr instanceof net.Socket) child.stderr.unref();
+  child.unref();
+  child.channel?.unref();
   const gone = new Promise<void>((resolve) => {
-    worker.on("message", (m) => {
+    child.on("message", (m) => {
       if (m === READY) ready = true;
       if (m === CLOSED) resolve();
+      else if (typeof m === "object" && m !== null && "cpuMs" in m) {
+        cpuMs = Number(m.cpuMs);
+        viewCpuMs = cpuMs;
+      }
     });
     // A view that cannot draw must not take the run down: the summary still prints, after a
     // line saying why there was no view.
-    worker.on("error", (err) => {
-      failure = err instanceof Error ? err.message : String(err);
+    child.on("error", (err) => {
+      failure ??= err.message;
       resolve();
     });
-    worker.on("exit", () => resolve());
+    child.on("exit", (code, signal) => {
+      if (code !== 0 && failure === null && !closingStarted) {
+        failure = errorLine(stderr) ?? `it exited with ${signal ?? `code ${code}`}`;
+      }
+      resolve();
+    });
   }).then(() => {
     alive = false;
   });
   const send = (last: boolean) => {
     dirty = false;
-    if (!alive) return;
+    if (!alive || !child.connected) return;
     const frame: FrameMessage = { state, elapsedMs: performance.now() - t0, notice, last };
-    worker.postMessage(frame);
+    child.send(frame);
   };
   const timer = setInterval(() => {
     if (dirty) send(false);
@@ -73,6 +122,9 @@ export function liveRenderer(
   timer.unref();
   let closing: Promise<void> | null = null;
   return {
+    budget(budget) {
+      state.llm = initialLiveState(budget).llm;
+    },
     onEvent(event) {
       foldLiveEvent(state, event);
       dirty = true;
@@ -82,11 +134,10 @@ export function liveRenderer(
       dirty = true;
     },
     failure: () => failure,
+    cpuMs: () => cpuMs,
     close() {
       if (closing) return closing;
       clearInterval(timer);
-      // A run that ended before ink loaded shows no view at all (its summary follows at once)
-      // rather than waiting for ink.
       const reported = () => {
         if (failure !== null) {
           warn(
@@ -94,13 +145,31 @@ export function liveRenderer(
           );
         }
       };
+      // A run that ended before ink loaded shows no view at all (its summary follows at once)
+      // rather than waiting for ink.
       if (!ready) {
-        closing = worker.terminate().then(reported);
+        closingStarted = true;
+        child.kill("SIGKILL");
+        closing = Promise.resolve().then(reported);
         return closing;
       }
+      // Waiting for the last frame keeps this process alive until it is drawn.
+      child.channel?.ref();
       send(true);
-      closing = gone.then(() => worker.terminate()).then(reported);
+      closing = gone
+        .then(() => {
+          // Told to go, the view's process exits by itself (it ignores the run's signals).
+          closingStarted = true;
+          if (child.connected) child.disconnect();
+        })
+        .then(reported);
       return closing;
     },
   };
+}
+
+/** The message of the error the view's process died of, from what Node printed on its stderr. */
+function errorLine(stderr: string): string | null {
+  const m = /^\w*Error(?: \[\w+\])?: (.+)$/m.exec(stderr);
+  return m?.[1] ?? null;
 }

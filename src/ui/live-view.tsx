@@ -4,10 +4,15 @@ import type { LiveState } from "./live-state.js";
 
 const BAR_WIDTH = 30;
 
-const money = (v: number) =>
-  v.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+// Built once: `toLocaleString` with a locale builds a formatter on every call, several per frame.
+const MONEY = new Intl.NumberFormat("en-US", {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+});
+const INT = new Intl.NumberFormat("en-US");
+const money = (v: number) => MONEY.format(v);
 const pct = (v: number) => `${v >= 0 ? "+" : ""}${v.toFixed(2)}%`;
-const int = (v: number) => v.toLocaleString("en-US");
+const int = (v: number) => INT.format(v);
 
 /** `[████░░░░]` for done of total. */
 export function progressBar(done: number, total: number, width = BAR_WIDTH): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { wantsLiveView } from "../../src/cli/run-command.js";
+import { wantsLiveView } from "../../src/cli/live-view-choice.js";
 
 const tty = { isTTY: true };
 

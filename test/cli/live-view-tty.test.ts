@@ -21,6 +21,33 @@ export default {
 };
 `;
 
+interface ViewProcess {
+  argv: string[];
+  /** The nice value of each of its threads. */
+  threadNice: number[];
+}
+
+/** The live view processes whose working directory is `cwd` (the run's), from /proc. */
+function viewProcesses(cwd: string): ViewProcess[] {
+  const out: ViewProcess[] = [];
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (!argv.some((a) => a.endsWith("live-view.bundle.js"))) continue;
+      if (fs.realpathSync(`/proc/${pid}/cwd`) !== fs.realpathSync(cwd)) continue;
+      const threadNice = fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        // Fields after the command's closing parenthesis; nice is field 19 (the 17th after it).
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+      });
+      out.push({ argv, threadNice });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+
 const midRun = (frame: string) => /\b([1-9]|[1-9]\d)% \d{4}-\d\d-\d\d/.test(frame);
 
 describe("the live view in a pseudo-terminal", () => {
@@ -69,6 +96,26 @@ describe("the live view in a pseudo-terminal", () => {
     fs.rmSync(work, { recursive: true, force: true });
   });
 
+  it("prints bad input's error alone, and its view process (started with the CLI) goes", async () => {
+    const work = tempDir();
+    const pane = new TmuxPane(
+      [process.execPath, BIN, "run", "no-such-strategy.ts", "--data", path.join(DATA, "GOOG.csv")],
+      { cwd: work },
+    );
+    panes.push(pane);
+    const { frames, exitCode } = await captureUntilExit(pane);
+    expect(exitCode).toBe(2);
+    const last = (frames.at(-1) as string).trim();
+    expect(last).toMatch(/^error: Strategy file not found: no-such-strategy\.ts\./);
+    expect(last).not.toContain("░");
+    const end = Date.now() + 5000;
+    while (viewProcesses(work).length > 0 && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(viewProcesses(work)).toEqual([]);
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
   it("prints plain lines, no live view, with --no-ui", async () => {
     const work = tempDir();
     const csv = sliceCsv(path.join(DATA, "GOOG.csv"), 100, work);
@@ -112,6 +159,14 @@ describe("Ctrl-C on the live view", () => {
     panes.push(pane);
     const end = Date.now() + 30_000;
     while (!midRun(pane.capture()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    // The view draws from a process of its own, every thread of it at nice 10 or lower, its
+    // JavaScript never optimized: it yields the CPU to the run.
+    const views = viewProcesses(work);
+    expect(views).toHaveLength(1);
+    const view = views[0] as ViewProcess;
+    expect(view.argv).toContain("--max-opt=1");
+    expect(view.threadNice.length).toBeGreaterThan(1);
+    for (const nice of view.threadNice) expect(nice).toBeGreaterThanOrEqual(10);
     pane.sendKeys("C-c");
     const { frames, exitCode } = await captureUntilExit(pane);
     expect(exitCode).toBe(1);

@@ -195,8 +195,8 @@ describe("the packed package, installed in a user's project", () => {
     expect(api.metrics).toEqual(onDisk.metrics);
   });
 
-  it("draws the live view from the installed package in a terminal (its bundled worker)", async () => {
-    // The view's worker is a file the build bundles (dist/ui/live-view.bundle.js): a package
+  it("draws the live view from the installed package in a terminal (its bundled process)", async () => {
+    // The view process runs a file the build bundles (dist/ui/live-view.bundle.js): a package
     // without it would still run, with no view. A strategy slow enough (5 ms a bar) to be watched.
     const work = tempDir("agenticbt-packed-view-");
     const strategy = path.join(work, "slow.mjs");

@@ -19,7 +19,7 @@ describe("liveRenderer when its worker cannot draw", () => {
   it("says so in one line when it closes, and the run's events still fold without error", async () => {
     const lines: string[] = [];
     const missing = pathToFileURL(path.join(work, "no-such-view.js"));
-    const r = liveRenderer(null, { workerUrl: missing, warn: (l) => lines.push(l) });
+    const r = liveRenderer({ viewUrl: missing, warn: (l) => lines.push(l) });
     expect(await failureOf(r)).toMatch(/Cannot find module|ERR_MODULE_NOT_FOUND|no-such-view/);
     r.onEvent({ type: "warning", message: "still folded" });
     await r.close();
@@ -35,8 +35,8 @@ describe("liveRenderer when its worker cannot draw", () => {
     const throwing = path.join(work, "throwing-view.mjs");
     fs.writeFileSync(throwing, 'throw new Error("ink failed to load: no yoga");\n');
     const lines: string[] = [];
-    const r = liveRenderer(null, {
-      workerUrl: pathToFileURL(throwing),
+    const r = liveRenderer({
+      viewUrl: pathToFileURL(throwing),
       warn: (l) => lines.push(l),
     });
     expect(await failureOf(r)).toBe("ink failed to load: no yoga");
