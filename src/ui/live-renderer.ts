@@ -25,14 +25,13 @@ export interface LiveRenderer {
   close(): Promise<void>;
   /** Why the view's process failed, once it has (close() then says so on stderr); null if not. */
   failure(): string | null;
-  /** The view process's CPU time (user + system, ms), known once it has closed; null before. */
-  cpuMs(): number | null;
 }
 
 /**
  * The view's process runs its JavaScript unoptimized (baseline code at most) and yoga's wasm
  * as first compiled: a run of 20 frames is too short to earn back optimizing compiles, which
- * were a third of the view's CPU (about 0.41 s against 0.26 s for 20 frames, measured per process).
+ * were about a quarter of the view's CPU (20 frames: 0.37–0.42 s of the process's CPU without these flags,
+ * 0.27–0.37 s with them).
  * No flag of this process (a loader under tsx, an inspector) is passed on: the bundle needs none.
  */
 const VIEW_V8_FLAGS = ["--max-opt=1", "--liftoff-only"];
@@ -60,11 +59,9 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
   const t0 = performance.now();
   const warn = opts.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
   let failure: string | null = null;
-  let cpuMs: number | null = null;
   const state = initialLiveState();
   let notice: string | null = null;
   let dirty = false;
-  let alive = true;
   let ready = false;
   /** The view is being closed on purpose: its exit is no failure. */
   let closingStarted = false;
@@ -91,8 +88,7 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       if (m === READY) ready = true;
       if (m === CLOSED) resolve();
       else if (typeof m === "object" && m !== null && "cpuMs" in m) {
-        cpuMs = Number(m.cpuMs);
-        viewCpuMs = cpuMs;
+        viewCpuMs = Number(m.cpuMs);
       }
     });
     // A view that cannot draw must not take the run down: the summary still prints, after a
@@ -107,12 +103,11 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       }
       resolve();
     });
-  }).then(() => {
-    alive = false;
   });
   const send = (last: boolean) => {
     dirty = false;
-    if (!alive || !child.connected) return;
+    // Not once the view's process has exited (or failed to start).
+    if (!child.connected) return;
     const frame: FrameMessage = { state, elapsedMs: performance.now() - t0, notice, last };
     child.send(frame);
   };
@@ -134,7 +129,6 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       dirty = true;
     },
     failure: () => failure,
-    cpuMs: () => cpuMs,
     close() {
       if (closing) return closing;
       clearInterval(timer);
