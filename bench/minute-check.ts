@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { MINUTE_DIR, minuteCsv } from "./generate-series.js";
+import { median } from "./median.js";
 
 // AGENTICBT_ROOT: another checkout's build to measure (a before/after comparison).
 const ROOT = process.env.AGENTICBT_ROOT ?? path.resolve(import.meta.dirname, "..");
@@ -95,10 +96,9 @@ for (let k = 0; k < runs; k++) {
 }
 // Each process has its own runs directory (two checks at once must not delete each other's run).
 fs.rmSync(path.join(tmp, `runs-${process.pid}`), { recursive: true, force: true });
-const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const key = (k: string) => med(rows.map((r) => r.t[k] as number));
+const key = (k: string) => median(rows.map((r) => r.t[k] as number));
 console.log(
-  `median of ${runs}: ${(med(rows.map((r) => r.ms)) / 1000).toFixed(2)} s, CPU ${(med(rows.map((r) => r.cpu)) / 1000).toFixed(2)} s (load ${key("loadMs")}, simulate ${key("simulateMs")} = ${(1e6 / (key("simulateMs") / 1000) / 1e6).toFixed(2)}M bars/s, write ${key("writeMs")} ms), peak RSS ${Math.max(...rows.map((r) => r.rss)).toFixed(0)} MB`,
+  `median of ${runs}: ${(median(rows.map((r) => r.ms)) / 1000).toFixed(2)} s, CPU ${(median(rows.map((r) => r.cpu)) / 1000).toFixed(2)} s (load ${key("loadMs")}, simulate ${key("simulateMs")} = ${(1e6 / (key("simulateMs") / 1000) / 1e6).toFixed(2)}M bars/s, write ${key("writeMs")} ms), peak RSS ${Math.max(...rows.map((r) => r.rss)).toFixed(0)} MB`,
 );
 const save = opt("--save");
 if (save) fs.writeFileSync(save, `${JSON.stringify(prints, null, 2)}\n`);

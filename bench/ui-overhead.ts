@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { TmuxPane } from "../test/helpers/tmux.js";
 import { randomWalk, writeCsv } from "./generate-series.js";
+import { median } from "./median.js";
 
 const BARS = Number(process.env.BENCH_BARS ?? 1_000_000);
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -52,8 +53,6 @@ async function timedRun(csv: string, tmp: string, k: number, ui: boolean): Promi
     pane.kill();
   }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 export interface UiOverhead {
   bars: number;
