@@ -24,6 +24,8 @@ import type {
 import { validateOrderRequest } from "./validate-order.js";
 
 const EPS = 1e-9;
+/** Why a fraction or weight order that asks for a position is rejected when it rounds to none. */
+const SIZES_TO_ZERO = "the order sizes to zero units at this price and equity";
 /** Good till cancelled: the time in force of an order that names none (frozen, so every such
  * order may hold this one object). */
 const GTC: TimeInForce = Object.freeze({ kind: "gtc" });
@@ -482,7 +484,10 @@ export class Broker {
     const current = this.portfolio.qty[w.sym] as number;
     // Less than a step away is there already; a close, though, always closes what is held.
     if (target === 0 ? current === 0 : Math.abs(target - current) < this.dust) {
-      this.finish(w, "cancelled", "already at the target weight", index);
+      // Flat, and a position asked for that the equity cannot buy one unit of: not "there
+      // already" but an order that sizes to nothing (a blown account, a price above the equity).
+      if (target === 0 && o.size.weight !== 0) this.finish(w, "rejected", SIZES_TO_ZERO, index);
+      else this.finish(w, "cancelled", "already at the target weight", index);
       return null;
     }
     return target > current ? "buy" : "sell";
@@ -525,7 +530,7 @@ export class Broker {
         units = o.size.qty;
       }
       if (units <= EPS) {
-        this.finish(w, "rejected", "the order sizes to zero units at this price and equity", index);
+        this.finish(w, "rejected", SIZES_TO_ZERO, index);
         return null;
       }
       o.remainingQty = units;

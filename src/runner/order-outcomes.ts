@@ -38,6 +38,10 @@ export function countOrders(orders: readonly Order[]): OrderCounts {
     rejectReasons: [],
   };
   const groups = new Map<string, RejectReason>();
+  // Rejections mostly repeat one reason (a blown account's orders all size to zero): its folded
+  // key is made once, not once an order.
+  let lastText = "";
+  let lastKey = fold(lastText);
   for (const o of orders) {
     c.submitted++;
     if (o.status === "filled") c.filled++;
@@ -46,7 +50,11 @@ export function countOrders(orders: readonly Order[]): OrderCounts {
     else if (o.status === "rejected") {
       c.rejected++;
       const text = o.reason ?? "(no reason recorded)";
-      const key = fold(text);
+      if (text !== lastText) {
+        lastText = text;
+        lastKey = fold(text);
+      }
+      const key = lastKey;
       const g = groups.get(key);
       if (!g) groups.set(key, { reason: text, count: 1, example: text });
       else {

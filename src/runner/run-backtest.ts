@@ -23,6 +23,7 @@ import type { PriceSource } from "../report/html/price-data.js";
 import type {
   ChartWindow,
   CurveColumns,
+  RejectedLines,
   ReportInputs,
   ReportParts,
 } from "../report/html/report-model.js";
@@ -442,7 +443,11 @@ async function runGuarded(
   // The page's lines, trades, rejected orders and price charts need no metrics: made now, while
   // equity.csv's worker finishes the file and computes them (its tail is the run's last wait).
   const prices: PriceSource = { series: data.series };
-  const rejectedOrders = simulated.rejectedOrders.map((k) => simulated.orderLog.line(k));
+  const rejected = simulated.rejectedOrders;
+  const rejectedOrders: RejectedLines = {
+    total: rejected.length,
+    line: (k) => simulated.orderLog.line(rejected[k] as number),
+  };
   const reportInputs: ReportInputs = { curve, prices, rejectedOrders };
   const parts = await report.parts(dir, result.period, prices, rejectedOrders);
   if (parts !== null) reportInputs.parts = parts;
@@ -518,7 +523,7 @@ function reportPage() {
       dir: string,
       window: ChartWindow,
       prices: PriceSource,
-      rejectedOrders: readonly string[],
+      rejectedOrders: RejectedLines,
     ): Promise<ReportParts | null> {
       try {
         const [, { reportParts }] = await modules;

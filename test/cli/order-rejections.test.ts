@@ -84,6 +84,49 @@ describe("rejected orders are reported", () => {
     expect(json.result).toMatchObject({ orders: { rejected: 89 } });
   }, 60_000);
 
+  it("target weights the cash cannot buy one unit of are rejected as sizing to zero: the run fails, not completes quietly", () => {
+    // GOOG never trades below 95.96 in the file: 40 of cash never buys a unit, long or short.
+    const runs = path.join(work, "runs-zero-units");
+    const r = cli(
+      [
+        "run",
+        path.join(ROOT, "strategies/sma-crossover.ts"),
+        "--data",
+        path.join(DATA, "GOOG.csv"),
+        "--cash",
+        "40",
+        "--param",
+        "longShort=true",
+        "--allow-short",
+        "--runs-dir",
+        runs,
+        "--json",
+      ],
+      work,
+    );
+    expect(r.status, r.stderr).toBe(1);
+    const [dir] = runDirs(runs);
+    const events = orderEvents(dir as string);
+    const placed = new Set(events.filter((e) => e.event === "accepted").map((e) => e.id));
+    const rejected = events.filter((e) => e.event === "rejected");
+    const zero = "the order sizes to zero units at this price and equity";
+    expect(placed.size).toBeGreaterThan(10);
+    expect(rejected.map((e) => e.id).sort((a, b) => a - b)).toEqual(
+      [...placed].sort((a, b) => a - b),
+    );
+    expect(rejected.every((e) => e.reason === zero)).toBe(true);
+    expect(events.some((e) => e.event === "cancelled")).toBe(false);
+    const result = JSON.parse(r.stdout) as Result;
+    expect(result.status).toBe("failed");
+    expect(result.error?.type).toBe("AllOrdersRejected");
+    expect(result.orders).toMatchObject({
+      submitted: placed.size,
+      filled: 0,
+      rejected: placed.size,
+    });
+    expect(r.stderr).toContain(`${placed.size}× ${zero}`);
+  }, 60_000);
+
   it("a run whose every order was rejected is not completed: it fails with the counts and reasons (exit 1)", () => {
     const runs = path.join(work, "runs-all-rejected");
     const r = cli(

@@ -142,6 +142,60 @@ describe("volume cap", () => {
 });
 
 describe("target weight and reversals", () => {
+  it("a weight the equity cannot buy one unit of is rejected as sizing to zero, not 'already at the target weight'", () => {
+    const X = series(
+      "X",
+      daily("2021-03-01", [
+        [100, 101, 99, 100],
+        [100, 101, 99, 100], // cash 50 < one unit at 100: weight 1 and weight -1 both size to 0
+        [100, 101, 99, 100], // flat and weight 0: flat is the target
+      ]),
+    );
+    const r = run(
+      X,
+      { initialCash: 50, allowShort: true },
+      {
+        0: (b, i) => {
+          b.submit(weight(1), i);
+          b.submit(weight(-1), i);
+        },
+        1: (b, i) => b.submit(weight(0), i),
+      },
+    );
+    const zero = "the order sizes to zero units at this price and equity";
+    expect(ofType(r.events, "order_rejected").map((e) => [e.order.id, e.index, e.reason])).toEqual([
+      [1, 1, zero],
+      [2, 1, zero],
+    ]);
+    expect(ofType(r.events, "order_cancelled").map((e) => [e.order.id, e.reason])).toEqual([
+      [3, "already at the target weight"],
+    ]);
+    expect(orderById(r, 1).status).toBe("rejected");
+    expect(r.fills).toHaveLength(0);
+    expect(r.broker.portfolio.cash).toBe(50);
+  });
+
+  it("a weight whose target rounds to the units held is there already: cancelled", () => {
+    const X = series(
+      "X",
+      daily("2021-03-01", [
+        [100, 101, 99, 100],
+        [100, 101, 99, 100], // buy 3 at 100: cash 50 + 300 held
+        [100, 101, 99, 100], // weight 1 of equity 350 → floor(3.5) = 3 = held
+      ]),
+    );
+    const r = run(
+      X,
+      { initialCash: 350 },
+      { 0: (b, i) => b.submit(qty("buy", 3), i), 1: (b, i) => b.submit(weight(1), i) },
+    );
+    expect(ofType(r.events, "order_rejected")).toHaveLength(0);
+    expect(ofType(r.events, "order_cancelled").map((e) => [e.order.id, e.reason])).toEqual([
+      [2, "already at the target weight"],
+    ]);
+    expect(r.broker.portfolio.qty[0]).toBe(3);
+  });
+
   it("a target weight tops a position up; weight 0 (closePosition) closes it", () => {
     const X = series(
       "X",

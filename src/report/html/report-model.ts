@@ -30,9 +30,19 @@ export interface ReportInputs {
   curveLines?: ReportModel["curve"];
   prices?: PriceSource;
   /** orders.jsonl's lines of rejected orders, as the runner wrote them. */
-  rejectedOrders?: readonly string[];
+  rejectedOrders?: RejectedLines;
   /** `reportParts(…)`, when the runner made them already (while the metrics were computed). */
   parts?: ReportParts;
+}
+
+/**
+ * The orders.jsonl lines of a run's rejected orders, made on demand: a long run can reject tens of
+ * thousands (a blown account's orders all size to zero) and the page parses no more than it shows.
+ */
+export interface RejectedLines {
+  total: number;
+  /** The kth rejected order's line, 0 <= k < total. */
+  line(k: number): string;
 }
 
 /** The page's parts that need neither metrics nor timings: the trades, the rejected orders and
@@ -55,7 +65,7 @@ export function reportParts(
   dir: string,
   window: ChartWindow,
   prices: PriceSource,
-  rejectedOrders?: readonly string[],
+  rejectedOrders?: RejectedLines,
 ): ReportParts {
   const trades = readCsvTable(path.join(dir, "trades.csv"));
   const rejected = readRejected(dir, rejectedOrders);
@@ -216,50 +226,58 @@ export interface RejectedOrder {
 }
 
 /**
- * The rejected events of orders.jsonl: all counted, the first LIMITS.markers parsed (a long run
- * can reject tens of thousands of orders; the page shows no more). Only lines that mention
- * "rejected" are looked at. A line that is not JSON (a killed run's last line) is skipped; the
- * other commands report damage.
+ * The rejected events of orders.jsonl: all counted, the first LIMITS.markers parsed (the page
+ * shows no more). From the runner's lines when it gives them; otherwise from the file, where only
+ * lines that mention "rejected" are looked at and a line that is not JSON (a killed run's last
+ * line) is skipped (the other commands report damage).
  */
 function readRejected(
   dir: string,
-  rejectedOrders: readonly string[] | undefined,
+  given: RejectedLines | undefined,
 ): { shown: RejectedOrder[]; total: number } {
-  const s = (v: unknown) => (v === null || v === undefined ? "" : String(v));
   const out: RejectedOrder[] = [];
-  const lines = rejectedOrders ?? rejectedLines(dir);
-  for (const line of lines) {
-    if (out.length === LIMITS.markers) break;
-    let l: unknown;
-    try {
-      l = JSON.parse(line);
-    } catch {
-      continue;
+  if (given !== undefined) {
+    for (let k = 0; k < given.total && out.length < LIMITS.markers; k++) {
+      const r = rejectedOrder(given.line(k));
+      if (r !== null) out.push(r);
     }
-    if (!isRec(l) || l.event !== "rejected") continue;
-    out.push({
-      time: s(l.time),
-      id: s(l.id),
-      symbol: s(l.symbol),
-      side: s(l.side),
-      type: s(l.type),
-      reason: s(l.reason),
-    });
+    return { shown: out, total: given.total };
   }
-  return { shown: out, total: lines.length };
-}
-
-/** The lines of orders.jsonl that mention "rejected", found without splitting the whole file. */
-function rejectedLines(dir: string): string[] {
   const text = readTextOrNull(path.join(dir, "orders.jsonl")) ?? "";
-  const out: string[] = [];
+  let total = 0;
   for (let at = text.indexOf('"rejected"'); at >= 0; at = text.indexOf('"rejected"', at + 1)) {
     const end = text.indexOf("\n", at);
-    out.push(text.slice(text.lastIndexOf("\n", at) + 1, end < 0 ? text.length : end));
+    const r = rejectedOrder(
+      text.slice(text.lastIndexOf("\n", at) + 1, end < 0 ? text.length : end),
+    );
+    if (r !== null) {
+      total++;
+      if (out.length < LIMITS.markers) out.push(r);
+    }
     if (end < 0) break;
     at = end;
   }
-  return out;
+  return { shown: out, total };
+}
+
+/** An orders.jsonl line as a rejected order, or null when it is not JSON or not a rejection. */
+function rejectedOrder(line: string): RejectedOrder | null {
+  const s = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+  let l: unknown;
+  try {
+    l = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (!isRec(l) || l.event !== "rejected") return null;
+  return {
+    time: s(l.time),
+    id: s(l.id),
+    symbol: s(l.symbol),
+    side: s(l.side),
+    type: s(l.type),
+    reason: s(l.reason),
+  };
 }
 
 const GREEN = "#1a9850";

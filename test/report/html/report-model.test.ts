@@ -2,7 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokerConfig } from "../../../src/engine/broker-config.js";
-import { buildReportModel, metricRows } from "../../../src/report/html/report-model.js";
+import {
+  buildReportModel,
+  LIMITS,
+  metricRows,
+  reportParts,
+} from "../../../src/report/html/report-model.js";
 import { runBacktest } from "../../../src/runner/run-backtest.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../../src/runner/run-config.js";
 import type { RunEvent } from "../../../src/runner/run-events.js";
@@ -74,6 +79,60 @@ describe("the report's data, from a run directory", () => {
       /^report\.html was not written \(.+\); agenticbt report \S+ retries\.$/,
     );
   });
+});
+
+describe("a run with more rejected orders than the page marks", () => {
+  it("counts them all and parses no more than LIMITS.markers, from the runner's lines or the file", async () => {
+    // One target weight a bar that 1 of cash never buys a unit of: every order sizes to zero.
+    const bars = LIMITS.markers + 300;
+    const rows = ["Date,Open,High,Low,Close,Volume"];
+    for (let i = 0; i < bars; i++) {
+      const day = new Date(Date.UTC(2000, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
+      rows.push(`${day},100,101,99,100,1000`);
+    }
+    const file = path.join(work, "FLAT.csv");
+    fs.writeFileSync(file, `${rows.join("\n")}\n`);
+    const strategyPath = path.join(work, "every-bar.ts");
+    fs.writeFileSync(
+      strategyPath,
+      'export default { name: "every-bar", onBar(ctx: { targetWeight(w: number): void }) { ctx.targetWeight(1); } };\n',
+    );
+    const result = await runBacktest({
+      ...config(file, "rejections"),
+      strategyPath,
+      from: null,
+      to: null,
+      broker: brokerConfig({ initialCash: 1 }),
+    });
+    const dir = path.join(work, "runs", result.id);
+    const lines = fs
+      .readFileSync(path.join(dir, "orders.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .filter((l) => (JSON.parse(l) as { event: string }).event === "rejected");
+    expect(lines.length).toBeGreaterThan(LIMITS.markers);
+    expect(result.orders.rejected).toBe(lines.length);
+    expect(result.warnings.some((w) => w.startsWith(`${lines.length} of `))).toBe(true);
+
+    const fromFile = buildReportModel(dir);
+    expect(fromFile.rejected.total).toBe(lines.length);
+    expect(fromFile.rejected.rows).toHaveLength(Math.min(LIMITS.tableRows, lines.length));
+
+    let asked = 0;
+    const window = { start: result.period.start ?? null, end: result.period.end ?? null };
+    const prices = { series: [] };
+    const given = reportParts(dir, window, prices, {
+      total: lines.length,
+      line: (k) => {
+        asked++;
+        return lines[k] as string;
+      },
+    });
+    expect(asked).toBe(LIMITS.markers);
+    expect(given.rejected.total).toBe(lines.length);
+    expect(given.rejected.shown).toEqual(reportParts(dir, window, prices).rejected.shown);
+    expect(given.rejected.shown).toHaveLength(LIMITS.markers);
+  }, 60_000);
 });
 
 describe("metricRows", () => {
