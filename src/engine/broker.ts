@@ -499,7 +499,10 @@ export class Broker {
     const sign = weight < 0 ? -1 : 1;
     const held = (this.portfolio.qty[sym] as number) * sign;
     const budget = equity * Math.abs(weight);
-    return sign * targetUnitsForBudget(budget, price, held, this.config, chargeFixed);
+    const units = targetUnitsForBudget(budget, price, held, this.config, chargeFixed);
+    // Never −0 (a short target of no unit): V8 compiles this as integer arithmetic, and a −0
+    // result throws the compiled code away (a deoptimization and a new compile mid-run).
+    return units === 0 ? 0 : sign * units;
   }
 
   /** Equity at the moment of a fill: the filling symbol at the fill price, the others at their
