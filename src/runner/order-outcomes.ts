@@ -38,10 +38,6 @@ export function countOrders(orders: readonly Order[]): OrderCounts {
     rejectReasons: [],
   };
   const groups = new Map<string, RejectReason>();
-  // Rejections mostly repeat one reason (a blown account's orders all size to zero): its folded
-  // key is made once, not once an order.
-  let lastText = "";
-  let lastKey = fold(lastText);
   for (const o of orders) {
     c.submitted++;
     if (o.status === "filled") c.filled++;
@@ -50,11 +46,7 @@ export function countOrders(orders: readonly Order[]): OrderCounts {
     else if (o.status === "rejected") {
       c.rejected++;
       const text = o.reason ?? "(no reason recorded)";
-      if (text !== lastText) {
-        lastText = text;
-        lastKey = fold(text);
-      }
-      const key = lastKey;
+      const key = fold(text);
       const g = groups.get(key);
       if (!g) groups.set(key, { reason: text, count: 1, example: text });
       else {
