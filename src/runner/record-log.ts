@@ -9,18 +9,34 @@ import { flat } from "../util/json-text.js";
 export type RecordBuilder = (values: readonly unknown[], at: number) => unknown;
 
 /**
+ * Values a chunk takes before the next record opens a new one. A chunk stays an ordinary heap
+ * object (under V8's 128 KiB for one: 16,384 slots of 8 bytes, with room for a record that runs
+ * past this), so the log grows without copying: one flat array grown by push left each outgrown
+ * copy of itself in the large-object space until a full collection (measured at a million minute
+ * bars: 0–14 MB of them at the run's peak, by when that collection had come).
+ */
+export const CHUNK_VALUES = 8192;
+
+/**
  * The lines of orders.jsonl or decisions.jsonl, serialized only when read. A run keeps each record
  * as the values it is made of, taken when the record was made (an order's status, side, reason...
- * as they were then), in one flat array that grows without an object per record; the line is made
- * when it is needed: the checkpoint's digest, the file at the end, the report's rejected orders.
+ * as they were then), in arrays of a few thousand values (chunks) that grow without an object per
+ * record; the line is made when it is needed: the checkpoint's digest, the file at the end, the
+ * report's rejected orders.
  * A line is therefore the string JSON.stringify gave when the record was made, without
  * 120,000 stringifications, nor 120,000 objects for the garbage collector, inside a 1,000,000-bar
  * loop. A line is kept only when asked to (by a checkpoint's digest: the file at the end reads it
  * again); otherwise the values, smaller than their lines, are all a run holds.
  */
 export class RecordLog implements Iterable<string> {
-  /** Per record, from its start: a line already made (a string), or its builder then its values. */
-  private readonly values: unknown[] = [];
+  /**
+   * Per record, from its start: a line already made (a string), or its builder then its values.
+   * A record's values never straddle two chunks.
+   */
+  private readonly chunks: unknown[][] = [];
+  private chunk: unknown[] = [];
+  /** Per record: its chunk, and where its values start in it. */
+  private readonly chunkOf: number[] = [];
   private readonly starts: number[] = [];
 
   get length(): number {
@@ -29,8 +45,7 @@ export class RecordLog implements Iterable<string> {
 
   /** Adds a line made now. */
   pushLine(line: string): void {
-    this.starts.push(this.values.length);
-    this.values.push(line);
+    this.next().push(line);
   }
 
   /**
@@ -38,23 +53,40 @@ export class RecordLog implements Iterable<string> {
    * `build` makes the object to serialize from them when the line is read.
    */
   open(build: RecordBuilder): unknown[] {
-    this.starts.push(this.values.length);
-    this.values.push(build);
-    return this.values;
+    const chunk = this.next();
+    chunk.push(build);
+    return chunk;
+  }
+
+  /** The chunk the next record starts in (a new one once the current has CHUNK_VALUES), its start
+   * noted. */
+  private next(): unknown[] {
+    let chunk = this.chunk;
+    if (chunk.length >= CHUNK_VALUES || this.chunks.length === 0) {
+      chunk = [];
+      this.chunk = chunk;
+      this.chunks.push(chunk);
+    }
+    this.chunkOf.push(this.chunks.length - 1);
+    this.starts.push(chunk.length);
+    return chunk;
   }
 
   /** Line `k` (0-based); `keep`: kept in place of its values, for the next read. */
   line(k: number, keep = false): string {
     const at = this.starts[k];
     if (at === undefined) throw new RangeError(`no line ${k} in a log of ${this.starts.length}`);
-    const head = this.values[at];
+    const c = this.chunkOf[k] as number;
+    const values = this.chunks[c] as unknown[];
+    const head = values[at];
     if (typeof head === "string") return head;
-    const built = (head as RecordBuilder)(this.values, at + 1);
+    const built = (head as RecordBuilder)(values, at + 1);
     const line = typeof built === "string" ? built : JSON.stringify(built);
     if (keep) {
       // A line made of pieces is kept flat (util/json-text's `flat`): its pieces held 6 times more.
-      this.values[at] = flat(line);
-      this.values.fill(null, at + 1, this.starts[k + 1] ?? this.values.length);
+      values[at] = flat(line);
+      const end = this.chunkOf[k + 1] === c ? (this.starts[k + 1] as number) : values.length;
+      values.fill(null, at + 1, end);
     }
     return line;
   }

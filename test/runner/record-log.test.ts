@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { alignSeries } from "../../src/engine/align-series.js";
 import { brokerConfig } from "../../src/engine/broker-config.js";
-import { type RecordBuilder, RecordLog } from "../../src/runner/record-log.js";
+import { CHUNK_VALUES, type RecordBuilder, RecordLog } from "../../src/runner/record-log.js";
 import { simulate } from "../../src/runner/simulate.js";
 import type { Strategy } from "../../src/strategy/types.js";
 import { daily, series } from "../engine/helpers.js";
@@ -167,6 +167,43 @@ describe("RecordLog", () => {
     // undefined drops its key, as JSON.stringify drops it.
     expect([...log]).toEqual(['{"n":1,"tag":"first"}', '{"made":"now"}', '{"n":2}']);
     expect(() => log.line(3)).toThrow(RangeError);
+  });
+
+  it("keeps every record whole across chunks: records of any size, lines made now, kept lines", () => {
+    const log = new RecordLog();
+    // A record's line lists its values: a record cut at a chunk's end would lose its tail.
+    const build: RecordBuilder = (v, at) => {
+      const n = v[at] as number;
+      return JSON.stringify(v.slice(at + 1, at + 1 + n));
+    };
+    const expected: string[] = [];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    // About 12 chunks' worth, with records from 0 to 3,000 values (one larger than some chunks'
+    // room left, some a value or two from the limit), and a line made now every so often.
+    let values = 0;
+    for (let k = 0; values < 12 * CHUNK_VALUES; k++) {
+      if (next() % 7 === 0) {
+        const line = `{"now":${k}}`;
+        log.pushLine(line);
+        expected.push(line);
+        values++;
+        continue;
+      }
+      const n = next() % 13 === 0 ? 3000 : next() % 9;
+      const row = Array.from({ length: n }, (_, j) => k * 10 + j);
+      log.open(build).push(n, ...row);
+      expected.push(JSON.stringify(row));
+      values += n + 2;
+    }
+    expect(log.length).toBe(expected.length);
+    // Kept lines (a checkpoint's digest) replace their values; their neighbours stay as they were.
+    for (let k = 0; k < expected.length; k += 5) expect(log.line(k, true)).toBe(expected[k]);
+    expect([...log]).toEqual(expected);
+    for (let k = 1; k < expected.length; k += 5) expect(log.line(k)).toBe(expected[k]);
   });
 });
 
