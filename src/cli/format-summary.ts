@@ -1,17 +1,24 @@
+import { formatMetric, metricFormat } from "../metrics/metric-labels.js";
+import type { Metrics } from "../metrics/types.js";
 import { reasonLines } from "../runner/order-outcomes.js";
 import type { RunResult } from "../runner/run-result.js";
 
-type Row = [
-  label: string,
-  strategy: number | null | undefined,
-  benchmark: number | null | undefined,
-  digits: number,
+/** The headline rows: a metric, and what buy-and-hold shows beside it (its own metric, a fixed
+ * figure, or nothing). */
+const HEADLINE: [key: keyof Metrics, benchmark: "metric" | number | null][] = [
+  ["returnPct", "metric"],
+  ["returnAnnPct", "metric"],
+  ["volatilityAnnPct", "metric"],
+  ["sharpe", "metric"],
+  ["sortino", "metric"],
+  ["maxDrawdownPct", "metric"],
+  ["exposurePct", 100],
+  ["trades", null],
+  ["winRatePct", null],
+  ["profitFactor", null],
+  ["commissions", 0],
+  ["equityFinal", null],
 ];
-
-const fmt = (v: number | null | undefined, digits: number): string =>
-  v === null || v === undefined
-    ? "n/a"
-    : v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /**
  * The short strategy-vs-buy-and-hold table printed at the end of a run; with `allMetrics`, every
@@ -22,48 +29,29 @@ export function formatSummary(r: RunResult, opts: { allMetrics?: boolean } = {})
   const b = r.benchmark.metrics;
   const symbols = r.data.map((d) => d.symbol).join(", ");
   const head = `${r.strategy.name} on ${symbols}, ${r.period.start ?? "(no bar)"} → ${r.period.end ?? "(no bar)"} (${barsLine(r.period)})`;
-  const rows: Row[] = [
-    ["Return %", m?.returnPct, b?.returnPct, 2],
-    ["Return (ann.) %", m?.returnAnnPct, b?.returnAnnPct, 2],
-    ["Volatility (ann.) %", m?.volatilityAnnPct, b?.volatilityAnnPct, 2],
-    ["Sharpe", m?.sharpe, b?.sharpe, 2],
-    ["Sortino", m?.sortino, b?.sortino, 2],
-    ["Max drawdown %", m?.maxDrawdownPct, b?.maxDrawdownPct, 2],
-    ["Exposure %", m?.exposurePct, 100, 1],
-    ["Trades", m?.trades, null, 0],
-    ["Win rate %", m?.winRatePct, null, 1],
-    ["Profit factor", m?.profitFactor, null, 2],
-    ["Commissions", m?.commissions, 0, 2],
-    ["Final equity", m?.equityFinal, null, 2],
-  ];
   const lines = [head, ""];
   if (m && opts.allMetrics) {
     lines.push(...allMetricLines(m, b));
   } else if (m) {
-    const cells = rows.map(
-      ([label, s, bench, digits]): Cells => [
-        label,
-        fmt(s, digits),
-        bench === null ? "" : fmt(bench, digits),
+    const bench = (b ?? {}) as Record<string, unknown>;
+    const cells = HEADLINE.map(
+      ([key, other]): Cells => [
+        metricFormat(key).label,
+        formatMetric(key, m[key]),
+        other === null ? "" : formatMetric(key, other === "metric" ? (bench[key] ?? null) : other),
       ],
     );
     // 14 wide, or wider for a number that would otherwise run into its neighbour.
-    const w = columnWidth(14, cells);
-    lines.push(`${"".padEnd(22)}${"Strategy".padStart(w)}${"Buy & hold".padStart(w)}`);
-    for (const [label, s, bench] of cells) {
-      lines.push(`${label.padEnd(22)}${s.padStart(w)}${bench.padStart(w)}`);
-    }
+    lines.push(...tableLines(cells, 22, 14));
   } else {
     // A table of n/a says nothing: say why there are no metrics.
     lines.push(`No metrics: ${r.nullReasons.metrics ?? "no bar was simulated"}.`);
   }
   if (m) lines.push(...orderLines(r.orders as OrderView | undefined));
   if (r.llm) lines.push("", llmLine(r.llm));
-  if (m && m.trades < 30) {
-    lines.push(
-      "",
-      `Small sample: ${m.trades} closed trade(s); treat trade statistics with caution.`,
-    );
+  if (m) {
+    const note = sampleNote(m.trades, r.trades?.openAtEnd ?? 0);
+    if (note !== null) lines.push("", note);
   }
   if (r.status !== "completed") {
     const why = r.error
@@ -74,6 +62,15 @@ export function formatSummary(r: RunResult, opts: { allMetrics?: boolean } = {})
     lines.push("", `Status: ${r.status}${why}`);
   }
   return lines.join("\n");
+}
+
+/** Fewer than 30 trades: the trade statistics rest on few of them. `trades` counts the positions
+ * still open at the end too (valued at the last close, as backtesting.py counts them). */
+function sampleNote(trades: number, openAtEnd: number): string | null {
+  if (trades === 0) return "No trades: the trade statistics are n/a.";
+  if (trades >= 30) return null;
+  const open = openAtEnd > 0 ? `, ${openAtEnd} of them still open at the end` : "";
+  return `Small sample: ${trades} trade(s)${open}; treat trade statistics with caution.`;
 }
 
 /** "100 of 2148 bars" when the run ended before its window did, else "2148 bars". */
@@ -143,24 +140,27 @@ function llmLine(llm: NonNullable<RunResult["llm"]>): string {
   ].join("\n");
 }
 
-/**
- * Every metric of result.json by its key there, the benchmark's beside when it has one: counts
- * as whole numbers, the rest with 4 decimals (small ratios such as beta or Kelly need them).
- */
+/** Every metric of result.json by its label, the benchmark's beside when it has one. */
 function allMetricLines(m: object, b: object | null): string[] {
   const bench = (b ?? {}) as Record<string, unknown>;
-  const cell = (v: unknown): string => {
-    if (v === undefined) return "";
-    if (typeof v === "number") return fmt(v, Number.isInteger(v) ? 0 : 4);
-    return v === null ? "n/a" : String(v);
-  };
-  const entries = Object.entries(m);
-  const width = Math.max(22, ...entries.map(([k]) => k.length + 2));
-  const cells = entries.map(([k, v]): Cells => [k, cell(v), cell(bench[k])]);
-  const w = columnWidth(18, cells);
+  const cells = Object.entries(m).map(
+    ([k, v]): Cells => [
+      metricFormat(k).label,
+      formatMetric(k, v),
+      bench[k] === undefined ? "" : formatMetric(k, bench[k]),
+    ],
+  );
+  return tableLines(cells, 22, 18);
+}
+
+/** The table under "Strategy" and "Buy & hold": labels at least `labelWidth` wide, values
+ * right-aligned in columns of `minWidth` or more; no trailing spaces. */
+function tableLines(cells: Cells[], labelWidth: number, minWidth: number): string[] {
+  const width = Math.max(labelWidth, ...cells.map(([label]) => label.length + 2));
+  const w = columnWidth(minWidth, cells);
   return [
     `${"".padEnd(width)}${"Strategy".padStart(w)}${"Buy & hold".padStart(w)}`,
-    ...cells.map(([k, s, b]) => `${k.padEnd(width)}${s.padStart(w)}${b.padStart(w)}`),
+    ...cells.map(([k, s, b]) => `${k.padEnd(width)}${s.padStart(w)}${b.padStart(w)}`.trimEnd()),
   ];
 }
 

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { DEFAULT_MEMORY_SYSTEM } from "../memory/memory-registry.js";
+import { formatMetric, metricFormat } from "../metrics/metric-labels.js";
 import { UsageError } from "../runner/run-errors.js";
 import { llmCostUsd, numberAt, type ResultFile, readResult } from "./run-record.js";
 
@@ -104,7 +105,16 @@ export function compareRows(
         ["status", ...per((r) => r.status)],
       ],
     },
-    { section: "Metrics", rows: c.metrics.map((k) => [k, ...per((r) => r.metrics[k] ?? null)]) },
+    {
+      section: "Metrics",
+      rows: c.metrics.map((k) => [
+        metricFormat(k).label,
+        ...per((r) => {
+          const v = r.metrics[k] ?? null;
+          return v === null ? null : formatMetric(k, v);
+        }),
+      ]),
+    },
     {
       section: "Memory",
       rows: c.memoryStats.map((k) => [k, ...per((r) => r.memory[k] ?? null)]),

@@ -12,12 +12,15 @@ export function resolveRunDir(name: string, runsRoot: string): string {
     if (fs.existsSync(path.join(c, "config.json"))) return c;
   }
   const ids = fs.existsSync(runsRoot)
-    ? fs.readdirSync(runsRoot).filter((d) => d.startsWith(name))
+    ? fs
+        .readdirSync(runsRoot)
+        .filter((d) => d.startsWith(name))
+        .sort()
     : [];
   if (ids.length === 1) return path.join(runsRoot, ids[0] as string);
   if (ids.length > 1) {
     throw new UsageError(
-      `"${name}" matches ${ids.length} runs in ${runsRoot}; give more of the id: ${ids.slice(0, 5).join(", ")}`,
+      `"${name}" matches ${ids.length} runs in ${runsRoot}; give more of the id: ${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ` and ${ids.length - 5} more (agenticbt list shows them all)` : ""}`,
     );
   }
   throw new UsageError(

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatMetric } from "../../src/metrics/metric-labels.js";
 import { cli, DATA, ROOT, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
@@ -71,7 +72,21 @@ describe("--memory and compare", () => {
     expect(lines[0]).toMatch(new RegExp(`^\\s+${ids[0]}\\s+${ids[1]}$`));
     expect(lines.find((l) => l.trim().startsWith("memory "))).toMatch(/files\s+layered$/);
     expect(lines.find((l) => l.trim().startsWith("dayEnds"))).toMatch(/—\s+94$/);
+    // Metrics by their names for people, each with its own decimals (money with cents).
+    const equity = JSON.parse(
+      fs.readFileSync(path.join(runsRoot, ids[0] as string, "result.json"), "utf8"),
+    ).metrics.equityFinal as number;
+    const shown = formatMetric("equityFinal", equity);
+    expect(shown).toMatch(/^\d{1,3}(,\d{3})*\.\d{2}$/);
+    expect(
+      lines
+        .find((l) => l.trim().startsWith("Final equity"))
+        ?.trim()
+        .split(/\s{2,}/),
+    ).toEqual(["Final equity", shown, shown]);
+    expect(lines.some((l) => l.trim().startsWith("equityFinal"))).toBe(false);
     const html = fs.readFileSync(path.join(work, "c.html"), "utf8");
+    expect(html).toContain(`<td>Final equity</td><td class="n">${shown}</td>`);
     expect(html).toContain("Content-Security-Policy");
     expect(html).toContain(`${ids[1]} (layered)`);
     expect(html).not.toMatch(/<script|src="http/);

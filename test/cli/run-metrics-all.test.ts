@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { metricFormat } from "../../src/metrics/metric-labels.js";
 import { cli, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
@@ -21,32 +22,35 @@ describe("run --metrics", () => {
     const lines = r.stdout.split("\n");
     const keys = Object.keys(result.metrics);
     expect(keys.length).toBeGreaterThan(30);
+    // Each by its name for people (no camelCase key), from the one catalogue of labels.
     for (const key of keys) {
+      const { label } = metricFormat(key);
+      expect(label, key).not.toBe(key);
       expect(
-        lines.some((l) => l.startsWith(`${key} `)),
+        lines.some((l) => l.startsWith(`${label} `)),
         key,
       ).toBe(true);
+      expect(lines.some((l) => l.startsWith(`${key} `))).toBe(false);
     }
-    // Counts whole, the rest to 4 decimals, grouped like the headline table.
-    const line = (k: string) => lines.find((l) => l.startsWith(`${k} `)) ?? "";
+    // Each metric with its decimals, grouped like the headline table.
+    const line = (label: string) =>
+      (lines.find((l) => l.startsWith(`${label} `)) ?? "").trim().split(/\s{2,}/);
     const trades = result.metrics.trades as number;
-    expect(line("trades").trim().split(/\s+/)).toEqual(["trades", String(trades)]);
+    expect(line("Trades")).toEqual(["Trades", String(trades)]);
     const sharpe = result.metrics.sharpe as number;
     const bench = result.benchmark.metrics.sharpe as number;
-    expect(line("sharpe").trim().split(/\s+/)).toEqual([
-      "sharpe",
-      sharpe.toFixed(4),
-      bench.toFixed(4),
-    ]);
-    expect(line("start").trim().split(/\s+/)).toEqual(["start", result.metrics.start]);
+    expect(line("Sharpe")).toEqual(["Sharpe", sharpe.toFixed(2), bench.toFixed(2)]);
+    const beta = result.metrics.beta as number;
+    expect(line("Beta")).toEqual(["Beta", beta.toFixed(4)]);
+    expect(line("Start")).toEqual(["Start", result.metrics.start]);
   });
 
   it("headline (the default) prints the 12 headline rows only", () => {
     const r = cli(RUN, ROOT);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Sharpe\s/m);
-    expect(r.stdout).not.toMatch(/^sqn\s/m);
-    expect(r.stdout).not.toMatch(/^kellyCriterion\s/m);
+    expect(r.stdout).not.toMatch(/^SQN\s/m);
+    expect(r.stdout).not.toMatch(/^Kelly criterion\s/m);
   });
 
   it("any other value is bad usage (exit 2) naming the choices, before anything runs", () => {

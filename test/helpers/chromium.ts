@@ -82,6 +82,12 @@ export function tableRows(page: Page, tableId: string): Promise<string[][]> {
     (tr) => Array.from(tr.querySelectorAll("td"), (td) => td.textContent))`) as Promise<string[][]>;
 }
 
+/** The `data-key` of each body row of a table (a metric's result.json key). */
+export function rowKeys(page: Page, tableId: string): Promise<(string | null)[]> {
+  return page.evaluate(`Array.from(document.querySelectorAll(${JSON.stringify(`#${tableId} tbody tr`)}),
+    (tr) => tr.getAttribute("data-key"))`) as Promise<(string | null)[]>;
+}
+
 /** The text of the header cells of a table. */
 export function tableHeader(page: Page, tableId: string): Promise<string[]> {
   return page.evaluate(`Array.from(document.querySelectorAll(${JSON.stringify(`#${tableId} thead th`)}),

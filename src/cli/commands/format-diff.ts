@@ -1,3 +1,4 @@
+import { formatMetric, metricFormat } from "../../metrics/metric-labels.js";
 import type { DiffOutput, MemoryDiff, TradeKey } from "../../report/schemas.js";
 import { type Column, fixed, inline, signed, table, WIDTH, wrap } from "./text-layout.js";
 
@@ -22,15 +23,14 @@ export function formatDiff(d: DiffOutput): string {
     { header: "B", align: "right" },
     { header: "B - A", align: "right" },
   ];
-  const digits = (key: string) => (key === "trades" ? 0 : key === "llmCostUsd" ? 4 : 2);
   out.push(
     table(
       cols,
       d.metrics.map((m) => [
-        `  ${m.key}`,
-        fixed(m.a, digits(m.key)),
-        fixed(m.b, digits(m.key)),
-        signed(m.delta, digits(m.key)),
+        `  ${metricFormat(m.key).label}`,
+        formatMetric(m.key, m.a),
+        formatMetric(m.key, m.b),
+        shownDelta(m.key, m.a, m.b),
       ]),
     ),
   );
@@ -123,4 +123,17 @@ function trades(side: string, list: TradeKey[]): string[] {
     );
   if (list.length > MAX_TRADES) out.push(`  ${side}: ... and ${list.length - MAX_TRADES} more`);
   return out;
+}
+
+/**
+ * B − A of the figures as the table shows them (each rounded to the metric's decimals), so that
+ * the three columns agree; `--json` keeps the exact delta.
+ */
+function shownDelta(key: string, a: number | null, b: number | null): string {
+  if (a === null || b === null || !Number.isFinite(a) || !Number.isFinite(b)) return "n/a";
+  const { digits } = metricFormat(key);
+  const round = (x: number) => Number(x.toFixed(digits));
+  const delta = round(round(b) - round(a));
+  const text = formatMetric(key, delta);
+  return delta > 0 ? `+${text}` : text;
 }

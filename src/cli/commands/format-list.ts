@@ -55,7 +55,7 @@ export function formatList(out: ListView, width = WIDTH): string {
     r.returnPct === null ? "-" : fixed(r.returnPct),
     r.buyHoldReturnPct === null ? "-" : fixed(r.buyHoldReturnPct),
     r.trades === null ? "-" : String(r.trades),
-    r.costUsd === null ? "—" : `$${r.costUsd.toFixed(4)}`,
+    r.costUsd === null ? "-" : `$${r.costUsd.toFixed(4)}`,
   ]);
   // Model and cost columns of dashes (code strategies only) say nothing.
   const columns = COLUMNS.filter(

@@ -1,3 +1,4 @@
+import { metricFormat } from "../../metrics/metric-labels.js";
 import { readResult } from "../run-record.js";
 import { chartLibrarySource } from "./chart-library.js";
 import { CLIENT_DIFF_SCRIPT } from "./client-diff-script.js";
@@ -17,7 +18,7 @@ export function renderDiffPage(dirA: string, dirB: string): string {
     const a = ma.get(key) ?? null;
     const b = mb.get(key) ?? null;
     const delta = typeof a === "number" && typeof b === "number" ? b - a : null;
-    return `<tr><td>${h(key)}</td>${cell(a)}${cell(b)}${cell(delta)}</tr>`;
+    return `<tr data-key="${h(key)}"><td title="result.json: ${h(key)}">${h(metricFormat(key).label)}</td>${cell(a)}${cell(b)}${cell(delta)}</tr>`;
   });
   const intraday = /\d\d:\d\d/.test(ra.period.start ?? "");
   const body = `<h1>A: ${h(ra.strategy.name)} vs B: ${h(rb.strategy.name)}</h1>

@@ -23,6 +23,8 @@ footer{color:#777;font-size:12px;margin-top:32px}
 `;
 
 const NUMERIC = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
+/** A number formatted for people: thousands separated, fixed decimals, perhaps a sign. */
+const FORMATTED = /^[+-]?\d{1,3}(,\d{3})*(\.\d+)?$/;
 
 /**
  * A number read from a run file, for people: four decimals from 1 up, six significant digits
@@ -53,6 +55,8 @@ export function cell(v: unknown): string {
   if (typeof v === "string" && NUMERIC.test(v)) {
     return `<td class="n">${escapeHtml(readableNumber(v))}</td>`;
   }
+  // Already formatted for people (a metric with its decimals): right-aligned, as it is.
+  if (typeof v === "string" && FORMATTED.test(v)) return `<td class="n">${escapeHtml(v)}</td>`;
   return `<td>${escapeHtml(formatValue(v))}</td>`;
 }
 

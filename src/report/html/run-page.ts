@@ -1,3 +1,4 @@
+import { metricFormat } from "../../metrics/metric-labels.js";
 import type { DecisionView } from "../schemas.js";
 import { chartLibrarySource } from "./chart-library.js";
 import { CLIENT_SCRIPT } from "./client-script.js";
@@ -80,14 +81,14 @@ function pricesSection(m: ReportModel): string {
 function metricsSection(m: ReportModel): string {
   const rows = m.metrics.map(
     (x) =>
-      `<tr><td>${h(x.key)}</td>${cell(x.strategy)}${cell(x.benchmark)}<td>${h(x.note ?? "")}</td></tr>`,
+      `<tr data-key="${h(x.key)}"><td title="result.json: ${h(x.key)}">${h(metricFormat(x.key).label)}</td>${cell(x.strategy)}${cell(x.benchmark)}<td>${h(x.note ?? "")}</td></tr>`,
   );
   const facts = m.facts.map(([k, v]) => [k, v]);
   return `<section id="metrics"><h2>Metrics</h2><div class="grid"><div>
 <div class="scroll tall"><table id="metrics-table"><thead><tr><th>metric</th><th>strategy</th><th>buy &amp; hold</th><th>why null</th></tr></thead><tbody>
 ${rows.join("\n")}
 </tbody></table></div></div><div>${table("facts-table", ["result.json", "value"], facts)}</div></div>
-<p class="meta">Definitions: docs/metrics.md.</p></section>`;
+<p class="meta">Definitions: docs/metrics.md (hover a row's name for its result.json key).</p></section>`;
 }
 
 function tradesSection(m: ReportModel): string {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatDiff } from "../../../src/cli/commands/format-diff.js";
 import { type DiffOutput, diffOutputSchema } from "../../../src/report/schemas.js";
 import { ROOT, tempDir } from "../../helpers/cli.js";
 import { idOf, jsonLines, RSI_SPY_RUN, reportCli, runStrategy } from "./report-cli.js";
@@ -79,6 +80,26 @@ describe("diff of two parameterisations (sma-crossover fast=5 vs fast=10 on GOOG
     expect(d.metrics.find((m) => m.key === "trades")?.delta).toBe(
       rb.metrics.trades - ra.metrics.trades,
     );
+  });
+
+  it("names the metrics for people in the text, and its B − A is the difference of the figures shown", () => {
+    // The figures of the audit that found the shown delta off by a cent: exactly 0.8136, shown
+    // -30.40 and -29.58, so 0.82 is what the reader can check.
+    const shown: DiffOutput = {
+      ...d,
+      metrics: [
+        { key: "maxDrawdownPct", a: -30.3956, b: -29.582, delta: 0.8136 },
+        { key: "equityFinal", a: 54101.3692, b: 57752.99, delta: 3651.6208 },
+        { key: "trades", a: 33, b: 33, delta: 0 },
+      ],
+    };
+    const text = formatDiff(shown);
+    const line = (label: string) =>
+      (text.split("\n").find((l) => l.startsWith(`  ${label} `)) ?? "").trim().split(/\s{2,}/);
+    expect(line("Max drawdown %")).toEqual(["Max drawdown %", "-30.40", "-29.58", "+0.82"]);
+    expect(line("Final equity")).toEqual(["Final equity", "54,101.37", "57,752.99", "+3,651.62"]);
+    expect(line("Trades")).toEqual(["Trades", "33", "33", "0"]);
+    expect(text).not.toMatch(/^ {2}maxDrawdownPct/m);
   });
 
   it("shows the playbook's parameter line as a unified diff hunk", () => {

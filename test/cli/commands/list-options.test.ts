@@ -104,10 +104,10 @@ describe("list fits the terminal's width", () => {
       "COST",
     ]);
     expect(row(r.stdout, A)).toMatch(
-      /sma-crossover\s+GOOG\s+fast=5 slow=20 comm=0\.001 short\s+-\s+completed\s+12\.50\s+5\.00\s+40\s+—$/,
+      /sma-crossover\s+GOOG\s+fast=5 slow=20 comm=0\.001 short\s+-\s+completed\s+12\.50\s+5\.00\s+40\s+-$/,
     );
     expect(row(r.stdout, C)).toMatch(
-      /rsi-reversion\s+SPY,QQQ\s+-\s+interrupted\s+30\.00\s+5\.00\s+7\s+—$/,
+      /rsi-reversion\s+SPY,QQQ\s+-\s+interrupted\s+30\.00\s+5\.00\s+7\s+-$/,
     );
     expect(row(r.stdout, E)).toMatch(/gpt-4o-mini\s+budget_exhausted\s+-\s+-\s+-\s+\$0\.0123$/);
   });

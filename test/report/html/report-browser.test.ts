@@ -4,9 +4,11 @@ import { pathToFileURL } from "node:url";
 import Papa from "papaparse";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { metricFormat } from "../../../src/metrics/metric-labels.js";
 import {
   artifactPath,
   canvasColours,
+  rowKeys,
   sharedChromium,
   tableHeader,
   tableRows,
@@ -152,9 +154,12 @@ describe("report.html of a code run, in headless Chromium", () => {
   it("shows every metric of result.json, strategy beside buy-and-hold", async () => {
     const result = readJson<{ metrics: Record<string, unknown> }>(path.join(runDir, "result.json"));
     const rows = await tableRows(opened.page, "metrics-table");
-    const keys = rows.map((r) => r[0]);
+    const keys = await rowKeys(opened.page, "metrics-table");
     for (const k of Object.keys(result.metrics)) expect(keys).toContain(k);
-    const sharpe = rows.find((r) => r[0] === "sharpe") as string[];
+    // Each row is named for people; its key is the row's (and the name's title).
+    const sharpe = rows[keys.indexOf("sharpe")] as string[];
+    expect(sharpe[0]).toBe(metricFormat("sharpe").label);
+    expect(sharpe[0]).not.toBe("sharpe");
     expect(Number(sharpe[1])).toBeCloseTo(result.metrics.sharpe as number, 4);
   });
 });
@@ -209,9 +214,11 @@ describe("agenticbt report", () => {
     expect(await opened.page.textContent("#run-a")).toBe(path.basename(a));
     expect(await opened.page.textContent("#run-b")).toBe(path.basename(b));
     const rows = await tableRows(opened.page, "metrics-table");
+    const keys = await rowKeys(opened.page, "metrics-table");
     const ra = readJson<{ metrics: Record<string, number> }>(path.join(a, "result.json"));
     const rb = readJson<{ metrics: Record<string, number> }>(path.join(b, "result.json"));
-    const commissions = rows.find((x) => x[0] === "commissions") as string[];
+    const commissions = rows[keys.indexOf("commissions")] as string[];
+    expect(commissions[0]).toBe("Commissions");
     expect(Number(commissions[1]?.replace(/,/g, ""))).toBeCloseTo(
       ra.metrics.commissions as number,
       2,
