@@ -1,28 +1,49 @@
 import { DECIMAL_NOTATION, parseDecimal } from "../data/parse-decimal.js";
 import { UsageError } from "../runner/run-errors.js";
 
-/** Parses a numeric option, refusing anything that is not a finite decimal number in range. */
+/** The values a numeric option takes: bounds (`above`: strictly greater) and whole numbers. */
+export interface NumberRange {
+  min?: number;
+  above?: number;
+  max?: number;
+  integer?: boolean;
+}
+
+/**
+ * Parses a numeric option, refusing anything that is not a finite decimal number in range. The
+ * message says which: a text that is no decimal number gets the notation, a number out of range
+ * (or not whole) the range it must be in.
+ */
 export function numberOption(
   flag: string,
   raw: string | undefined,
-  opts: { min?: number; max?: number; integer?: boolean } = {},
+  opts: NumberRange = {},
 ): number | undefined {
   if (raw === undefined) return undefined;
   const n = parseDecimal(raw);
-  const { min, max, integer } = opts;
-  const bad =
-    raw.trim() === "" ||
-    !Number.isFinite(n) ||
-    (min !== undefined && n < min) ||
-    (max !== undefined && n > max) ||
-    (integer === true && !Number.isInteger(n));
-  if (bad) {
-    const range = [min !== undefined ? `>= ${min}` : "", max !== undefined ? `<= ${max}` : ""]
-      .filter(Boolean)
-      .join(" and ");
+  const { min, above, max, integer } = opts;
+  const whole = (kind: string) => (integer === true ? `a whole ${kind}` : `a ${kind}`);
+  const range = [
+    min !== undefined ? `>= ${min}` : "",
+    above !== undefined ? `> ${above}` : "",
+    max !== undefined ? `<= ${max}` : "",
+  ]
+    .filter(Boolean)
+    .join(" and ");
+  const wanted = (kind: string) => `${whole(kind)}${range ? ` ${range}` : ""}`;
+  if (raw.trim() === "" || !Number.isFinite(n)) {
     throw new UsageError(
-      `${flag} ${JSON.stringify(raw)} is not valid: expected ${integer ? "a whole decimal number" : "a decimal number"}${range ? ` ${range}` : ""}, in ${DECIMAL_NOTATION}.`,
+      `${flag} ${JSON.stringify(raw)} is not valid: expected ${wanted("decimal number")}, in ${DECIMAL_NOTATION}.`,
     );
   }
+  const outside =
+    (min !== undefined && n < min) ||
+    (above !== undefined && !(n > above)) ||
+    (max !== undefined && n > max) ||
+    (integer === true && !Number.isInteger(n));
+  if (outside)
+    throw new UsageError(
+      `${flag} ${JSON.stringify(raw)} is not valid: it must be ${wanted("number")}.`,
+    );
   return n;
 }

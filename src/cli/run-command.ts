@@ -203,17 +203,17 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
   }
   const nullable = (v: number | undefined) => (v === undefined ? null : v);
   const broker = brokerConfig({
-    initialCash: numberOption("--cash", o.cash, { min: 1e-9 }) ?? 10_000,
+    initialCash: numberOption("--cash", o.cash, { above: 0 }) ?? 10_000,
     commissionRate: numberOption("--commission", o.commission, { min: 0, max: 0.5 }) ?? 0,
     commissionFixed: numberOption("--commission-fixed", o.commissionFixed, { min: 0 }) ?? 0,
     slippageRate: numberOption("--slippage", o.slippage, { min: 0, max: 0.5 }) ?? 0,
     slippageTicks: numberOption("--slippage-ticks", o.slippageTicks, { min: 0 }) ?? 0,
-    tickSize: numberOption("--tick-size", o.tickSize, { min: 1e-12 }) ?? 0.01,
+    tickSize: numberOption("--tick-size", o.tickSize, { above: 0 }) ?? 0.01,
     tradeOnClose: o.tradeOnClose === true,
     fractional: o.fractional === true,
     allowShort: o.allowShort === true,
     shortMargin: numberOption("--short-margin", o.shortMargin, { min: 0, max: 10 }) ?? 0.5,
-    volumeCap: nullable(numberOption("--volume-cap", o.volumeCap, { min: 1e-9, max: 1 })),
+    volumeCap: nullable(numberOption("--volume-cap", o.volumeCap, { above: 0, max: 1 })),
     risk: {
       maxPositionWeight: nullable(
         numberOption("--max-position-weight", o.maxPositionWeight, { min: 0 }),
@@ -224,9 +224,7 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
       maxGrossExposure: nullable(
         numberOption("--max-gross-exposure", o.maxGrossExposure, { min: 0 }),
       ),
-      haltDrawdown: nullable(
-        numberOption("--halt-drawdown", o.haltDrawdown, { min: 1e-9, max: 1 }),
-      ),
+      haltDrawdown: nullable(numberOption("--halt-drawdown", o.haltDrawdown, { above: 0, max: 1 })),
     },
   });
   return {

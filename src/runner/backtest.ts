@@ -11,7 +11,7 @@ import type { Params, Strategy } from "../strategy/types.js";
 import { firstUnknownKey, guessTail } from "../util/did-you-mean.js";
 import { finishResult, roundMs, startResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
-import { loadStrategy } from "./load-strategy.js";
+import { loadStrategy, strategyFrom } from "./load-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import type { DataSpec } from "./run-config.js";
 import { UsageError } from "./run-errors.js";
@@ -62,7 +62,7 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
   const strategy =
     typeof options.strategy === "string"
       ? await loadStrategy(options.strategy)
-      : (options.strategy as Strategy<unknown>);
+      : strategyFrom(options.strategy, "backtest(): the `strategy` option is not a strategy");
   const { data, startIndex, warnings, files } = inputData(options);
   const params = resolveParams(strategy.params ?? {}, options.params ?? {});
   checkKeys("backtest() option", options, OPTION_KEYS);

@@ -23,13 +23,32 @@ export async function loadStrategy(file: string): Promise<Strategy<unknown>> {
   } catch (err) {
     throw new StrategyLoadError(`Could not load strategy ${file}: ${(err as Error).message}`);
   }
-  const candidate = unwrapDefault(mod.default);
-  if (!isStrategy(candidate)) {
-    throw new StrategyLoadError(
-      `${file} does not default-export a strategy. Export an object with a name and an onBar(ctx, state) function: export default { name: "x", onBar(ctx) { ... } }.`,
-    );
-  }
-  return candidate;
+  return strategyFrom(mod.default, `${file} does not default-export a strategy`);
+}
+
+/**
+ * `value` as a strategy: an object with a name and an onBar function, or a module's default
+ * export that holds one (tsx, or a CommonJS project, may wrap it once more). Otherwise a
+ * StrategyLoadError that starts with `problem` and says what a strategy is.
+ */
+export function strategyFrom(value: unknown, problem: string): Strategy<unknown> {
+  const candidate = unwrapDefault(value);
+  if (isStrategy(candidate)) return candidate;
+  throw new StrategyLoadError(
+    `${problem}${shapeOf(candidate)}. A strategy is an object with a name and an onBar(ctx, state) function: export default { name: "x", onBar(ctx) { ... } }.`,
+  );
+}
+
+/** What a value that is not a strategy looks like, for the error. */
+function shapeOf(value: unknown): string {
+  if (value === null || typeof value !== "object")
+    return ` (got ${value === null ? "null" : typeof value})`;
+  const keys = Object.keys(value);
+  const missing = [
+    typeof (value as { name?: unknown }).name === "string" ? "" : "a string name",
+    typeof (value as { onBar?: unknown }).onBar === "function" ? "" : "an onBar function",
+  ].filter(Boolean);
+  return ` (got an object with ${keys.length ? `keys ${keys.slice(0, 8).join(", ")}` : "no keys"}; it lacks ${missing.join(" and ")})`;
 }
 
 // tsx may wrap a default export once more when it compiles ESM as CommonJS.

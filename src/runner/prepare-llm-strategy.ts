@@ -78,7 +78,9 @@ export async function prepareLlmStrategy(
   o: AgentOptions,
   source: string = strategyPath,
 ): Promise<PreparedLlm> {
-  const { resolveLlmSettings, LlmSettingsError } = await import("../agent/llm/llm-settings.js");
+  const { missingKeyWarning, resolveLlmSettings, LlmSettingsError } = await import(
+    "../agent/llm/llm-settings.js"
+  );
   const { DEFAULT_PRICE_TABLE, loadPriceTable, priceFor } = await import("../agent/llm/pricing.js");
   const { ReplaySource } = await import("../agent/llm/replay-source.js");
   const prompt = o.prompt ?? readPrompt(source);
@@ -128,6 +130,8 @@ export async function prepareLlmStrategy(
       const { UsageMeter } = await import("../agent/llm/usage-meter.js");
       const meter = new UsageMeter(prices);
       const agentStats = emptyAgentStats();
+      const noKey = missingKeyWarning(settings, replay !== null);
+      if (noKey !== null) args.onWarning?.(noKey);
       stats = agentStats;
       const cacheDir = path.resolve(o.cacheDir ?? DEFAULT_CACHE_DIR);
       const transcript = new TranscriptWriter(path.join(args.runDir, "transcript.jsonl"));

@@ -43,14 +43,19 @@ export function didYouMean(
   for (const [alias, target] of Object.entries(aliases)) {
     if (normalise(alias) === key && valid.includes(target)) return target;
   }
+  // A name, or an alias of one, mistyped (`comission` for the alias `commission`).
+  const spellings: [spelling: string, target: string][] = [
+    ...valid.map((name): [string, string] => [name, name]),
+    ...Object.entries(aliases).filter(([, target]) => valid.includes(target)),
+  ];
   let best: string | null = null;
   let bestDistance = Number.POSITIVE_INFINITY;
-  for (const name of valid) {
-    const candidate = normalise(name);
+  for (const [spelling, target] of spellings) {
+    const candidate = normalise(spelling);
     const d = distance(key, candidate);
     const limit = Math.max(1, Math.floor(Math.max(key.length, candidate.length) / 3));
     if (d <= limit && d < bestDistance) {
-      best = name;
+      best = target;
       bestDistance = d;
     }
   }

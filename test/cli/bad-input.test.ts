@@ -152,6 +152,15 @@ describe("bad input through the CLI", () => {
         args: ["strategies/sma-crossover.ts", "--data", good, "--param", "fast=0x0A"],
         mentions: ['Parameter fast must be a decimal number (got "0x0A")'],
       },
+      // A decimal number out of range is told its range, not the notation.
+      {
+        args: ["strategies/buy-and-hold.ts", "--data", good, "--cash", "-5"],
+        mentions: ['--cash "-5" is not valid: it must be a number > 0.'],
+      },
+      {
+        args: ["strategies/buy-and-hold.ts", "--data", good, "--volume-cap", "1.5"],
+        mentions: ['--volume-cap "1.5" is not valid: it must be a number > 0 and <= 1.'],
+      },
     ];
     const results = await Promise.all(
       cases.map(async (c) => {

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +13,7 @@ import {
   showAtOutputSchema,
   showOutputSchema,
 } from "../../src/report/schemas.js";
-import { cli, ROOT, runDirs, tempDir } from "../helpers/cli.js";
+import { BIN, cli, ROOT, runDirs, tempDir } from "../helpers/cli.js";
 import { jsonLines } from "./commands/report-cli.js";
 
 // Every command: `--help` with examples, and `--json` output that its zod schema accepts.
@@ -22,6 +23,21 @@ const runs = path.join(work, "runs");
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 const RSI = ["strategies/rsi-reversion.ts", "--data", "data/SPY_D.csv", "--to", "2006-12-31"];
+
+describe("stdout closed early", () => {
+  it("`run --help | head -1` ends quietly with exit 0: a reader that went away is no error", async () => {
+    const child = spawn(process.execPath, [BIN, "run", "--help"], { cwd: ROOT });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    // Like `head -1`: read the first piece, then close the pipe before the rest is written.
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).not.toContain("EPIPE");
+    expect(code).toBe(0);
+  });
+});
 
 describe("--help of every command", () => {
   it.each([

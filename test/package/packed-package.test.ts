@@ -156,6 +156,9 @@ describe("the packed package, installed in a user's project", () => {
   it("installs only the packed files, with the bin linked", () => {
     expect(fs.existsSync(path.join(installed, "src"))).toBe(false);
     expect(fs.existsSync(path.join(installed, "test"))).toBe(false);
+    // What the README links to ships with it, and the licence package.json names.
+    expect(fs.existsSync(path.join(installed, "docs", "metrics.md"))).toBe(true);
+    expect(fs.readFileSync(path.join(installed, "LICENSE"), "utf8")).toMatch(/^MIT License/);
     expect(fs.realpathSync(path.join(project, "node_modules", ".bin", "agenticbt"))).toBe(
       path.join(installed, "bin", "agenticbt"),
     );

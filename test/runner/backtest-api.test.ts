@@ -59,6 +59,27 @@ describe("the library API", () => {
     await expect(
       backtest({ strategy: sma, data: [goog], broker: { commission: 0.001 } as never }),
     ).rejects.toThrow('Unknown broker option "commission": did you mean "commissionRate"?');
+    // Misspelled, the other library's name still leads to ours.
+    await expect(
+      backtest({ strategy: sma, data: [goog], broker: { comission: 0.001 } as never }),
+    ).rejects.toThrow('Unknown broker option "comission": did you mean "commissionRate"?');
+  });
+
+  it("a strategy object is checked: a module's wrapped default export is unwrapped, anything else is refused saying what is missing", async () => {
+    const plain = {
+      name: "hold",
+      onBar(ctx: { position(): number; buy(o: object): unknown }) {
+        if (ctx.position() === 0) ctx.buy({ fraction: 1 });
+      },
+    };
+    // What a CommonJS project's `import strategy from "./s.ts"` gives under tsx: { default: … }.
+    const wrapped = await backtest({ strategy: { default: plain } as never, data: [goog] });
+    expect(wrapped.status).toBe("completed");
+    expect(wrapped.metrics?.trades).toBe(1);
+    await expect(backtest({ strategy: { name: "x" } as never, data: [goog] })).rejects.toThrow(
+      "backtest(): the `strategy` option is not a strategy (got an object with keys name; it lacks an onBar function)",
+    );
+    await expect(backtest({ strategy: 42 as never, data: [goog] })).rejects.toThrow("(got number)");
   });
 
   it('"agenticbt" resolves to the package entry (self-reference through package.json exports)', async () => {

@@ -84,3 +84,20 @@ export function nonEmpty(value: string | null | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
 }
+
+/**
+ * The warning a run gets at its start when it will reach OpenAI's own API with no key (which
+ * refuses every request; a local server may need none, and a replay asks no server): null
+ * otherwise. Answers already in the cache are still used, so the run is not refused.
+ */
+export function missingKeyWarning(settings: LlmSettings, replaying: boolean): string | null {
+  if (settings.apiKeySource !== "none" || replaying) return null;
+  let host = "";
+  try {
+    host = new URL(settings.baseURL).hostname;
+  } catch {
+    return null;
+  }
+  if (host !== "api.openai.com") return null;
+  return `No API key: OPENAI_API_KEY is not set, and ${host} refuses every request without one (answers already in the cache are still used). Set OPENAI_API_KEY, or point --base-url at a server that needs none.`;
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_BASE_URL,
   LlmSettingsError,
+  missingKeyWarning,
   NO_API_KEY,
   normaliseBaseUrl,
   resolveLlmSettings,
@@ -50,5 +51,18 @@ describe("resolveLlmSettings", () => {
   it("rejects a base URL that is not http(s), saying how to fix it", () => {
     expect(() => resolveLlmSettings({ baseURL: "localhost:11434" }, {})).toThrow(LlmSettingsError);
     expect(() => resolveLlmSettings({ baseURL: "nonsense" }, {})).toThrow(/--base-url/);
+  });
+
+  it("warns at the start of a run that will ask OpenAI with no key, and only then", () => {
+    const none = resolveLlmSettings({}, {});
+    expect(missingKeyWarning(none, false)).toMatch(
+      /^No API key: OPENAI_API_KEY is not set, and api\.openai\.com refuses every request/,
+    );
+    // A replay asks no server; a key from the environment; a local server may need none.
+    expect(missingKeyWarning(none, true)).toBeNull();
+    expect(missingKeyWarning(resolveLlmSettings({}, { OPENAI_API_KEY: "k" }), false)).toBeNull();
+    expect(
+      missingKeyWarning(resolveLlmSettings({ baseURL: "http://127.0.0.1:11434/v1" }, {}), false),
+    ).toBeNull();
   });
 });
