@@ -28,7 +28,9 @@ export function formatSummary(r: RunResult, opts: { allMetrics?: boolean } = {})
   const m = r.metrics;
   const b = r.benchmark.metrics;
   const symbols = r.data.map((d) => d.symbol).join(", ");
-  const head = `${r.strategy.name} on ${symbols}, ${r.period.start ?? "(no bar)"} → ${r.period.end ?? "(no bar)"} (${barsLine(r.period)})`;
+  const window =
+    r.period.start === null ? "no bar simulated" : `${r.period.start} → ${r.period.end ?? "?"}`;
+  const head = `${r.strategy.name} on ${symbols}, ${window} (${barsLine(r.period)})`;
   const lines = [head, ""];
   if (m && opts.allMetrics) {
     lines.push(...allMetricLines(m, b));

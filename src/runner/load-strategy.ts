@@ -15,8 +15,7 @@ export async function loadStrategy(file: string): Promise<Strategy<unknown>> {
   let mod: Record<string, unknown>;
   try {
     if (/\.(c|m)?tsx?$/.test(abs)) {
-      const { tsImport } = await import("tsx/esm/api");
-      mod = (await tsImport(pathToFileURL(abs).href, import.meta.url)) as Record<string, unknown>;
+      mod = commonJsScope(abs) ? await requireTs(abs) : await importTs(abs);
     } else {
       mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
     }
@@ -24,6 +23,50 @@ export async function loadStrategy(file: string): Promise<Strategy<unknown>> {
     throw new StrategyLoadError(`Could not load strategy ${file}: ${(err as Error).message}`);
   }
   return strategyFrom(mod.default, `${file} does not default-export a strategy`);
+}
+
+async function importTs(abs: string): Promise<Record<string, unknown>> {
+  const { tsImport } = await import("tsx/esm/api");
+  return (await tsImport(pathToFileURL(abs).href, import.meta.url)) as Record<string, unknown>;
+}
+
+/**
+ * A .ts file that Node's rules make CommonJS, compiled by tsx's require. Imported instead, tsx
+ * evaluates it from a data: URL whose stack frames name no file and no source line, so a
+ * strategy's error could not say where it was thrown.
+ */
+async function requireTs(abs: string): Promise<Record<string, unknown>> {
+  const { require: tsxRequire } = await import("tsx/cjs/api");
+  return tsxRequire(abs, import.meta.url) as Record<string, unknown>;
+}
+
+/**
+ * Whether Node takes a TypeScript file for CommonJS: `.cts` always, `.mts` never, `.ts`/`.tsx`
+ * unless the nearest package.json says `"type": "module"`.
+ */
+export function commonJsScope(file: string): boolean {
+  if (file.endsWith(".cts")) return true;
+  if (file.endsWith(".mts")) return false;
+  for (let dir = path.dirname(file); ; ) {
+    const manifest = path.join(dir, "package.json");
+    let text: string | null = null;
+    try {
+      text = fs.readFileSync(manifest, "utf8");
+    } catch {
+      // None here: the next directory up decides.
+    }
+    if (text !== null) {
+      try {
+        return (JSON.parse(text) as { type?: unknown }).type !== "module";
+      } catch {
+        // A package.json Node cannot read: Node would fail on it too; leave it to tsx to say so.
+        return false;
+      }
+    }
+    const up = path.dirname(dir);
+    if (up === dir) return true;
+    dir = up;
+  }
 }
 
 /**

@@ -55,6 +55,35 @@ describe("a strategy error is printed first, with where to fix it", () => {
     });
   }, 60_000);
 
+  it("a .ts strategy outside any ES-module package (Node takes it for CommonJS) still gets its file:line:column", () => {
+    // The user's own folder: no package.json up the tree says "type": "module".
+    const own = path.join(work, "my-strategies");
+    fs.mkdirSync(own, { recursive: true });
+    const strategy = path.join(own, "throws-at-bar.ts");
+    const source = fs
+      .readFileSync(path.join(ROOT, "test/fixtures/strategies/throws-at-bar.ts"), "utf8")
+      .replace(/^import type .*$/m, 'type Strategy<S> = import("agenticbt").Strategy<S>;');
+    fs.writeFileSync(strategy, source);
+    const runs = path.join(work, "runs-cjs");
+    const { status, out } = cliMerged([
+      "run",
+      strategy,
+      "--data",
+      path.join(DATA, "GOOG.csv"),
+      "--runs-dir",
+      runs,
+    ]);
+    expect(status, out).toBe(1);
+    // The same line and column as the fixture itself (its first line replaced one for one),
+    // printed relative to the working directory.
+    expect(out).toContain(`  at ${path.relative(work, strategy)}:10:13`);
+    const [dir] = runDirs(runs);
+    const result = readJson<{ error: Record<string, unknown> }>(
+      path.join(dir as string, "result.json"),
+    );
+    expect(result.error.location).toBe(`${strategy}:10:13`);
+  }, 60_000);
+
   it("a throw in init: the error alone, no table of n/a", () => {
     const runs = path.join(work, "runs-init");
     const strategy = path.join(ROOT, "strategies/sma-crossover.ts");
