@@ -1,6 +1,7 @@
 import type { EngineEvent } from "../engine/types.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import type { BacktestContext, ContextActivity } from "../strategy/context.js";
+import { HOOK_NAMES } from "../strategy/hook-names.js";
 import type { Strategy } from "../strategy/types.js";
 import {
   decisionAt,
@@ -273,14 +274,3 @@ export class HookRunner {
 function empty(pending: EngineEvent[]): void {
   while (pending.length > 0) pending.pop();
 }
-
-const HOOK_NAMES: Record<string, string> = {
-  order_update: "onOrderUpdate",
-  fill: "onFill",
-  trade_closed: "onTradeClosed",
-  day_end: "onDayEnd",
-  week_end: "onWeekEnd",
-  month_end: "onMonthEnd",
-  run_end: "onRunEnd",
-  bar_end: "onBarEnd",
-};

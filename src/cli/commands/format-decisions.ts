@@ -1,5 +1,6 @@
 import { describeOrder } from "../../report/decision-lines.js";
 import type { DecisionView, ShowAtOutput } from "../../report/schemas.js";
+import { HOOK_NAMES } from "../../strategy/hook-names.js";
 import { clip, inline, WIDTH } from "./text-layout.js";
 
 /** Lines of the system message shown without --full: enough to recognise it. */
@@ -25,7 +26,7 @@ export function formatDecisionsAt(s: ShowAtOutput, full: boolean): string {
 
 function formatDecision(d: DecisionView, full: boolean): string[] {
   const kind = d.kind && d.kind !== d.type ? ` (${d.kind})` : "";
-  const out = [`== ${d.time}  bar ${d.bar}  ${d.type}${kind} ==`];
+  const out = [`== ${d.time}  bar ${d.bar}  ${hookName(d.type)}${kind} ==`];
   if (d.contextHash) out.push(`Context hash  ${d.contextHash}`);
   if (d.tokens) {
     out.push(
@@ -46,7 +47,8 @@ function formatDecision(d: DecisionView, full: boolean): string[] {
     out.push(clip(`  #${o.id ?? "?"} ${describeOrder(o)}  ${extra.join("  ")}`.trimEnd(), WIDTH));
   }
   if (d.cancels.length) out.push(`Cancels       ${d.cancels.map((c) => inline(c, 20)).join(", ")}`);
-  if (d.memory.length) out.push(`Memory        ${inline(d.memory, WIDTH - 14)}`);
+  if (d.memory.length)
+    out.push(`Memory        ${clip(d.memory.map(memoryWrite).join(", "), WIDTH - 14)}`);
   if (d.toolCalls.length) out.push("Tool calls");
   for (const [i, c] of d.toolCalls.entries()) {
     const head = `  ${i + 1}. ${c.name}(`;
@@ -86,4 +88,20 @@ function formatMessage(m: { role: string; content: string }, full: boolean): str
     out.push(`... ${body.length - SYSTEM_PREVIEW_LINES} more lines (--full shows all)`);
   } else out.push(...body);
   return out;
+}
+
+/** The strategy hook a decisions.jsonl kind came from (`bar` is onBar); another kind as it is. */
+function hookName(type: string): string {
+  return type === "bar" ? "onBar" : (HOOK_NAMES[type] ?? type);
+}
+
+/** A memory write as people read it: `note position_GOOG (113 chars)`; anything else inline. */
+function memoryWrite(m: unknown): string {
+  if (typeof m !== "object" || m === null || typeof (m as { tool?: unknown }).tool !== "string") {
+    return inline(m, 60);
+  }
+  const { tool, key, chars } = m as { tool: string; key?: unknown; chars?: unknown };
+  const what = typeof key === "string" ? ` ${key}` : "";
+  const size = typeof chars === "number" ? ` (${chars} chars)` : "";
+  return `${tool}${what}${size}`;
 }

@@ -158,7 +158,7 @@ describe("agenticbt show", () => {
     const r = reportCli(["show", idOf(rsi), "--at", line.time, "--runs-dir", runs], work);
     expect(r.status, r.stderr).toBe(0);
     const order = line.orders[0];
-    expect(r.stdout).toContain(`== ${line.time}  bar ${line.bar}`);
+    expect(r.stdout).toContain(`== ${line.time}  bar ${line.bar}  onBar ==`);
     expect(r.stdout).toContain(`#${order?.id} ${order?.side} market`);
     expect(r.stdout).toContain(order?.tag);
     const json = reportCli(
@@ -170,6 +170,18 @@ describe("agenticbt show", () => {
     expect(out.decisions.map((d) => d.orders.map((o) => o.id))).toEqual([
       line.orders.map((o) => o.id),
     ]);
+  });
+
+  it("--at names a hook's decision by its hook, and its memory writes by tool, key and size", () => {
+    const line = jsonLines(path.join(rsi, "decisions.jsonl")).find(
+      (l) => l.kind === "fill" && (l.memory as unknown[]).length > 0,
+    ) as { time: string; bar: number; memory: { tool: string; key?: string; chars: number }[] };
+    const r = reportCli(["show", idOf(rsi), "--at", line.time, "--runs-dir", runs], work);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`== ${line.time}  bar ${line.bar}  onFill ==`);
+    const m = line.memory[0] as { tool: string; key?: string; chars: number };
+    expect(r.stdout).toContain(`${m.tool}${m.key ? ` ${m.key}` : ""} (${m.chars} chars)`);
+    expect(r.stdout).not.toContain('"chars"');
   });
 
   it("--at a date without a decision names the nearest dates that have one (exit 0)", () => {
