@@ -1,7 +1,7 @@
 import { formatMetric, metricFormat } from "../metrics/metric-labels.js";
 import type { Metrics } from "../metrics/types.js";
 import { reasonLines } from "../runner/order-outcomes.js";
-import type { RunResult } from "../runner/run-result.js";
+import { describeRunError, type RunResult } from "../runner/run-result.js";
 
 /** The headline rows: a metric, and what buy-and-hold shows beside it (its own metric, a fixed
  * figure, or nothing). */
@@ -57,7 +57,7 @@ export function formatSummary(r: RunResult, opts: { allMetrics?: boolean } = {})
   }
   if (r.status !== "completed") {
     const why = r.error
-      ? ` (${r.error.type}: ${r.error.message})`
+      ? ` (${describeRunError(r.error)})`
       : r.stopReason
         ? ` (${r.stopReason})`
         : "";

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { liveStatus } from "../runner/run-lock.js";
+import { describeRunError } from "../runner/run-result.js";
 import { isJsonObject } from "../util/json-object.js";
 import { type ResultFile, readConfig, readResult } from "./run-record.js";
 import {
@@ -47,7 +48,9 @@ function highlights(r: ResultFile, c: Rec, status: string): { label: string; val
   add("Params", keyValues(isJsonObject(r.strategy.params) ? r.strategy.params : {}));
   add(
     "Data",
-    r.data.map((d) => `${d.symbol}=${String(d.file ?? "?")} (${d.bars ?? "?"} bars)`).join(", "),
+    r.data
+      .map((d) => `${d.symbol}=${String(d.file ?? "?")} (${d.bars ?? "?"} bars in the file)`)
+      .join(", "),
   );
   add("Window", c.from || c.to ? `${c.from ?? "start"} → ${c.to ?? "end"}` : null);
   const b = isJsonObject(c.broker) ? c.broker : {};
@@ -87,14 +90,12 @@ function highlights(r: ResultFile, c: Rec, status: string): { label: string; val
   const presets = Array.isArray(c.presets) ? c.presets.filter(isJsonObject) : [];
   add("Presets", presets.map((p) => `${String(p.target)}=${String(p.file)}`).join(", "));
   add("Memory from", typeof c.memoryFrom === "string" ? c.memoryFrom : null);
-  const error = isJsonObject(r.error)
-    ? ` (${String(r.error.type)}: ${String(r.error.message)})`
-    : "";
+  const error = isJsonObject(r.error) ? ` (${describeRunError(r.error)})` : "";
   add("Status", `${status}${error}`);
   const t = isJsonObject(r.timings) ? r.timings.totalMs : undefined;
   add(
     "Started",
-    `${r.startedAt}${r.finishedAt ? `, finished ${r.finishedAt}` : ", not finished"}${typeof t === "number" ? ` (${(t / 1000).toFixed(2)} s)` : ""}`,
+    `${r.startedAt}${r.finishedAt ? `, finished ${r.finishedAt}` : ", not finished"}${typeof t === "number" ? ` (${(t / 1000).toFixed(2)} s in all, loading included)` : ""}`,
   );
   return out;
 }

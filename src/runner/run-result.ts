@@ -31,6 +31,13 @@ export interface RunError {
   location?: string | null;
 }
 
+/** An error as people read it: type and message, then the bar it was thrown at and where. */
+export function describeRunError(e: Readonly<Record<string, unknown>> | RunError): string {
+  const at = typeof e.at === "string" ? ` at ${e.at}` : "";
+  const where = typeof e.location === "string" ? `, ${e.location}` : "";
+  return `${String(e.type)}: ${String(e.message)}${at}${where}`;
+}
+
 /** result.json: the one file a user (or `diff`, `list`) needs to judge a run. */
 export interface RunResult {
   schemaVersion: number;

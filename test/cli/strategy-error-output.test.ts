@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { BIN, cli, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -82,6 +82,11 @@ describe("a strategy error is printed first, with where to fix it", () => {
       path.join(dir as string, "result.json"),
     );
     expect(result.error.location).toBe(`${strategy}:10:13`);
+    // `show` repeats where: the bar and the line (its lines wrapped to the terminal).
+    const shown = cli(["show", dir as string], work).stdout.replace(/\s+/g, " ");
+    expect(shown).toContain(
+      `Status failed (Error: deliberate failure at bar 50 at 2004-10-29, ${strategy}:10:13)`,
+    );
   }, 60_000);
 
   it("a throw in init: the error alone, no table of n/a", () => {
