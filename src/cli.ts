@@ -11,6 +11,7 @@ import { DEFAULT_RUNS_DIR } from "./cli/commands/runs-root.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
 import { wantsLiveView } from "./cli/live-view-choice.js";
 import { escapeControl } from "./cli/terminal-text.js";
+import { parseDecimal } from "./data/parse-decimal.js";
 import { VERSION } from "./version.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -238,7 +239,22 @@ export function buildProgram(): Command {
   registerRmCommand(program);
   registerPruneCommand(program);
 
+  for (const command of program.commands) numbersShownPlain(command);
   return program;
+}
+
+/**
+ * Numeric options are parsed from their text (decimal notation only), so their defaults are
+ * strings; help shows them as the numbers they are: `(default: 10000)`, not `(default: "10000")`.
+ */
+function numbersShownPlain(command: Command): void {
+  for (const option of command.options) {
+    const d: unknown = option.defaultValue;
+    const plain = typeof d === "string" && Number.isFinite(parseDecimal(d));
+    if (plain && option.defaultValueDescription === undefined) {
+      option.defaultValueDescription = d as string;
+    }
+  }
 }
 
 export async function main(argv: string[]): Promise<number> {

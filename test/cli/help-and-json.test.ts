@@ -39,6 +39,18 @@ describe("stdout closed early", () => {
   });
 });
 
+describe("run --help's defaults", () => {
+  it("shows numeric defaults as numbers, text defaults quoted", () => {
+    const r = cli(["run", "--help"], work);
+    expect(r.status).toBe(0);
+    const help = r.stdout.replace(/\s+/g, " ");
+    expect(help).toContain("initial cash (default: 10000)");
+    expect(help).toContain("(default: 0.5)");
+    expect(help).not.toMatch(/default: "\d+(\.\d+)?"/);
+    expect(help).toContain('(default: ".agenticbt/runs")');
+  });
+});
+
 describe("--help of every command", () => {
   it.each([
     ["run", /^ {2}\$ agenticbt run strategies\//m],
