@@ -56,6 +56,41 @@ describe("detectAnnualisation", () => {
     expect(medianSpacingDays(odd)).toBe(2);
   });
 
+  it("gives the median of the sorted gaps whether it counts a few distinct gaps or sorts thousands", () => {
+    // The definition, written plainly: every gap in days, sorted, the middle one or two.
+    const reference = (t: Float64Array) => {
+      const gaps = Array.from({ length: t.length - 1 }, (_, i) => (t[i + 1]! - t[i]!) / DAY);
+      gaps.sort((a, b) => a - b);
+      const m = gaps.length >> 1;
+      return gaps.length % 2 === 1 ? gaps[m]! : (gaps[m - 1]! + gaps[m]!) / 2;
+    };
+    let seed = 11;
+    const rand = (k: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % k;
+    };
+    const series = (n: number, gap: () => number) => {
+      const t = new Float64Array(n);
+      for (let i = 1; i < n; i++) t[i] = t[i - 1]! + gap();
+      return t;
+    };
+    // Minute bars with nights and weekends (a few distinct gaps, counted), odd and even counts.
+    const minute = 60_000;
+    for (const n of [20_001, 20_002]) {
+      const t = series(n, () => [minute, minute, minute, 17 * HOUR, 65 * HOUR][rand(5)]!);
+      expect(medianSpacingDays(t)).toBe(reference(t));
+    }
+    // Ties across the middle: half one gap, half another.
+    const halves = series(11, () => 0);
+    for (let i = 1; i < 11; i++) halves[i] = halves[i - 1]! + (i <= 5 ? DAY : 3 * DAY);
+    expect(medianSpacingDays(halves)).toBe(2);
+    // Irregular gaps, more distinct ones than are counted: the array of every gap decides.
+    for (const n of [9_001, 9_002]) {
+      const t = series(n, () => 1 + rand(1_000_000));
+      expect(medianSpacingDays(t)).toBe(reference(t));
+    }
+  });
+
   it("resamples hourly weekday bars to days and uses 252", () => {
     // Mon–Wed, bars at 10:00…15:00: median gap 1 h = 1/24 day.
     const times = Float64Array.from(

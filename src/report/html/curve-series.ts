@@ -1,4 +1,4 @@
-import { type LinePoints, minMaxLine } from "./downsample.js";
+import { type LinePoints, minMaxLine, minMaxOf } from "./downsample.js";
 
 /** At most this many points per line on the page (see docs/report.md). */
 export const LINE_POINTS = 5000;
@@ -21,18 +21,21 @@ export interface CurveLines {
 /** The report's lines from a curve. Its own module: equity.csv's worker thread draws them too. */
 export function curveSeries(c: CurveColumns): CurveLines {
   const n = Math.min(c.times.length, c.equity.length);
-  const dd = new Float64Array(n);
+  // The drawdown made point by point as the line takes it: at a million bars an array of it was
+  // 8 MB more at the run's end, when its memory peaks.
+  let i = 0;
   let peak = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < n; i++) {
+  const drawdown = () => {
     const e = c.equity[i] as number;
+    i++;
     if (e > peak) peak = e;
     // As equity.csv's drawdown_pct: percent below the running peak.
-    dd[i] = peak > 0 && e < peak ? (e / peak - 1) * 100 : 0;
-  }
+    return peak > 0 && e < peak ? (e / peak - 1) * 100 : 0;
+  };
   return {
     equity: minMaxLine(c.times, c.equity, LINE_POINTS),
     benchmark: minMaxLine(c.times, c.benchmark, LINE_POINTS),
-    drawdown: minMaxLine(c.times, dd, LINE_POINTS),
+    drawdown: minMaxOf(c.times, n, LINE_POINTS, drawdown),
     bars: n,
   };
 }

@@ -32,21 +32,39 @@ export function minMaxLine(
   values: ArrayLike<number>,
   maxPoints: number,
 ): LinePoints {
-  const n = Math.min(times.length, values.length);
-  const out: LinePoints = { t: [], v: [] };
-  const push = (i: number) => {
+  let i = 0;
+  return minMaxOf(times, Math.min(times.length, values.length), maxPoints, () => {
     const v = values[i] as number;
+    i++;
+    return v;
+  });
+}
+
+/**
+ * minMaxLine over values made one at a time: `next()` gives point 0, then 1, ... up to n − 1,
+ * each asked for once and in order, so a value can depend on the ones before it (a drawdown on
+ * its running peak) and no array of them need exist.
+ */
+export function minMaxOf(
+  times: ArrayLike<number>,
+  n: number,
+  maxPoints: number,
+  next: () => number,
+): LinePoints {
+  const out: LinePoints = { t: [], v: [] };
+  const push = (i: number, v: number) => {
     if (!Number.isFinite(v)) return;
     out.t.push(seconds(times[i] as number));
     out.v.push(round8(v));
   };
   if (n <= maxPoints) {
-    for (let i = 0; i < n; i++) push(i);
+    for (let i = 0; i < n; i++) push(i, next());
     return out;
   }
   const buckets = Math.max(1, Math.floor((maxPoints - 2) / 2));
   const size = (n - 2) / buckets;
-  push(0);
+  push(0, next());
+  // The buckets cover points 1 … n − 2 one after another, so `next` is read in order.
   for (let b = 0; b < buckets; b++) {
     const from = 1 + Math.floor(b * size);
     const to = Math.min(n - 1, 1 + Math.floor((b + 1) * size));
@@ -55,7 +73,7 @@ export function minMaxLine(
     let loValue = 0;
     let hiValue = 0;
     for (let i = from; i < to; i++) {
-      const v = values[i] as number;
+      const v = next();
       if (!Number.isFinite(v)) continue;
       if (lo < 0 || v < loValue) {
         lo = i;
@@ -67,16 +85,16 @@ export function minMaxLine(
       }
     }
     if (lo < 0) continue;
-    if (lo === hi) push(lo);
+    if (lo === hi) push(lo, loValue);
     else if (lo < hi) {
-      push(lo);
-      push(hi);
+      push(lo, loValue);
+      push(hi, hiValue);
     } else {
-      push(hi);
-      push(lo);
+      push(hi, hiValue);
+      push(lo, loValue);
     }
   }
-  push(n - 1);
+  push(n - 1, next());
   return out;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { curveSeries, LINE_POINTS } from "../../../src/report/html/curve-series.js";
 import { aggregateCandles, floorIndex, minMaxLine } from "../../../src/report/html/downsample.js";
 
 const DAY = 86_400_000;
@@ -75,5 +76,38 @@ describe("floorIndex", () => {
     expect(floorIndex([10, 20, 30], 25)).toBe(1);
     expect(floorIndex([10, 20, 30], 30)).toBe(2);
     expect(floorIndex([10, 20, 30], 5)).toBe(0);
+  });
+});
+
+describe("curveSeries", () => {
+  it("draws the drawdown as minMaxLine would draw an array of it, without the array", () => {
+    let seed = 3;
+    const n = 3 * LINE_POINTS + 17;
+    const times = Array.from({ length: n }, (_, i) => i * 60_000);
+    const equity = new Float64Array(n);
+    let e = 100;
+    for (let i = 0; i < n; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      e *= 1 + ((seed % 2001) - 1000) / 50_000;
+      equity[i] = e;
+    }
+    // The definition, as equity.csv's drawdown_pct: percent below the running peak.
+    let peak = Number.NEGATIVE_INFINITY;
+    const dd = Array.from(equity, (v) => {
+      peak = Math.max(peak, v);
+      return peak > 0 && v < peak ? (v / peak - 1) * 100 : 0;
+    });
+    const lines = curveSeries({ times, equity, benchmark: equity });
+    expect(lines.drawdown).toEqual(minMaxLine(times, dd, LINE_POINTS));
+    expect(lines.drawdown.v.length).toBeLessThanOrEqual(LINE_POINTS);
+    expect(Math.min(...lines.drawdown.v)).toBeCloseTo(Math.min(...dd), 6);
+    expect(lines.equity).toEqual(minMaxLine(times, equity, LINE_POINTS));
+    // Short curves keep every point.
+    const short = curveSeries({
+      times: times.slice(0, 5),
+      equity: equity.slice(0, 5),
+      benchmark: equity.slice(0, 5),
+    });
+    expect(short.drawdown).toEqual(minMaxLine(times.slice(0, 5), dd.slice(0, 5), LINE_POINTS));
   });
 });
