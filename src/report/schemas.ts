@@ -254,6 +254,8 @@ export const diffOutputSchema = z.object({
     onlyA: z.array(tradeKeySchema),
     onlyB: z.array(tradeKeySchema),
     common: z.number(),
+    /** Of onlyA (and as many of onlyB): the same trade in the other run with another quantity. */
+    resized: z.number(),
   }),
   divergence: divergenceSchema,
   /** Memory-policy changes made during each run (evolution); the starting policies are in config. */

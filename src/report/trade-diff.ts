@@ -49,5 +49,26 @@ export function diffTrades(a: TradeKey[], b: TradeKey[]) {
       onlyB.push(t);
     }
   }
-  return { onlyA, onlyB, common };
+  return { onlyA, onlyB, common, resized: resized(onlyA, onlyB) };
+}
+
+const timingOf = (t: TradeKey) => JSON.stringify([t.symbol, t.side, t.entryTime, t.exitTime]);
+
+/**
+ * How many of the trades found in one run only are, in the other, the same trade (symbol, side,
+ * entry and exit) with another quantity: a different commission or cash resizes every trade
+ * without changing a decision.
+ */
+function resized(onlyA: TradeKey[], onlyB: TradeKey[]): number {
+  const inB = new Map<string, number>();
+  for (const t of onlyB) inB.set(timingOf(t), (inB.get(timingOf(t)) ?? 0) + 1);
+  let n = 0;
+  for (const t of onlyA) {
+    const left = inB.get(timingOf(t)) ?? 0;
+    if (left > 0) {
+      inB.set(timingOf(t), left - 1);
+      n++;
+    }
+  }
+  return n;
 }

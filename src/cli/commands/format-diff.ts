@@ -68,7 +68,7 @@ export function formatDiff(d: DiffOutput): string {
   const t = d.trades;
   out.push(
     "",
-    `Trades: ${t.common} in both, ${t.onlyA.length} only in A, ${t.onlyB.length} only in B`,
+    `Trades: ${t.common} in both, ${t.onlyA.length} only in A, ${t.onlyB.length} only in B${t.resized > 0 ? ` (${t.resized} of them the same trade in both, with another quantity)` : ""}`,
   );
   out.push(...trades("A", t.onlyA), ...trades("B", t.onlyB));
 
