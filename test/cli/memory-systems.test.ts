@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shortIds } from "../../src/cli/commands/format-list.js";
 import { formatMetric } from "../../src/metrics/metric-labels.js";
 import { cli, DATA, ROOT, tempDir } from "../helpers/cli.js";
 
@@ -69,7 +70,12 @@ describe("--memory and compare", () => {
     );
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.split("\n");
-    expect(lines[0]).toMatch(new RegExp(`^\\s+${ids[0]}\\s+${ids[1]}$`));
+    // Each run by its shortest unique prefix, its start to the second at least.
+    const [a, b] = shortIds(ids);
+    expect(a && ids[0]?.startsWith(a) && a.length >= 15 && a.length < (ids[0]?.length ?? 0)).toBe(
+      true,
+    );
+    expect(lines[0]).toMatch(new RegExp(`^\\s+${a}\\s+${b}$`));
     expect(lines.find((l) => l.trim().startsWith("memory "))).toMatch(/files\s+layered$/);
     expect(lines.find((l) => l.trim().startsWith("dayEnds"))).toMatch(/—\s+94$/);
     // Metrics by their names for people, each with its own decimals (money with cents).

@@ -1,9 +1,12 @@
 import { type CompareOutput, compareRows } from "../../report/compare-runs.js";
 import { formatValue } from "../../report/html/page-parts.js";
+import { shortIds } from "./format-list.js";
 
 /** `compare` as text: one column per run, one row per field, sections in between. */
 export function formatCompare(c: CompareOutput): string {
-  const header = ["", ...c.runs.map((r) => r.id)];
+  // Each run by its shortest unique prefix (its start to the second at least), as `list` shows
+  // it: three full ids made lines of 130 characters. --json has the full ids.
+  const header = ["", ...shortIds(c.runs.map((r) => r.id))];
   const lines: string[][] = [header];
   const sections = compareRows(c);
   const breaks = new Set<number>();
