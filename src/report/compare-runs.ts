@@ -2,6 +2,7 @@ import path from "node:path";
 import { DEFAULT_MEMORY_SYSTEM } from "../memory/memory-registry.js";
 import { formatMetric, metricFormat } from "../metrics/metric-labels.js";
 import { UsageError } from "../runner/run-errors.js";
+import { keyWords } from "../util/key-words.js";
 import { llmCostUsd, numberAt, type ResultFile, readResult } from "./run-record.js";
 
 /** The metrics compared, in this order (result.json `metrics`). */
@@ -117,7 +118,7 @@ export function compareRows(
     },
     {
       section: "Memory",
-      rows: c.memoryStats.map((k) => [k, ...per((r) => r.memory[k] ?? null)]),
+      rows: c.memoryStats.map((k) => [keyWords(k), ...per((r) => r.memory[k] ?? null)]),
     },
     {
       section: "LLM",

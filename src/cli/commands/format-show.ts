@@ -1,5 +1,6 @@
 import { asRunResult, type ResultFile } from "../../report/run-record.js";
 import type { RecallHealthView, ShowOutput } from "../../report/schemas.js";
+import { keyWords } from "../../util/key-words.js";
 import { formatSummary } from "../format-summary.js";
 import { bytes, WIDTH, wrap } from "./text-layout.js";
 
@@ -17,7 +18,7 @@ export function formatShow(s: ShowOutput): string {
     lines.push("", "Memory");
     lines.push(
       ...wrap(
-        Object.entries(s.memory).map(([k, v]) => `${k} ${v}`),
+        Object.entries(s.memory).map(([k, v]) => `${keyWords(k)} ${v}`),
         "  ",
       ),
     );

@@ -106,7 +106,8 @@ describe("agenticbt show", () => {
     expect(r.stdout).toContain("Params    period=14, oversold=30");
     expect(r.stdout).toContain("Window    2005-01-01 → 2009-12-31");
     expect(r.stdout).toMatch(/Return %\s+-?[\d.,]+\s+-?[\d.,]+/);
-    expect(r.stdout).toMatch(/journalFiles \d+/);
+    expect(r.stdout).toMatch(/journal files \d+/);
+    expect(r.stdout).not.toMatch(/journalFiles/);
     expect(r.stdout).toContain("decisions.jsonl");
   });
 
