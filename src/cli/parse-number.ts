@@ -22,7 +22,6 @@ export function numberOption(
   if (raw === undefined) return undefined;
   const n = parseDecimal(raw);
   const { min, above, max, integer } = opts;
-  const whole = (kind: string) => (integer === true ? `a whole ${kind}` : `a ${kind}`);
   const range = [
     min !== undefined ? `>= ${min}` : "",
     above !== undefined ? `> ${above}` : "",
@@ -30,7 +29,9 @@ export function numberOption(
   ]
     .filter(Boolean)
     .join(" and ");
-  const wanted = (kind: string) => `${whole(kind)}${range ? ` ${range}` : ""}`;
+  // "a decimal number >= 1", "a whole number > 0 and <= 1"...
+  const wanted = (noun: string) =>
+    `a ${integer === true ? "whole " : ""}${noun}${range ? ` ${range}` : ""}`;
   if (raw.trim() === "" || !Number.isFinite(n)) {
     throw new UsageError(
       `${flag} ${JSON.stringify(raw)} is not valid: expected ${wanted("decimal number")}, in ${DECIMAL_NOTATION}.`,

@@ -26,49 +26,43 @@ export function readTrades(dir: string): TradeKey[] {
 }
 
 const keyOf = (t: TradeKey) => JSON.stringify([t.symbol, t.side, t.entryTime, t.exitTime, t.qty]);
+const timingOf = (t: TradeKey) => JSON.stringify([t.symbol, t.side, t.entryTime, t.exitTime]);
 
-/** Trades of A not in B and of B not in A, matched by symbol, side, entry, exit and quantity. */
+/**
+ * Trades of A not in B and of B not in A, matched by symbol, side, entry, exit and quantity; and
+ * how many of those are, in the other run, the same trade (symbol, side, entry and exit) with
+ * another quantity: a different commission or cash resizes every trade without changing a decision.
+ */
 export function diffTrades(a: TradeKey[], b: TradeKey[]) {
-  // Counted, not a set: two identical trades in A and one in B leave one "only in A".
+  const exact = pairUp(a, b, keyOf);
+  const { onlyA, onlyB } = exact;
+  return { onlyA, onlyB, common: exact.paired, resized: pairUp(onlyA, onlyB, timingOf).paired };
+}
+
+/**
+ * Pairs the trades of `a` with those of `b` that have the same key, one for one: counted, not a
+ * set (two identical trades in A and one in B leave one "only in A"). The unpaired keep their
+ * order.
+ */
+function pairUp(a: TradeKey[], b: TradeKey[], key: (t: TradeKey) => string) {
   const inB = new Map<string, number>();
-  for (const t of b) inB.set(keyOf(t), (inB.get(keyOf(t)) ?? 0) + 1);
+  for (const t of b) inB.set(key(t), (inB.get(key(t)) ?? 0) + 1);
   const onlyA: TradeKey[] = [];
-  let common = 0;
+  let paired = 0;
   for (const t of a) {
-    const left = inB.get(keyOf(t)) ?? 0;
+    const left = inB.get(key(t)) ?? 0;
     if (left > 0) {
-      inB.set(keyOf(t), left - 1);
-      common++;
+      inB.set(key(t), left - 1);
+      paired++;
     } else onlyA.push(t);
   }
   const onlyB: TradeKey[] = [];
   for (const t of b) {
-    const left = inB.get(keyOf(t)) ?? 0;
+    const left = inB.get(key(t)) ?? 0;
     if (left > 0) {
-      inB.set(keyOf(t), left - 1);
+      inB.set(key(t), left - 1);
       onlyB.push(t);
     }
   }
-  return { onlyA, onlyB, common, resized: resized(onlyA, onlyB) };
-}
-
-const timingOf = (t: TradeKey) => JSON.stringify([t.symbol, t.side, t.entryTime, t.exitTime]);
-
-/**
- * How many of the trades found in one run only are, in the other, the same trade (symbol, side,
- * entry and exit) with another quantity: a different commission or cash resizes every trade
- * without changing a decision.
- */
-function resized(onlyA: TradeKey[], onlyB: TradeKey[]): number {
-  const inB = new Map<string, number>();
-  for (const t of onlyB) inB.set(timingOf(t), (inB.get(timingOf(t)) ?? 0) + 1);
-  let n = 0;
-  for (const t of onlyA) {
-    const left = inB.get(timingOf(t)) ?? 0;
-    if (left > 0) {
-      inB.set(timingOf(t), left - 1);
-      n++;
-    }
-  }
-  return n;
+  return { onlyA, onlyB, paired };
 }

@@ -33,8 +33,8 @@ export class RecordLog implements Iterable<string> {
    * Per record, from its start: a line already made (a string), or its builder then its values.
    * A record's values never straddle two chunks.
    */
-  private readonly chunks: unknown[][] = [];
   private chunk: unknown[] = [];
+  private readonly chunks: unknown[][] = [this.chunk];
   /** Per record: its chunk, and where its values start in it. */
   private readonly chunkOf: number[] = [];
   private readonly starts: number[] = [];
@@ -62,7 +62,7 @@ export class RecordLog implements Iterable<string> {
    * noted. */
   private next(): unknown[] {
     let chunk = this.chunk;
-    if (chunk.length >= CHUNK_VALUES || this.chunks.length === 0) {
+    if (chunk.length >= CHUNK_VALUES) {
       chunk = [];
       this.chunk = chunk;
       this.chunks.push(chunk);

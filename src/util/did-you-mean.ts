@@ -40,10 +40,8 @@ export function didYouMean(
   aliases: Readonly<Record<string, string>> = {},
 ): string | null {
   const key = normalise(input);
-  for (const [alias, target] of Object.entries(aliases)) {
-    if (normalise(alias) === key && valid.includes(target)) return target;
-  }
-  // A name, or an alias of one, mistyped (`comission` for the alias `commission`).
+  // A name, or an alias of one, as written (distance 0) or mistyped (`comission` for the alias
+  // `commission`).
   const spellings: [spelling: string, target: string][] = [
     ...valid.map((name): [string, string] => [name, name]),
     ...Object.entries(aliases).filter(([, target]) => valid.includes(target)),

@@ -92,12 +92,8 @@ export function nonEmpty(value: string | null | undefined): string | undefined {
  */
 export function missingKeyWarning(settings: LlmSettings, replaying: boolean): string | null {
   if (settings.apiKeySource !== "none" || replaying) return null;
-  let host = "";
-  try {
-    host = new URL(settings.baseURL).hostname;
-  } catch {
-    return null;
-  }
+  // resolveLlmSettings made the URL, and checked it parses.
+  const host = new URL(settings.baseURL).hostname;
   if (host !== "api.openai.com") return null;
   return `No API key: OPENAI_API_KEY is not set, and ${host} refuses every request without one (answers already in the cache are still used). Set OPENAI_API_KEY, or point --base-url at a server that needs none.`;
 }
