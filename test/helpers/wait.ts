@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import fs from "node:fs";
 
 /** Polls `check` every `everyMs` until it holds; throws once `timeoutMs` have passed. */
 export async function waitFor(
@@ -16,4 +17,18 @@ export async function waitFor(
 /** The child's exit code once it has exited (null when a signal ended it). */
 export function waitExit(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+}
+
+/**
+ * Waits until the slow.ts fixture's `mark` file (it writes the index of each bar it sleeps in)
+ * names bar `bar` or a later one: the run is past that bar, however loaded the machine is.
+ */
+export async function barReached(mark: string, bar: number, timeoutMs = 30_000): Promise<void> {
+  await waitFor(() => {
+    try {
+      return Number(fs.readFileSync(mark, "utf8")) >= bar;
+    } catch {
+      return false;
+    }
+  }, timeoutMs);
 }

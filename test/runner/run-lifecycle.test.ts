@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, cliAsync, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
-import { waitExit, waitFor } from "../helpers/wait.js";
+import { barReached, waitExit, waitFor } from "../helpers/wait.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -88,6 +88,7 @@ describe("run lifecycle", () => {
 
   it("Ctrl-C (SIGINT) stops the run cleanly with status interrupted and a complete result", async () => {
     const runs = path.join(work, "runs-sigint");
+    const mark = path.join(work, "sigint-mark");
     const child = cliAsync(
       [
         "run",
@@ -96,13 +97,15 @@ describe("run lifecycle", () => {
         GOOG,
         "--param",
         "ms=5",
+        "--param",
+        `mark=${mark}`,
         "--runs-dir",
         runs,
       ],
       work,
     );
     await waitFor(() => runDirs(runs).length === 1, 20_000);
-    await new Promise((r) => setTimeout(r, 800));
+    await barReached(mark, 1);
     child.kill("SIGINT");
     const code = await waitExit(child);
     expect(code).toBe(1);

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, cliAsync, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
-import { waitExit, waitFor } from "../helpers/wait.js";
+import { barReached, waitExit, waitFor } from "../helpers/wait.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -61,12 +61,18 @@ describe("signals end a run like the first Ctrl-C", () => {
   for (const signal of ["SIGTERM", "SIGHUP"] as const) {
     it(`${signal} mid-run: status interrupted, every output complete (exit 1)`, async () => {
       const runs = path.join(work, `runs-${signal}`);
+      const mark = path.join(work, `mark-${signal}`);
       const child = cliAsync(
-        ["run", SLOW, "--data", GOOG, "--param", "ms=5", "--runs-dir", runs, "--no-ui"],
+        ["run", SLOW, "--data", GOOG, "--param", "ms=5", "--param", `mark=${mark}`].concat([
+          "--runs-dir",
+          runs,
+          "--no-ui",
+        ]),
         work,
       );
       const dir = await runStarted(runs);
-      await new Promise((r) => setTimeout(r, 800));
+      // Past bar 4, where slow.ts's buy (placed at bar 3) fills.
+      await barReached(mark, 6);
       const sentAt = performance.now();
       child.kill(signal);
       const code = await waitExit(child);

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, cliAsync, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { barReached } from "../helpers/wait.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -81,6 +82,7 @@ describe("the period of a run is the one actually simulated", () => {
 
   it("an interrupted run (SIGINT): the period ends at the last bar written to equity.csv", async () => {
     const runs = path.join(work, "runs-sigint");
+    const mark = path.join(work, "sigint-mark");
     const child = cliAsync(
       [
         "run",
@@ -89,6 +91,8 @@ describe("the period of a run is the one actually simulated", () => {
         GOOG,
         "--param",
         "ms=5",
+        "--param",
+        `mark=${mark}`,
         "--runs-dir",
         runs,
       ],
@@ -98,10 +102,9 @@ describe("the period of a run is the one actually simulated", () => {
     child.stdout?.on("data", (d: Buffer) => {
       stdout += d.toString();
     });
-    const until = Date.now() + 20_000;
-    while (runDirs(runs).length === 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 800));
+    // Bar 0 has closed (on a loaded machine the run directory appears long before the first bar).
+    await barReached(mark, 1);
+    await new Promise((r) => setTimeout(r, 300));
     child.kill("SIGINT");
     await new Promise((resolve) => child.on("close", resolve));
     const [dir] = runDirs(runs);
