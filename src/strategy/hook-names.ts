@@ -1,5 +1,6 @@
-/** The strategy hook behind each kind of decisions.jsonl line other than `bar` (onBar). */
+/** The strategy hook behind each kind of decisions.jsonl line. */
 export const HOOK_NAMES: Record<string, string> = {
+  bar: "onBar",
   order_update: "onOrderUpdate",
   fill: "onFill",
   trade_closed: "onTradeClosed",

@@ -79,8 +79,9 @@ function expectSameRun(ref: string, got: string): void {
 /**
  * Logs appended line by line (appendLines). A kill -9 in the middle of a long line's write can
  * cut it: Linux stops a write to a file between pages when the process gets SIGKILL. The design
- * repairs that on resume (the transcript's partial line is cut; ops.jsonl comes back from the
- * checkpoint's memory snapshot), so the leftovers may end in one cut line, never the resumed run.
+ * repairs that on resume (the transcript's partial line is cut; ops.jsonl is removed with the
+ * other memory files and the memory's snapshot from before the first bar copied back), so the
+ * leftovers may end in one cut line, never the resumed run.
  */
 const APPEND_LOGS = new Set(["transcript.jsonl", path.join("persistent", "ops.jsonl")]);
 

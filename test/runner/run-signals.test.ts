@@ -63,11 +63,19 @@ describe("signals end a run like the first Ctrl-C", () => {
       const runs = path.join(work, `runs-${signal}`);
       const mark = path.join(work, `mark-${signal}`);
       const child = cliAsync(
-        ["run", SLOW, "--data", GOOG, "--param", "ms=5", "--param", `mark=${mark}`].concat([
+        [
+          "run",
+          SLOW,
+          "--data",
+          GOOG,
+          "--param",
+          "ms=5",
+          "--param",
+          `mark=${mark}`,
           "--runs-dir",
           runs,
           "--no-ui",
-        ]),
+        ],
         work,
       );
       const dir = await runStarted(runs);

@@ -26,7 +26,7 @@ export function formatDecisionsAt(s: ShowAtOutput, full: boolean): string {
 
 function formatDecision(d: DecisionView, full: boolean): string[] {
   const kind = d.kind && d.kind !== d.type ? ` (${d.kind})` : "";
-  const out = [`== ${d.time}  bar ${d.bar}  ${hookName(d.type)}${kind} ==`];
+  const out = [`== ${d.time}  bar ${d.bar}  ${HOOK_NAMES[d.type] ?? d.type}${kind} ==`];
   if (d.contextHash) out.push(`Context hash  ${d.contextHash}`);
   if (d.tokens) {
     out.push(
@@ -88,11 +88,6 @@ function formatMessage(m: { role: string; content: string }, full: boolean): str
     out.push(`... ${body.length - SYSTEM_PREVIEW_LINES} more lines (--full shows all)`);
   } else out.push(...body);
   return out;
-}
-
-/** The strategy hook a decisions.jsonl kind came from (`bar` is onBar); another kind as it is. */
-function hookName(type: string): string {
-  return type === "bar" ? "onBar" : (HOOK_NAMES[type] ?? type);
 }
 
 /** A memory write as people read it: `note position_GOOG (113 chars)`; anything else inline. */
