@@ -1,4 +1,4 @@
-// Persistent memory (seed 004) overhead per decision: a store of 200 and of 1,000 entries, and for
+// Persistent memory overhead per decision: a store of 200 and of 1,000 entries, and for
 // each decision what the persistent system adds to it: the frozen index for the prefix and the
 // auto-recall over the decision message (tokenise, score every visible entry, format the block).
 // Goal: p50 ≤ 5 ms. Run: npx tsx bench/persistent-bench.ts

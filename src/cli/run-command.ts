@@ -274,7 +274,7 @@ function hookTimeoutOption(o: RunCommandOptions): Pick<RunConfig, "hookTimeoutMs
 }
 
 /**
- * The memory policy (seed 001): the policy keys of agenticbt.config.json's `memory` block, then
+ * The memory policy (docs/memory-systems.md): the policy keys of agenticbt.config.json's `memory` block, then
  * `--policy-overrides`. Every value is checked and an unknown key named (exit 2, before a run
  * directory exists).
  */

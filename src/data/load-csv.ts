@@ -55,7 +55,7 @@ export interface LoadedCsv {
 }
 
 /**
- * Loads one OHLCV CSV into columns and validates every row (SPEC §2). Any problem with the file
+ * Loads one OHLCV CSV into columns and validates every row (README.md, Data). Any problem with the file
  * throws a DataError naming the file, line and column.
  */
 export function loadCsv(

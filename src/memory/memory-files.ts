@@ -4,7 +4,7 @@ import { isErrnoCode } from "../util/errno.js";
 import { lstatOrNull, readFileNoFollow, SymlinkError } from "../util/no-follow.js";
 
 // Reads tolerate absent files and directories: a fresh run has no journal yet. Links are never
-// followed (SPEC §6): a file that is a link is refused with a SymlinkError naming it.
+// followed (docs/run-lifecycle.md): a file that is a link is refused with a SymlinkError naming it.
 
 export function readTextOrNull(file: string): string | null {
   const bytes = readBytesOrNull(file);

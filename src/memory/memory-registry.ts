@@ -1,7 +1,7 @@
 import type { MemorySystemEntry, MemorySystemFactory } from "./memory-system.js";
 import { MEMORY_SYSTEMS } from "./systems/index.js";
 
-/** The default of `--memory`: seed 000's files. */
+/** The default of `--memory`: the files memory. */
 export const DEFAULT_MEMORY_SYSTEM = "files";
 
 /** `--memory <name>` names no registered system: bad usage (exit code 2). */

@@ -4,7 +4,7 @@ import type { Citation, MemoryPort, RecallAnswer } from "../strategy/types.js";
 import type { MemoryPolicy } from "./policy/memory-policy.js";
 import type { EmbeddingsConfig } from "./recall/embeddings.js";
 
-// One interface for every memory design of the seeds (SPEC §6 "Memory systems"). A run uses
+// One interface for every memory design (docs/memory-systems.md). A run uses
 // exactly one system, chosen with `--memory <name>`; the LLM agent and code strategies (through
 // `ctx.memory`) reach the same system, with the same tools.
 //
@@ -17,7 +17,7 @@ import type { EmbeddingsConfig } from "./recall/embeddings.js";
 // Stability: this file is the contract other systems are built on. Changes are additive only
 // (new optional members); say so in the commit message.
 
-/** A moment the framework tells the system about, in simulated time (SPEC §6 "Memory moments").
+/** A moment the framework tells the system about, in simulated time (docs/llm-traders.md).
  * Sent before the strategy's own hook of the same moment. */
 export type MemoryMoment =
   | { kind: "fill"; time: Millis; index: number; fill: Fill }
@@ -129,19 +129,19 @@ export interface MemorySystem {
   /** The run ended (any status): flush logs, close indexes. Called once. */
   finish(): void;
   /**
-   * Text put in front of a trading decision's user message (persistent: seed 004's
+   * Text put in front of a trading decision's user message (persistent: Vibe-Trading's
    * `<recalled-memories>` auto-recall, with the message itself as the query); "" for none.
    * Optional (added for persistent).
    */
   decisionPrefix?(message: string, view: MemoryDecisionView): string;
   /**
-   * The memory policy's session summary in force at `time` (seed 001): past `threshold`
+   * The memory policy's session summary in force at `time`: past `threshold`
    * messages, a turn's older tool results are stubbed. null: never. Optional (the policy layer).
    */
   sessionSummary?(time: Millis): { threshold: number; keep: number } | null;
 }
 
-/** The memory policy as a system reads it (seed 001; src/memory/policy/). */
+/** The memory policy as a system reads it (src/memory/policy/). */
 export interface MemoryPolicyView {
   /** The policy in force at simulated time `time`. */
   at(time: Millis): MemoryPolicy;
@@ -149,7 +149,7 @@ export interface MemoryPolicyView {
 
 /**
  * What a factory gets. The run directory is already created and its file workspace (playbook,
- * presets, `--memory-from`) seeded; `files` is the seed-000 memory over it, which a system may
+ * presets, `--memory-from`) seeded; `files` is the files memory over it, which a system may
  * wrap or ignore.
  */
 export interface MemorySystemEnv {
@@ -161,7 +161,7 @@ export interface MemorySystemEnv {
   barTimes: ArrayLike<Millis>;
   /** The run being replayed (`--replay`), or null. */
   replayOf: string | null;
-  /** Seed-000 file memory bound to the run directory. */
+  /** The files memory bound to the run directory. */
   files: MemoryPort;
   /** Counts of the file memory (result.json `memory` of a files run). */
   fileStats: () => Record<string, number>;
@@ -191,7 +191,7 @@ export interface MemorySystemFactory {
   resolveConfig?(config: unknown): unknown;
   /**
    * The files and directories (relative to the run directory) it writes during a run besides the
-   * seed-000 memory: `agenticbt resume` rolls them back to the run's start with the rest.
+   * files memory: `agenticbt resume` rolls them back to the run's start with the rest.
    */
   runFiles?: readonly string[];
   create(env: MemorySystemEnv): MemorySystem;

@@ -267,7 +267,7 @@ async function runGuarded(
   for (const w of warnings) emit({ type: "warning", message: w });
 
   const workspace = new MemoryWorkspace({ dir, runId: id });
-  // The memory policy (seed 001) over whichever system runs: recall obeys it, evolution moves it.
+  // The memory policy layer over whichever system runs: recall obeys it, evolution moves it.
   // Built before the memory's start snapshot: its policy_overrides.json is part of that start.
   const policy = new PolicyState(
     dir,

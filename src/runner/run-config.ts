@@ -53,7 +53,7 @@ export interface RunConfig {
    */
   memory?: MemoryChoice;
   /**
-   * The memory policy (seed 001): defaults ← agenticbt.config.json `memory` ← --policy-overrides,
+   * The memory policy (docs/memory-systems.md): defaults ← agenticbt.config.json `memory` ← --policy-overrides,
    * resolved and checked before the run. Absent (runs recorded before it): the defaults.
    */
   memoryPolicy?: ResolvedPolicy;

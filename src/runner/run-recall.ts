@@ -38,7 +38,7 @@ export class RunRecall {
     private readonly env: Readonly<Record<string, string | undefined>> = process.env,
     /** Bar times of the run's data: the trading days the journal tier counts. */
     private readonly barTimes: ArrayLike<Millis> = [],
-    /** The memory policy in force at a simulated time (seed 001): caps and journal window. */
+    /** The memory policy in force at a simulated time: its recall cap and journal window. */
     private readonly policyAt: ((asOf: Millis) => RecallPolicy) | null = null,
   ) {}
 

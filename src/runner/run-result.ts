@@ -93,7 +93,7 @@ export interface RunResult {
   resumed?: ResumeRecord[];
   agenticbt: { version: string; node: string };
   /**
-   * LLM runs: the guards against the model remembering the real history (SPEC §8): the
+   * LLM runs: the guards against the model remembering the real history (docs/anonymize.md): the
    * `--anonymize` mapping (null when off) and the model's training cut-off, if known.
    */
   lookAhead?: {

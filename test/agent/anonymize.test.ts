@@ -10,7 +10,7 @@ import {
 } from "../helpers/scripted-openai-server.js";
 
 /**
- * --anonymize (SPEC §8): a two-symbol run (SPY and GOOG, from GOOG's first day) made twice with
+ * --anonymize (docs/anonymize.md): a two-symbol run (SPY and GOOG, from GOOG's first day) made twice with
  * the same scripted answers, once plain and once anonymized. The script answers by rule, in the
  * names, dates and prices it is shown: buy 10 units of the first symbol and go to weight 0.3 in
  * the second at the first decision, place a limit order at half the last close and cancel it,

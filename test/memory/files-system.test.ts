@@ -28,7 +28,7 @@ const data = alignSeries([
 ]);
 
 describe("files behind the MemorySystem interface", () => {
-  it("ctx.memory.use runs the seed-000 tools: same files and decision records as ctx.log / ctx.note", async () => {
+  it("ctx.memory.use runs the files memory's tools: same files and decision records as ctx.log / ctx.note", async () => {
     const dir = path.join(work, "run");
     fs.mkdirSync(dir);
     const workspace = new MemoryWorkspace({ dir, runId: "r1" });

@@ -15,7 +15,7 @@ export const SYNTHETIC_ERA_START = Date.UTC(2300, 0, 1);
 export const REBASE_TO = 100;
 
 /**
- * What `--anonymize` changes in everything the model sees (SPEC §8), and how to change it back.
+ * What `--anonymize` changes in everything the model sees (docs/anonymize.md), and how to change it back.
  * The backtest itself runs on the real data: only the model's view is translated, so fills,
  * equity and metrics are those of the real run, exactly.
  *

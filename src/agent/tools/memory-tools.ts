@@ -9,7 +9,7 @@ import {
 } from "../../memory/systems/files-tools.js";
 import { defineTool, type ToolDefinition } from "./tool-definition.js";
 
-// Seed 000's tools (the files memory): names, descriptions and schemas come from the memory layer
+// The files memory's tools: names, descriptions and schemas come from the memory layer
 // (one fact); the calls go through the ToolHost's file-memory methods.
 
 export const memoryLogTool = defineTool({
@@ -43,7 +43,7 @@ export const FILES_MEMORY_TOOLS: readonly ToolDefinition<unknown>[] = [
 const adapted = new WeakMap<MemorySystem, readonly ToolDefinition<unknown>[]>();
 
 /**
- * The agent's memory tools for a run's system. `files` keeps its seed-000 definitions (their
+ * The agent's memory tools for a run's system. `files` keeps its own definitions (their
  * results and decisions.jsonl records are unchanged); any other system's tools are declared by
  * the system and run through `ctx.memory`, exactly as a code strategy's `ctx.memory.use` does.
  * Built once per system, so the rendered JSON schemas are cached.

@@ -3,7 +3,7 @@ import type { MemorySystemFactory } from "../memory-system.js";
 import { DEFAULT_LAYERED_PARAMS, LAYERS, type Layer, type LayeredParams } from "./layered-math.js";
 
 // `memory.layered` of agenticbt.config.json: any subset of the parameters, each checked for its
-// range; the rest are the seed's. Unknown keys are errors (a typo must not silently keep a
+// range; the rest are the defaults. Unknown keys are errors (a typo must not silently keep a
 // default).
 
 const finite = z.number().refine(Number.isFinite, "must be a finite number");
@@ -53,7 +53,7 @@ export class LayeredConfigError extends Error {
   override readonly name = "LayeredConfigError";
 }
 
-/** The parameters of a run: the seed's, with `raw` (memory.layered, or a recorded config) over
+/** The parameters of a run: the defaults, with `raw` (memory.layered, or a recorded config) over
  * them. Throws a LayeredConfigError naming the key and the allowed range. */
 export function resolveLayeredParams(raw: unknown): LayeredParams {
   if (raw === undefined || raw === null) return structuredClone(DEFAULT_LAYERED_PARAMS);

@@ -1,4 +1,4 @@
-// The arithmetic of seed 003 (INVESTOR-BENCH / FinMem layered memory), pure: no fs, no clock, no
+// The arithmetic of INVESTOR-BENCH / FinMem's layered memory, pure: no fs, no clock, no
 // randomness. Time is simulated calendar days. docs/memory-systems.md gives the formulas.
 
 export const LAYERS = ["short", "mid", "long", "reflection"] as const;
@@ -39,8 +39,8 @@ export interface LayeredParams {
   dedupSimilarity: number;
 }
 
-/** The seed's parameters (seed 003). Clean-up of mid and reflection: FinMem's 0.05 / 5, which the
- * seed does not restate. */
+/** INVESTOR-BENCH's parameters. Clean-up of mid and reflection: FinMem's 0.05 / 5, which
+ * INVESTOR-BENCH does not restate. */
 export const DEFAULT_LAYERED_PARAMS: LayeredParams = {
   layers: {
     short: {
@@ -107,7 +107,7 @@ export function recency(item: LayeredItem, p: LayeredParams): number {
   return Math.exp(-item.ageDays / p.layers[item.layer].recencyPeriodDays);
 }
 
-/** The seed's compound score: importance × recency (0…100). */
+/** INVESTOR-BENCH's compound score: importance × recency (0…100). */
 export function score(item: LayeredItem, p: LayeredParams): number {
   return item.importance * recency(item, p);
 }

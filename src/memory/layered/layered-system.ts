@@ -54,7 +54,7 @@ const importance = z
   .describe("0-100. Default: the layer's initial importance (short 50, mid 60, long 90).");
 
 /**
- * Seed 003 (INVESTOR-BENCH / FinMem): four layers with decaying importance and recency in
+ * INVESTOR-BENCH / FinMem's layered memory: four layers with decaying importance and recency in
  * simulated days, promotion, demotion and clean-up at every day end, reflections on a schedule or
  * after a loss. The state is rebuilt from layered.jsonl (see layered-state.ts).
  */

@@ -23,9 +23,9 @@ import { METADATA_WEIGHT, queryTokenSet, tokenSet } from "./relevance.js";
 import { slugify } from "./slug.js";
 
 export const INDEX_FILE = "MEMORY.md";
-/** MEMORY.md is cut at this many lines when written and when frozen into the prompt (seed 004). */
+/** MEMORY.md is cut at this many lines when written and when frozen into the prompt (Vibe-Trading's limit). */
 export const MAX_INDEX_LINES = 200;
-/** An entry's body is cut at this many characters when read (seed 004's MAX_ENTRY_CHARS). */
+/** An entry's body is cut at this many characters when read (Vibe-Trading's MAX_ENTRY_CHARS). */
 export const MAX_ENTRY_CHARS = 8000;
 
 export interface StoreEntry {
@@ -49,7 +49,7 @@ export interface SaveRequest {
 }
 
 /**
- * Vibe-Trading's cross-run memory (seed 004): one directory of markdown entries with frontmatter
+ * Vibe-Trading's cross-run memory (docs/memory-systems.md): one directory of markdown entries with frontmatter
  * and a `MEMORY.md` index. Entries are read once when the store is opened; this process's own
  * saves and forgets update both the files (at once, atomically) and that in-memory list, so a run
  * sees the store as it was at its start plus its own writes, and nothing another process writes
@@ -163,9 +163,10 @@ export class PersistentStore {
   }
 
   /**
-   * Entries sharing tokens with `query`, best first: score (seed 004's overlap: each shared token
-   * counts 2.0 in the title or description and 1.0 in the body: `|q ∩ meta| × 2 + |q ∩ body|`), then the newest
-   * write, then the file name, so equal scores always come out in the same order. Only entries
+   * Entries sharing tokens with `query`, best first: score (Vibe-Trading's overlap: each shared
+   * token counts 2.0 in the title or description and 1.0 in the body: `|q ∩ meta| × 2 +
+   * |q ∩ body|`), then the newest write, then the file name, so equal scores always come out in
+   * the same order. Only entries
    * `visible` accepts are returned.
    */
   find(query: string, limit: number, visible: (e: StoreEntry) => boolean = () => true): Recalled[] {
@@ -224,7 +225,7 @@ export class PersistentStore {
   }
 
   /**
-   * Long-term compression (seed 001, `long_term_compress_char_threshold`): when MEMORY.md is over
+   * Long-term compression (the memory policy's `long_term_compress_char_threshold`): when MEMORY.md is over
    * `threshold` characters, it is first copied to `backups/MEMORY.<label>.<n>.md`, then rewritten
    * without descriptions (`- [title](file)`), and if that is still too long, to the newest lines
    * that fit (entries dropped from the index are still on disk and still recalled). Deterministic,

@@ -7,14 +7,14 @@ import type {
 } from "../memory-system.js";
 import { filesTools } from "./files-tools.js";
 
-/** The memory bullets of the system prompt for seed 000's files. */
+/** The memory bullets of the system prompt for the files memory. */
 export const FILES_RULES = [
   "- Your memory is a set of files you write with tools: a journal (memory_log), notes (memory_note) and your playbook. Each decision starts a fresh conversation: anything you do not write down is forgotten.",
   "- The notes position_<SYMBOL> are shown to you while you hold that symbol. The playbook is always shown.",
 ].join("\n");
 
 /**
- * Seed 000 (the default): playbook.md always in the prefix, position notes of held symbols in
+ * The files memory (the default): playbook.md always in the prefix, position notes of held symbols in
  * each decision, journal/notes/reviews recalled on demand. The files and their recall index are
  * the state; nothing else is kept, so a checkpoint is empty.
  */

@@ -50,7 +50,7 @@ interface StoreRecord {
 }
 
 /**
- * Seed 004 (Vibe-Trading) over seed 000: the run keeps its own file memory (playbook, journal,
+ * Vibe-Trading's cross-run memory over the files memory: the run keeps its own file memory (playbook, journal,
  * notes, reviews; their tools and recall), and adds the cross-run store: the frozen index in the
  * prefix, auto-recall before each decision message, and the `remember` tool.
  */
@@ -62,7 +62,7 @@ export class PersistentMemory extends WrappedMemory {
   private readonly policyAt: NonNullable<MemorySystemEnv["policy"]>["at"];
 
   constructor(
-    /** The run's own file memory (seed 000), which this system wraps. */
+    /** The run's own file memory (`files`), which this system wraps. */
     files: MemorySystem,
     env: MemorySystemEnv,
     config: PersistentConfig,
@@ -135,7 +135,7 @@ export class PersistentMemory extends WrappedMemory {
     return { heading: base.heading, body: `${base.body.trim()}\n\n${persistent}` };
   }
 
-  /** Seed 004's auto-recall: the decision message is the query. */
+  /** Vibe-Trading's auto-recall: the decision message is the query. */
   override decisionPrefix(message: string, view: MemoryDecisionView): string {
     return this.session.autoRecall(message, this.policyAt(view.time).retrieve_limit);
   }

@@ -28,7 +28,7 @@ function item(id: number, layer: Layer, importance: number, day = 0): LayeredIte
   };
 }
 
-describe("layered memory arithmetic (seed 003, simulated days)", () => {
+describe("layered memory arithmetic (INVESTOR-BENCH, simulated days)", () => {
   it("decays a short memory day by day and cleans it up once recency < 0.05 (day 9)", () => {
     const items = [item(1, "short", 50)];
     // Day 1: importance 50 × 0.92 = 46; recency exp(-1/3) = 0.716531; score 46 × 0.716531 = 32.9604.

@@ -170,7 +170,7 @@ describe("long-term compression (policy long_term_compress_char_threshold)", () 
   });
 });
 
-describe("token-overlap scoring (seed 004: metadata ×2.0, body ×1.0)", () => {
+describe("token-overlap scoring (Vibe-Trading's: metadata ×2.0, body ×1.0)", () => {
   it("scores by hand-counted shared tokens and breaks ties by the newest write", () => {
     const { store } = freshStore();
     // query "stop loss rules" → {stop, loss, rule}
