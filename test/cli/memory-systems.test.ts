@@ -107,8 +107,8 @@ describe("--memory and compare", () => {
     );
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--memory "nope" is not a memory system');
-    expect(r.stderr).toMatch(/files: seed 000/);
-    expect(r.stderr).toMatch(/layered: seed 003/);
+    expect(r.stderr).toMatch(/files: playbook, journal/);
+    expect(r.stderr).toMatch(/layered: INVESTOR-BENCH/);
     const one = cli(["compare", comparison.runs[0]?.id as string, "--runs-dir", runsRoot], work);
     expect(one.status).toBe(2);
   });

@@ -44,7 +44,7 @@ export const LAYERED_LOG = "layered.jsonl";
 export const LAYERED_SYSTEM = {
   name: "layered",
   description:
-    "seed 003 (FinMem / INVESTOR-BENCH): short/mid/long/reflection layers, decay, promotion, clean-up",
+    "INVESTOR-BENCH / FinMem: short/mid/long/reflection layers, decay, promotion, clean-up",
   resolveConfig: (raw: unknown) => resolveLayeredParams(raw),
   runFiles: [LAYERED_LOG],
 } satisfies Pick<MemorySystemFactory, "name" | "description" | "resolveConfig" | "runFiles">;

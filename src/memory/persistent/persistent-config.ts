@@ -35,7 +35,7 @@ export function resolvePersistentConfig(raw: unknown): PersistentConfig {
 export const PERSISTENT_SYSTEM = {
   name: "persistent",
   description:
-    "seed 004 (Vibe-Trading): files plus a cross-run store .agenticbt/memory/<namespace>/ (frozen MEMORY.md index, auto-recall, remember tool)",
+    "Vibe-Trading: files plus a cross-run store .agenticbt/memory/<namespace>/ (frozen MEMORY.md index, auto-recall, remember tool)",
   resolveConfig: resolvePersistentConfig,
   runFiles: [STORE_LOG],
 } satisfies Pick<MemorySystemFactory, "name" | "description" | "resolveConfig" | "runFiles">;

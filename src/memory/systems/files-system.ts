@@ -75,6 +75,6 @@ export class FilesMemory implements MemorySystem {
 export const filesMemoryFactory: MemorySystemFactory = {
   name: "files",
   description:
-    "seed 000 (default): playbook, journal, notes, reviews in the run directory; BM25/hybrid recall",
+    "playbook, journal, notes, reviews in the run directory; BM25/hybrid recall (the default)",
   create: (env) => new FilesMemory(env.files, env.fileStats),
 };
