@@ -117,8 +117,8 @@ export class Broker {
   /** A new working order, recorded in `orders`. Children name their bracket entry as parent. The
    * order's size and tif are frozen objects of its own: records keep the order and read them when
    * a line is made. A strategy's request is copied (it may change its objects afterwards); an
-   * `owned` one already holds frozen objects no one else changes (a frozen copy costs ~1 us, a
-   * sixth of an order's path on the minute workload). */
+   * `owned` one already holds frozen objects no one else changes (a frozen copy is a large share
+   * of an order's path). */
   private newOrder(
     request: OrderRequest,
     index: number,

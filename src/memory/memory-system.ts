@@ -115,7 +115,7 @@ export interface MemorySystem {
   onMoment(moment: MemoryMoment): void;
   /**
    * False when `onMoment` does nothing: the run then computes no calendar moments for the memory
-   * (a day end at every bar of a daily run cost 1.5 s per 1,000,000 bars). Absent: true.
+   * (in a daily run, a day end at every bar). Absent: true.
    */
   readonly usesMoments?: boolean;
   /** Recall as the agent sees it at `asOf` (what `memory_recall` and `ctx.recall` answer). */

@@ -20,9 +20,7 @@ const SLICE = 16_384;
 /**
  * The first slice's length; each next one doubles up to SLICE. `steps` should have returned from
  * a slice before V8 optimizes it: code optimized in the middle of a long first slice has never seen
- * the loop's exit and deoptimizes there when the slice ends; on Node 20 (--trace-deopt) `steps`
- * was then seen to run unoptimized for the rest of a million-bar run. The bars' own work is in
- * functions optimized apart, so the wall-time gain was within this machine's noise.
+ * the loop's exit, deoptimizes there when the slice ends, and may stay unoptimized for the run.
  */
 const FIRST_SLICE = 256;
 /** Progress events by count: about one per 0.5% of the window (a few hundred per run). */

@@ -17,14 +17,13 @@ export const DEFAULT_CODE_CHECKPOINT_EVERY = 1000;
 /**
  * And, unless `--checkpoint-every` was given, at most one every 5 seconds for a code strategy: a
  * resume re-executes from the first bar anyway (the checkpoint only verifies it), and a
- * checkpoint's digest makes every record line made since the last one: the first, a second into
- * the 1,000,000-bar minute workload, cost 0.3-0.5 s of a run that lasts two.
+ * checkpoint's digest makes every record line made since the last one: a stall in a fast run.
  */
 export const DEFAULT_CODE_CHECKPOINT_MIN_MS = 5000;
 /** Bars between two looks at the clock while a checkpoint waits for its minimum interval (a look
- * at every bar was 1,000,000 performance.now() calls in a 1,000,000-bar run). */
+ * at every bar would cost more than a cheap bar). */
 const CLOCK_EVERY = 128;
-/** Lines hashed per hash update, by characters (an update a line cost 0.1 s at 120,000 lines). */
+/** Lines hashed per hash update, by characters (an update has a fixed cost: not one a line). */
 const HASH_PIECE = 1 << 16;
 
 /**
@@ -168,8 +167,8 @@ export class ResumeDivergenceError extends Error {
 export class Checkpointer {
   private readonly ordersHash: Hash = createHash("sha256");
   private readonly decisionsHash: Hash = createHash("sha256");
-  // Equity and cash each hashed as raw float64 bytes, a stretch of bars per update (one update a
-  // bar cost 0.16 s in a 1,000,000-bar run); their digests make curveSha256.
+  // Equity and cash each hashed as raw float64 bytes, a stretch of bars per update (an update has
+  // a fixed cost: not one a bar); their digests make curveSha256.
   private readonly equityHash: Hash = createHash("sha256");
   private readonly cashHash: Hash = createHash("sha256");
   private orderLinesHashed = 0;
@@ -293,7 +292,7 @@ export class Checkpointer {
       transcriptLines: lines,
     };
     // Not fsynced: a kill leaves it whole, and one lost in a power cut only makes the resume
-    // verify an earlier bar. An fsync per LLM decision cost ~15 ms on a busy disk.
+    // verify an earlier bar, while an fsync per LLM decision would wait on a busy disk.
     writeJsonAtomic(path.join(this.o.dir, CHECKPOINT_FILE), checkpoint, { sync: false });
   }
 }

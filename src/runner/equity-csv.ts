@@ -68,8 +68,8 @@ export class EquityCsvRows {
         `${label(times[i] as number)},${this.equityText},${this.cashText},${this.ddText},${this.benchText}\n`,
       );
       // Kept inside the loop: the worker's first call is a long one, optimized on the stack before
-      // any code after the loop had run, and an access there without type feedback sent every
-      // later batch back to the interpreter (62 deoptimizations in a million-row run).
+      // any code after the loop had run, and an access there without type feedback sends every
+      // later batch back to the interpreter.
       this.next = i + 1;
     }
   }

@@ -128,7 +128,7 @@ export interface EquityWrite {
  * memory and a row is final once its bar has closed, so the runner tells the worker how far the
  * run got (`advance`, at each turn of the event loop) and the second core formats those rows
  * meanwhile; when the run ends (`end`) only the last rows are left. Formatting four numbers a row
- * was most of the write phase: a second at a million bars. A worker that cannot start, or dies
+ * is most of the write phase. A worker that cannot start, or dies
  * without an answer, leaves the file to this thread at the end, from the same columns.
  */
 export class EquityStream {

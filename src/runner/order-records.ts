@@ -36,8 +36,7 @@ export function orderEventRecord(e: OrderEvent, time: string) {
   const event = EVENT_NAMES[e.type] ?? e.type.replace("order_", "");
   const o = e.order;
   // The order object may have moved on by the time the event is written: the event is the status.
-  // Written out rather than `...orderSummary(o)`: one object a line, not two (measured 20-25 %
-  // more time making orders.jsonl at 80,000 lines with the spread).
+  // Written out rather than `...orderSummary(o)`: one object a line, not two.
   return {
     event,
     time,
@@ -74,8 +73,8 @@ const ORDER_VALUES = 5;
 
 /**
  * Keeps an order event's record as values (orderEventAt makes it back). Its time label is not
- * kept: it is the bar's, made again from the bar when the line is (a string per record kept
- * through a million-bar loop was most of what the records cost the garbage collector).
+ * kept: it is the bar's, made again from the bar when the line is (a string kept per record
+ * would be most of what the records cost the garbage collector).
  */
 export function pushOrderEvent(to: unknown[], e: OrderEvent): void {
   // The reason the record will say, resolved now as orderEventRecord resolves it.

@@ -3,17 +3,15 @@ import { flat } from "../util/json-text.js";
 /**
  * Makes a record back from its values (`values[at]` is the first): its line, a string (the
  * builders of order-records.ts write JSON.stringify's text key by key, with no object to make and
- * walk: 30-45 % less CPU for the minute workload's lines), or an object for JSON.stringify to make
- * the line of.
+ * walk), or an object for JSON.stringify to make the line of.
  */
 export type RecordBuilder = (values: readonly unknown[], at: number) => unknown;
 
 /**
  * Values a chunk takes before the next record opens a new one. A chunk stays an ordinary heap
  * object (under V8's 128 KiB for one: 16,384 slots of 8 bytes, with room for a record that runs
- * past this), so the log grows without copying: one flat array grown by push left each outgrown
- * copy of itself in the large-object space until a full collection (measured at a million minute
- * bars: 0–14 MB of them at the run's peak, by when that collection had come).
+ * past this), so the log grows without copying: one flat array grown by push leaves each outgrown
+ * copy of itself in the large-object space until a full collection, raising the run's peak.
  */
 export const CHUNK_VALUES = 8192;
 
@@ -23,10 +21,10 @@ export const CHUNK_VALUES = 8192;
  * as they were then), in arrays of a few thousand values (chunks) that grow without an object per
  * record; the line is made when it is needed: the checkpoint's digest, the file at the end, the
  * report's rejected orders.
- * A line is therefore the string JSON.stringify gave when the record was made, without
- * 120,000 stringifications, nor 120,000 objects for the garbage collector, inside a 1,000,000-bar
- * loop. A line is kept only when asked to (by a checkpoint's digest: the file at the end reads it
- * again); otherwise the values, smaller than their lines, are all a run holds.
+ * A line is therefore the string JSON.stringify gave when the record was made, without a
+ * stringification or an object for the garbage collector per record inside the bar loop. A line
+ * is kept only when asked to (by a checkpoint's digest: the file at the end reads it again);
+ * otherwise the values, smaller than their lines, are all a run holds.
  */
 export class RecordLog implements Iterable<string> {
   /**

@@ -29,9 +29,7 @@ export interface LiveRenderer {
 
 /**
  * The view's process runs its JavaScript unoptimized (baseline code at most) and yoga's wasm
- * as first compiled: a run of 20 frames is too short to earn back optimizing compiles, which
- * were about a quarter of the view's CPU (20 frames: 0.37–0.42 s of the process's CPU without these flags,
- * 0.27–0.37 s with them).
+ * as first compiled: a run of 20 frames is too short to earn back optimizing compiles.
  * No flag of this process (a loader under tsx, an inspector) is passed on: the bundle needs none.
  */
 const VIEW_V8_FLAGS = ["--max-opt=1", "--liftoff-only"];

@@ -116,9 +116,8 @@ const FLUSH_BEHIND = 8 << 20;
 /**
  * Starts writing a large temp file's bytes to disk while more are produced (an `fdatasync` on the
  * thread pool every 8 MiB, through a second, read-only descriptor), so that the one `fsync` that
- * makes the file durable finds little left to do: for a 94 MB equity.csv it fell from about
- * 150 ms to 10-40 ms. Best effort: a platform or file where this fails just skips it; the final
- * `fsync` is what reports errors.
+ * makes the file durable finds little left to do. Best effort: a platform or file where this
+ * fails just skips it; the final `fsync` is what reports errors.
  */
 class FlushBehind {
   private fd: number | null = null;

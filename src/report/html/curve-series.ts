@@ -21,8 +21,8 @@ export interface CurveLines {
 /** The report's lines from a curve. Its own module: equity.csv's worker thread draws them too. */
 export function curveSeries(c: CurveColumns): CurveLines {
   const n = Math.min(c.times.length, c.equity.length);
-  // The drawdown made point by point as the line takes it: at a million bars an array of it was
-  // 8 MB more at the run's end, when its memory peaks.
+  // The drawdown made point by point as the line takes it: no array of it at the run's end, when
+  // its memory peaks.
   let i = 0;
   let peak = Number.NEGATIVE_INFINITY;
   const drawdown = () => {
