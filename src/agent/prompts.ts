@@ -35,7 +35,7 @@ export function toolGuide(memoryGuide: readonly string[]): string {
 
 export const TOOL_GUIDE = toolGuide(FILES_TOOL_GUIDE);
 
-/** Memory moments (docs/llm-traders.md): the framework prompts, the agent writes. One per moment. */
+/** Memory moments (docs/llm-traders.md): the framework prompts, the agent writes. */
 export const MOMENT_PROMPTS = {
   fill: "An order of yours filled (see the events above). Update the note position_<SYMBOL> for that symbol with memory_note: what you hold, at what average price, why you entered, and your exit plan (target, stop, invalidation).",
   close:

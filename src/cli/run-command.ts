@@ -274,9 +274,9 @@ function hookTimeoutOption(o: RunCommandOptions): Pick<RunConfig, "hookTimeoutMs
 }
 
 /**
- * The memory policy (docs/memory-systems.md): the policy keys of agenticbt.config.json's `memory` block, then
- * `--policy-overrides`. Every value is checked and an unknown key named (exit 2, before a run
- * directory exists).
+ * The memory policy (docs/memory-systems.md): the policy keys of agenticbt.config.json's `memory`
+ * block, then `--policy-overrides`. Every value is checked and an unknown key named (exit 2, before
+ * a run directory exists).
  */
 export function memoryPolicyOf(
   o: RunCommandOptions,

@@ -55,8 +55,8 @@ export interface LoadedCsv {
 }
 
 /**
- * Loads one OHLCV CSV into columns and validates every row (README.md, Data). Any problem with the file
- * throws a DataError naming the file, line and column.
+ * Loads one OHLCV CSV into columns and validates every row (README.md, Data). Any problem with the
+ * file throws a DataError naming the file, line and column.
  */
 export function loadCsv(
   file: string,

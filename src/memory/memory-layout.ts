@@ -1,4 +1,5 @@
-// Names of the run directory's memory layout (README.md, The run directory), shared by the writer and the recall.
+// Names of the run directory's memory layout (README.md, The run directory), shared by the writer
+// and the recall.
 
 export const PLAYBOOK_FILE = "playbook.md";
 /** `note("playbook", …)` appends a lesson to the manual instead of writing a note. */

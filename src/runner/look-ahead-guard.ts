@@ -21,10 +21,10 @@ export interface LookAheadGuard {
 }
 
 /**
- * The two guards against the model remembering the real history (docs/anonymize.md): `--anonymize` builds
- * the translation of everything the model sees; otherwise a test window that starts on or before
- * the model's training cut-off (`--model-cutoff`, or the built-in table) is warned about. Both
- * are recorded in result.json.
+ * The two guards against the model remembering the real history (docs/anonymize.md): `--anonymize`
+ * builds the translation of everything the model sees; otherwise a test window that starts on or
+ * before the model's training cut-off (`--model-cutoff`, or the built-in table) is warned about.
+ * Both are recorded in result.json.
  */
 export function lookAheadGuard(
   config: RunConfig,

@@ -53,8 +53,9 @@ export interface RunConfig {
    */
   memory?: MemoryChoice;
   /**
-   * The memory policy (docs/memory-systems.md): defaults ← agenticbt.config.json `memory` ← --policy-overrides,
-   * resolved and checked before the run. Absent (runs recorded before it): the defaults.
+   * The memory policy (docs/memory-systems.md): defaults ← agenticbt.config.json `memory` ←
+   * --policy-overrides, resolved and checked before the run. Absent (runs recorded before it): the
+   * defaults.
    */
   memoryPolicy?: ResolvedPolicy;
 }

@@ -10,10 +10,10 @@ import {
 } from "../helpers/scripted-openai-server.js";
 
 /**
- * --anonymize (docs/anonymize.md): a two-symbol run (SPY and GOOG, from GOOG's first day) made twice with
- * the same scripted answers, once plain and once anonymized. The script answers by rule, in the
- * names, dates and prices it is shown: buy 10 units of the first symbol and go to weight 0.3 in
- * the second at the first decision, place a limit order at half the last close and cancel it,
+ * --anonymize (docs/anonymize.md): a two-symbol run (SPY and GOOG, from GOOG's first day) made
+ * twice with the same scripted answers, once plain and once anonymized. The script answers by rule,
+ * in the names, dates and prices it is shown: buy 10 units of the first symbol and go to weight 0.3
+ * in the second at the first decision, place a limit order at half the last close and cancel it,
  * use every read tool, write memory with what it sees, and close both at the 12th decision.
  */
 

@@ -9,7 +9,8 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 const HEADER = "Date,Open,High,Low,Close,Volume";
 const GOOD = "2020-01-02,10,11,9,10.5,100";
 
-/** Each validation rule of README's Data section: a malformed file, the line the message must name, and what it must say. */
+/** Each validation rule of README's Data section: a malformed file, the line the message must name,
+ * and what it must say. */
 const CASES: { name: string; text: string; line: number | null; mentions: string }[] = [
   { name: "empty file", text: "", line: null, mentions: "empty" },
   { name: "header only", text: `${HEADER}\n`, line: 1, mentions: "no data rows" },

@@ -15,8 +15,8 @@ export const SYNTHETIC_ERA_START = Date.UTC(2300, 0, 1);
 export const REBASE_TO = 100;
 
 /**
- * What `--anonymize` changes in everything the model sees (docs/anonymize.md), and how to change it back.
- * The backtest itself runs on the real data: only the model's view is translated, so fills,
+ * What `--anonymize` changes in everything the model sees (docs/anonymize.md), and how to change it
+ * back. The backtest itself runs on the real data: only the model's view is translated, so fills,
  * equity and metrics are those of the real run, exactly.
  *
  * - Tickers become ASSET_A, ASSET_B… in the order of `--data`.

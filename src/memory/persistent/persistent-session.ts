@@ -9,7 +9,7 @@ import {
 } from "./persistent-store.js";
 import type { StoreLog } from "./store-log.js";
 
-/** Auto-recall before each decision message: at most 3 entries of 500 characters (Vibe-Trading's). */
+/** Auto-recall before each decision message: at most 3 entries of 500 characters (Vibe-Trading). */
 export const AUTO_RECALL_LIMIT = 3;
 export const AUTO_RECALL_CHARS = 500;
 /** The remember tool's recall: 5 entries of 2000 characters by default (Vibe-Trading's). */

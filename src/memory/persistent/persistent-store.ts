@@ -23,7 +23,7 @@ import { METADATA_WEIGHT, queryTokenSet, tokenSet } from "./relevance.js";
 import { slugify } from "./slug.js";
 
 export const INDEX_FILE = "MEMORY.md";
-/** MEMORY.md is cut at this many lines when written and when frozen into the prompt (Vibe-Trading's limit). */
+/** MEMORY.md's line cap, when written and when frozen into the prompt (Vibe-Trading's). */
 export const MAX_INDEX_LINES = 200;
 /** An entry's body is cut at this many characters when read (Vibe-Trading's MAX_ENTRY_CHARS). */
 export const MAX_ENTRY_CHARS = 8000;
@@ -49,11 +49,12 @@ export interface SaveRequest {
 }
 
 /**
- * Vibe-Trading's cross-run memory (docs/memory-systems.md): one directory of markdown entries with frontmatter
- * and a `MEMORY.md` index. Entries are read once when the store is opened; this process's own
- * saves and forgets update both the files (at once, atomically) and that in-memory list, so a run
- * sees the store as it was at its start plus its own writes, and nothing another process writes
- * meanwhile (a replay, which reads a copy, must see exactly what the recorded run saw).
+ * Vibe-Trading's cross-run memory (docs/memory-systems.md): one directory of markdown entries with
+ * frontmatter and a `MEMORY.md` index. Entries are read once when the store is opened; this
+ * process's own saves and forgets update both the files (at once, atomically) and that in-memory
+ * list, so a run sees the store as it was at its start plus its own writes, and nothing another
+ * process writes meanwhile (a replay, which reads a copy, must see exactly what the recorded run
+ * saw).
  *
  * The index text is frozen at open: `frozenIndex` never changes, so the prompt prefix built from
  * it stays byte-identical (and cacheable) for the whole run; the next run reads the new index.
@@ -225,11 +226,12 @@ export class PersistentStore {
   }
 
   /**
-   * Long-term compression (the memory policy's `long_term_compress_char_threshold`): when MEMORY.md is over
-   * `threshold` characters, it is first copied to `backups/MEMORY.<label>.<n>.md`, then rewritten
-   * without descriptions (`- [title](file)`), and if that is still too long, to the newest lines
-   * that fit (entries dropped from the index are still on disk and still recalled). Deterministic,
-   * no model call. Returns the backup's path, or null when the index was within the threshold.
+   * Long-term compression (the memory policy's `long_term_compress_char_threshold`): when MEMORY.md
+   * is over `threshold` characters, it is first copied to `backups/MEMORY.<label>.<n>.md`, then
+   * rewritten without descriptions (`- [title](file)`), and if that is still too long, to the
+   * newest lines that fit (entries dropped from the index are still on disk and still recalled).
+   * Deterministic, no model call. Returns the backup's path, or null when the index was within the
+   * threshold.
    */
   compressIndex(threshold: number, label: string): string | null {
     const text = this.currentIndex();

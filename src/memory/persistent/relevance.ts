@@ -4,8 +4,8 @@ import { isCjk, queryTokens, tokens } from "../recall/tokenize.js";
 export const METADATA_WEIGHT = 2.0;
 
 /**
- * The searchable tokens of a text, as Vibe-Trading cuts them but with the project's tokenizer: words
- * of three or more characters (folded and plural-stemmed; "_" separates words, so
+ * The searchable tokens of a text, as Vibe-Trading cuts them but with the project's tokenizer:
+ * words of three or more characters (folded and plural-stemmed; "_" separates words, so
  * `stop_loss_rule` is found by "stop loss"), and every CJK character and adjacent pair.
  */
 export function tokenSet(text: string): Set<string> {

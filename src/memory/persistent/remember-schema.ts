@@ -5,9 +5,9 @@ import type { RememberArgs } from "./persistent-session.js";
 import { TOOL_RECALL_LIMIT } from "./persistent-session.js";
 
 /**
- * The `remember` tool's arguments (Vibe-Trading's tool): one object with an `action`, because a JSON-schema
- * union is refused by several OpenAI-compatible servers. Which fields an action needs is checked
- * here, so a call missing one gets an invalid-arguments error naming the field.
+ * The `remember` tool's arguments (Vibe-Trading's tool): one object with an `action`, because a
+ * JSON-schema union is refused by several OpenAI-compatible servers. Which fields an action needs
+ * is checked here, so a call missing one gets an invalid-arguments error naming the field.
  */
 export const rememberParameters = z
   .strictObject({

@@ -19,9 +19,9 @@ export interface Eligibility {
 
 /**
  * Which chunks the agent could recall at `asOf` from the memory as it stood at `seq`: nothing
- * written later, and with decay the calendar tiers of docs/memory-recall.md, which leave no day unreachable:
- * journals of the last JOURNAL_RECALL_DAYS trading days; weekly reviews of weeks not covered by
- * monthly reviews (a week is covered when every month its days fall in has one); monthly
+ * written later, and with decay the calendar tiers of docs/memory-recall.md, which leave no day
+ * unreachable: journals of the last JOURNAL_RECALL_DAYS trading days; weekly reviews of weeks not
+ * covered by monthly reviews (a week is covered when every month its days fall in has one); monthly
  * reviews always; the playbook, notes and undated files always.
  */
 export function eligibleTest(e: Eligibility): (c: ChunkMeta) => boolean {

@@ -12,8 +12,8 @@ import { DAY_MS, parseCompactStamp, parseDayKey } from "../sim-time.js";
 export type CitationSource = Citation["source"];
 
 /**
- * Which decay tier (docs/memory-recall.md) a file falls in: recent journals, weekly reviews for the last month,
- * monthly reviews before that; everything else (playbook, notes, other reviews) always.
+ * Which decay tier (docs/memory-recall.md) a file falls in: recent journals, weekly reviews for the
+ * last month, monthly reviews before that; everything else (playbook, notes, other reviews) always.
  */
 export type DecayTier = "journal" | "week" | "month" | "always";
 

@@ -66,7 +66,7 @@ export interface SearchOptions {
   seq?: number;
   /** The simulated now: nothing dated after it is returned. Absent: the user's view. */
   asOf?: Millis;
-  /** The decay tiers (docs/memory-recall.md); default true with `asOf`, never applied without it. */
+  /** The decay tiers (docs/memory-recall.md): default true with `asOf`, never without it. */
   decay?: boolean;
   /**
    * Also multiply scores by 0.5^(age / halfLifeDays), age measured from `asOf` (needs it);

@@ -14,8 +14,8 @@ export const FILES_RULES = [
 ].join("\n");
 
 /**
- * The files memory (the default): playbook.md always in the prefix, position notes of held symbols in
- * each decision, journal/notes/reviews recalled on demand. The files and their recall index are
+ * The files memory (the default): playbook.md always in the prefix, position notes of held symbols
+ * in each decision, journal/notes/reviews recalled on demand. The files and their recall index are
  * the state; nothing else is kept, so a checkpoint is empty.
  */
 export class FilesMemory implements MemorySystem {

@@ -4,8 +4,9 @@ import { plainText } from "../../util/plain-text.js";
 import { validateMemoryKey } from "../memory-key.js";
 import { defineMemoryTool, type MemoryCallSite, type MemoryToolResult } from "../memory-system.js";
 
-// The files memory's three tools, declared once: the agent's definitions (src/agent/tools/memory-tools.ts)
-// take their names, descriptions and schemas from here, so what the model sees is one fact.
+// The files memory's three tools, declared once: the agent's definitions
+// (src/agent/tools/memory-tools.ts) take their names, descriptions and schemas from here, so what
+// the model sees is one fact.
 
 export const memoryLogParameters = z.strictObject({
   content: plainText(1, 4000).describe("Markdown text, 1-4000 characters."),

@@ -50,9 +50,9 @@ interface StoreRecord {
 }
 
 /**
- * Vibe-Trading's cross-run memory over the files memory: the run keeps its own file memory (playbook, journal,
- * notes, reviews; their tools and recall), and adds the cross-run store: the frozen index in the
- * prefix, auto-recall before each decision message, and the `remember` tool.
+ * Vibe-Trading's cross-run memory over the files memory: the run keeps its own file memory
+ * (playbook, journal, notes, reviews; their tools and recall), and adds the cross-run store: the
+ * frozen index in the prefix, auto-recall before each decision message, and the `remember` tool.
  */
 export class PersistentMemory extends WrappedMemory {
   readonly name = "persistent";
