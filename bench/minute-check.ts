@@ -1,8 +1,8 @@
-// The minute workload, alone: `tsx bench/minute-check.ts [runs] [--save <dir>]`. Runs the built
+// The minute workload, alone: `tsx bench/minute-check.ts [runs] [--save <file>]`. Runs the built
 // CLI on the 1,000,000 minute bars, prints each run's phases and peak RSS and the median, and
 // fingerprints every output file (result.json without its run-specific fields), so a speed change
 // can be checked to leave every output byte as it was (`--save` keeps the fingerprints, a second
-// call with `--compare <dir>` checks them).
+// call with `--compare <file>` checks them).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -40,7 +40,7 @@ function fingerprints(dir: string, id: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of fs.readdirSync(dir).sort()) {
     const file = path.join(dir, f);
-    // checkpoint.json is saved at most once a second, so which bar it holds depends on the speed.
+    // checkpoint.json is saved on a timer, so which bar it holds depends on the speed.
     if (!fs.statSync(file).isFile() || f === "checkpoint.json") continue;
     const raw = fs.readFileSync(file);
     if (f.endsWith(".sqlite")) {
