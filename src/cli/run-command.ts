@@ -4,6 +4,7 @@ import { DATE_FORMAT_HELP, parseDateFormat } from "../data/date-format.js";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { TIME_UNITS } from "../data/timestamp-reader.js";
 import { brokerConfig } from "../engine/broker-config.js";
+import { UsageError } from "../errors/run-errors.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
   memorySystemEntry,
@@ -20,7 +21,10 @@ import {
   resolvePolicy,
 } from "../memory/policy/policy-sources.js";
 import { presetTarget } from "../memory/workspace.js";
-import { readJsonFile } from "../report/run-files.js";
+import { resolveRunDir } from "../rundir/resolve-run.js";
+import { readJsonFile } from "../rundir/run-files.js";
+import { exitNow } from "../rundir/run-guard.js";
+import { type StrategyCopy, storedPrompt } from "../rundir/strategy-copy.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
 import { DataPreload } from "../runner/data-preload.js";
 import { HOOK_TIMEOUT_RANGE } from "../runner/hook-timeout.js";
@@ -29,7 +33,6 @@ import { parseModelCutoff } from "../runner/model-cutoff.js";
 import { rejectionWarning } from "../runner/order-outcomes.js";
 import { PROJECT_CONFIG_FILE, readMemoryConfig } from "../runner/project-config.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
-import { resolveRunDir } from "../runner/resolve-run.js";
 import type { ResumePlan } from "../runner/resume-run.js";
 import {
   DEFAULT_RECALL_OPTIONS,
@@ -37,10 +40,7 @@ import {
   type RecallOptions,
   type RunConfig,
 } from "../runner/run-config.js";
-import { UsageError } from "../runner/run-errors.js";
-import { exitNow } from "../runner/run-guard.js";
 import type { RunHandle } from "../runner/simulate.js";
-import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
 import type { LiveRenderer } from "../ui/live-renderer.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError, relativeIfInside } from "./format-run-error.js";

@@ -1,7 +1,7 @@
 import path from "node:path";
+import { readJsonLines } from "../rundir/run-files.js";
+import type { DecisionView, OrderView, ToolCallView } from "../rundir/schemas.js";
 import { isJsonObject } from "../util/json-object.js";
-import { readJsonLines } from "./run-files.js";
-import type { DecisionView, OrderView, ToolCallView } from "./schemas.js";
 
 type Rec = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { readTranscript, type TranscriptEntry } from "../agent/llm/transcript.js";
-import { UsageError } from "../runner/run-errors.js";
+import { UsageError } from "../errors/run-errors.js";
+import type { DecisionView, ModelContext, ShowAtOutput } from "../rundir/schemas.js";
 import { readDecisions } from "./decision-lines.js";
-import type { DecisionView, ModelContext, ShowAtOutput } from "./schemas.js";
 
 const AT_FORMAT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 

@@ -1,4 +1,7 @@
 import path from "node:path";
+import { readTextOrNull } from "../rundir/run-files.js";
+import { readConfig, readResult } from "../rundir/run-record.js";
+import type { DiffOutput } from "../rundir/schemas.js";
 import { diffConfig } from "./config-diff.js";
 import { readDecisions } from "./decision-lines.js";
 import { firstDivergence } from "./divergence.js";
@@ -6,9 +9,6 @@ import { journalStats } from "./journal-stats.js";
 import { diffMemoryDir } from "./memory-diff.js";
 import { diffMetrics } from "./metrics-diff.js";
 import { readPolicyHistory } from "./policy-history.js";
-import { readTextOrNull } from "./run-files.js";
-import { readConfig, readResult } from "./run-record.js";
-import type { DiffOutput } from "./schemas.js";
 import { diffTrades, readTrades } from "./trade-diff.js";
 import { unifiedDiff } from "./unified-diff.js";
 

@@ -1,19 +1,19 @@
 import path from "node:path";
 import { z } from "zod";
+import { RunReadError } from "../errors/report-error.js";
+import { UsageError } from "../errors/run-errors.js";
 import { DEFAULT_MEMORY_SYSTEM, memorySystemEntry } from "../memory/memory-registry.js";
 import type { MemorySystemEntry, MemorySystemFactory } from "../memory/memory-system.js";
 import { openRecallIndex, type RecallIndex } from "../memory/recall/index.js";
 import { parseDayKey } from "../memory/sim-time.js";
+import { readTextOrNull } from "../rundir/run-files.js";
+import { readConfig } from "../rundir/run-record.js";
+import type { RecallOutput } from "../rundir/schemas.js";
 import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../runner/run-config.js";
-import { UsageError } from "../runner/run-errors.js";
 import { recallIndexOptions, recallSearchOptions } from "../runner/run-recall.js";
 import { readDecisions } from "./decision-lines.js";
 import { labelTime, parseAt } from "./decisions-at.js";
 import { recordedPolicyAt } from "./recorded-policy.js";
-import { RunReadError } from "./report-error.js";
-import { readTextOrNull } from "./run-files.js";
-import { readConfig } from "./run-record.js";
-import type { RecallOutput } from "./schemas.js";
 
 export interface RecallRunOptions {
   limit: number;

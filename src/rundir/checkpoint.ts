@@ -2,10 +2,10 @@ import { createHash, type Hash } from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
 import type { Simulation } from "../engine/simulation.js";
+import type { HookRunner } from "../runner/hook-runner.js";
 import type { MemoryPort } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { readFileNoFollow } from "../util/no-follow.js";
-import type { HookRunner } from "./hook-runner.js";
 import type { RecordLog } from "./record-log.js";
 
 /** The run's last checkpoint, beside result.json. */

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { UsageError } from "./run-errors.js";
+import { UsageError } from "../errors/run-errors.js";
 
 /**
  * A run named by the user: a directory path, an id under the runs root, or a unique prefix of

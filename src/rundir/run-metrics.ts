@@ -5,7 +5,7 @@ import {
   type Metrics,
   type MetricsResult,
 } from "../metrics/compute-metrics.js";
-import type { Simulated } from "./simulate.js";
+import type { Simulated } from "../runner/simulate.js";
 
 /** A run's metrics beside buy-and-hold's; null when no bar was simulated. */
 export type RunMetrics = {

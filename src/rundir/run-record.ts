@@ -1,8 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
-import type { RunResult } from "../runner/run-result.js";
-import { RunReadError } from "./report-error.js";
+import { RunReadError } from "../errors/report-error.js";
 import { readJsonFile } from "./run-files.js";
+import type { RunResult } from "./run-result.js";
 
 // What the reports rely on in result.json. Loose, so that fields added later (an index block, new
 // metrics) pass through untouched, but a file missing these is refused with the reason.

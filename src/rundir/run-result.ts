@@ -1,9 +1,9 @@
 import type { AnonymizationRecord } from "../agent/anonymize/anonymizer.js";
 import type { RecallHealth } from "../memory/recall/recall-health.js";
 import type { BenchmarkMetrics, Metrics } from "../metrics/types.js";
-import type { OrderCounts } from "./order-outcomes.js";
-import type { LlmRunInfo } from "./prepare-llm-strategy.js";
-import type { ResumeRecord } from "./resume-run.js";
+import type { OrderCounts } from "../runner/order-outcomes.js";
+import type { LlmRunInfo } from "../runner/prepare-llm-strategy.js";
+import type { ResumeRecord } from "../runner/resume-run.js";
 
 export type RunStatus =
   | "running"

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import { UsageError } from "../errors/run-errors.js";
 import { sha256 } from "../memory/recall/sync-index.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { UsageError } from "./run-errors.js";
 
 /** The strategy as the run used it, stored in its directory (config.json and result.json name it). */
 export interface StrategyCopy {

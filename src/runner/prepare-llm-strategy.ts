@@ -13,10 +13,10 @@ import {
 } from "../agent/llm-strategy.js";
 import type { MomentKind } from "../agent/prompts.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
+import { StrategyLoadError, UsageError } from "../errors/run-errors.js";
 import type { MemorySystem } from "../memory/memory-system.js";
 import type { Strategy } from "../strategy/types.js";
 import type { AgentOptions } from "./agent-options.js";
-import { StrategyLoadError, UsageError } from "./run-errors.js";
 
 /** The result.json `llm` block. */
 export interface LlmRunInfo {

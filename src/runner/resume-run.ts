@@ -1,16 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { TRANSCRIPT_FILE } from "../agent/llm/replay-source.js";
+import { UsageError } from "../errors/run-errors.js";
+import { CHECKPOINT_FILE, type Checkpoint, readCheckpoint } from "../rundir/checkpoint.js";
+import { hasMemorySnapshot, removeTempFiles, restoreMemory } from "../rundir/memory-snapshot.js";
+import { resolveRunDir } from "../rundir/resolve-run.js";
+import { processGone, readLock } from "../rundir/run-lock.js";
+import type { DataFileInfo, RunResult } from "../rundir/run-result.js";
+import { type StrategyCopy, storedPrompt } from "../rundir/strategy-copy.js";
 import { readFileNoFollow } from "../util/no-follow.js";
 import { DEFAULT_AGENT_OPTIONS } from "./agent-options.js";
-import { CHECKPOINT_FILE, type Checkpoint, readCheckpoint } from "./checkpoint.js";
-import { hasMemorySnapshot, removeTempFiles, restoreMemory } from "./memory-snapshot.js";
-import { resolveRunDir } from "./resolve-run.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "./run-config.js";
-import { UsageError } from "./run-errors.js";
-import { processGone, readLock } from "./run-lock.js";
-import type { DataFileInfo, RunResult } from "./run-result.js";
-import { type StrategyCopy, storedPrompt } from "./strategy-copy.js";
 
 /** One resume of a run, as result.json records it (outside the compared fields). */
 export interface ResumeRecord {

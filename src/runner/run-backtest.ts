@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ResumedCalls } from "../agent/llm/resumed-calls.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
+import { RunWriteError, UsageError } from "../errors/run-errors.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
@@ -27,18 +28,26 @@ import type {
   ReportInputs,
   ReportParts,
 } from "../report/html/report-model.js";
-import type { Strategy } from "../strategy/types.js";
-import { writeJsonAtomic } from "../util/atomic-write.js";
-import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import {
   Checkpointer,
   DEFAULT_CODE_CHECKPOINT_EVERY,
   DEFAULT_CODE_CHECKPOINT_MIN_MS,
   MemoryTally,
-} from "./checkpoint.js";
+} from "../rundir/checkpoint.js";
+import { writeEquityCsv } from "../rundir/equity-csv.js";
+import { EquityStream, type EquityWrite } from "../rundir/equity-stream.js";
+import { snapshotMemory } from "../rundir/memory-snapshot.js";
+import { resolveRunDir } from "../rundir/resolve-run.js";
+import { RunGuard } from "../rundir/run-guard.js";
+import { createRunDir } from "../rundir/run-id.js";
+import { computeRunMetrics } from "../rundir/run-metrics.js";
+import type { RunResult } from "../rundir/run-result.js";
+import { storeStrategy } from "../rundir/strategy-copy.js";
+import { tradesCsv, writeLines, writeText } from "../rundir/write-outputs.js";
+import type { Strategy } from "../strategy/types.js";
+import { writeJsonAtomic } from "../util/atomic-write.js";
+import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import type { DataPreload } from "./data-preload.js";
-import { writeEquityCsv } from "./equity-csv.js";
-import { EquityStream, type EquityWrite } from "./equity-stream.js";
 import { applyRunMetrics, finishResult, roundMs, startResult } from "./finish-result.js";
 import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
 import { cacheFailureWarning } from "./llm-cache-warning.js";
@@ -46,22 +55,13 @@ import { type LoadedData, loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
 import { lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
-import { snapshotMemory } from "./memory-snapshot.js";
 import { memoryToolbox } from "./memory-toolbox.js";
 import { resolveParams } from "./resolve-params.js";
-import { resolveRunDir } from "./resolve-run.js";
 import type { ResumePlan, ResumeRecord } from "./resume-run.js";
 import type { MemoryChoice, RunConfig } from "./run-config.js";
-import { RunWriteError, UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
-import { RunGuard } from "./run-guard.js";
-import { createRunDir } from "./run-id.js";
-import { computeRunMetrics } from "./run-metrics.js";
 import { checkRecallOptions, RunRecall, recallIndexOptions } from "./run-recall.js";
-import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
-import { storeStrategy } from "./strategy-copy.js";
-import { tradesCsv, writeLines, writeText } from "./write-outputs.js";
 
 export type { RunHandle };
 

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { DEFAULT_BASE_URL, nonEmpty } from "../agent/llm/llm-settings.js";
 import type { Millis } from "../engine/types.js";
+import { UsageError } from "../errors/run-errors.js";
 import {
   INDEX_FILE,
   openRecallIndex,
@@ -11,7 +12,6 @@ import {
 } from "../memory/recall/index.js";
 import type { RecallAnswer } from "../strategy/types.js";
 import type { RecallOptions } from "./run-config.js";
-import { UsageError } from "./run-errors.js";
 
 /** ctx.recall() was called in a run with embeddings: hybrid recall cannot answer synchronously. */
 export class SyncRecallError extends Error {

@@ -11,7 +11,7 @@ import {
   type RunLockInfo,
   readLock,
   STALE_AFTER_MS,
-} from "../../src/runner/run-lock.js";
+} from "../../src/rundir/run-lock.js";
 import { tempDir } from "../helpers/cli.js";
 
 const work = tempDir();

@@ -1,5 +1,5 @@
 import { deleteRuns, RemoveRefusedError } from "../../report/remove-runs.js";
-import type { RemovedRun, RemoveOutput } from "../../report/schemas.js";
+import type { RemovedRun, RemoveOutput } from "../../rundir/schemas.js";
 import { confirm } from "../confirm.js";
 import { escapeControl } from "../terminal-text.js";
 import { printReport } from "./runs-root.js";

@@ -8,8 +8,8 @@ import {
   priceFor,
 } from "../../agent/llm/pricing.js";
 import { parseTimestamp } from "../../data/parse-timestamp.js";
-import { readJsonLines } from "../run-files.js";
-import { llmModel, type ResultFile } from "../run-record.js";
+import { readJsonLines } from "../../rundir/run-files.js";
+import { llmModel, type ResultFile } from "../../rundir/run-record.js";
 
 /** Running totals after one decisions.jsonl line: simulated time (s), tokens, USD (or null). */
 export interface UsagePoint {

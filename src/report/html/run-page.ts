@@ -1,5 +1,5 @@
 import { metricFormat } from "../../metrics/metric-labels.js";
-import type { DecisionView } from "../schemas.js";
+import type { DecisionView } from "../../rundir/schemas.js";
 import { chartLibrarySource } from "./chart-library.js";
 import { CLIENT_SCRIPT } from "./client-script.js";
 import { escapeHtml as h, jsonScript } from "./escape.js";
