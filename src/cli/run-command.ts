@@ -21,6 +21,7 @@ import {
   resolvePolicy,
 } from "../memory/policy/policy-sources.js";
 import { presetTarget } from "../memory/workspace.js";
+import { rejectionWarning } from "../rundir/order-outcomes.js";
 import { resolveRunDir } from "../rundir/resolve-run.js";
 import { readJsonFile } from "../rundir/run-files.js";
 import { exitNow } from "../rundir/run-guard.js";
@@ -30,7 +31,6 @@ import { DataPreload } from "../runner/data-preload.js";
 import { HOOK_TIMEOUT_RANGE } from "../runner/hook-timeout.js";
 import { cacheFailureWarning } from "../runner/llm-cache-warning.js";
 import { parseModelCutoff } from "../runner/model-cutoff.js";
-import { rejectionWarning } from "../runner/order-outcomes.js";
 import { PROJECT_CONFIG_FILE, readMemoryConfig } from "../runner/project-config.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import type { ResumePlan } from "../runner/resume-run.js";
@@ -42,6 +42,7 @@ import {
 } from "../runner/run-config.js";
 import type { RunHandle } from "../runner/simulate.js";
 import type { LiveRenderer } from "../ui/live-renderer.js";
+import { escapeControl, escapeStrings, jsonForTerminal } from "../util/terminal-text.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError, relativeIfInside } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
@@ -49,7 +50,6 @@ import { wantsLiveView } from "./live-view-choice.js";
 import { numberOption } from "./parse-number.js";
 import { chooseRenderer } from "./plain-renderer.js";
 import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
-import { escapeControl, escapeStrings, jsonForTerminal } from "./terminal-text.js";
 
 export interface RunCommandOptions {
   data?: string[];

@@ -7,10 +7,14 @@ import type { MemorySystemEntry, MemorySystemFactory } from "../memory/memory-sy
 import { openRecallIndex, type RecallIndex } from "../memory/recall/index.js";
 import { parseDayKey } from "../memory/sim-time.js";
 import { readTextOrNull } from "../rundir/run-files.js";
+import {
+  DEFAULT_RECALL_OPTIONS,
+  type RecallOptions,
+  recallIndexOptions,
+  recallSearchOptions,
+} from "../rundir/run-recall.js";
 import { readConfig } from "../rundir/run-record.js";
 import type { RecallOutput } from "../rundir/schemas.js";
-import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../runner/run-config.js";
-import { recallIndexOptions, recallSearchOptions } from "../runner/run-recall.js";
 import { readDecisions } from "./decision-lines.js";
 import { labelTime, parseAt } from "./decisions-at.js";
 import { recordedPolicyAt } from "./recorded-policy.js";

@@ -2,7 +2,6 @@ import { createHash, type Hash } from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
 import type { Simulation } from "../engine/simulation.js";
-import type { HookRunner } from "../runner/hook-runner.js";
 import type { MemoryPort } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { readFileNoFollow } from "../util/no-follow.js";
@@ -148,7 +147,8 @@ export class MemoryTally {
 /** What the checkpointer reads after each bar: the simulation and the records of the hooks. */
 export interface BarView {
   sim: Simulation;
-  hooks: HookRunner;
+  /** The hook runner's records so far (the runner's HookRunner). */
+  hooks: { orderLog: RecordLog; decisionLog: RecordLog; trades: readonly unknown[] };
   pending: readonly unknown[];
   cash: Float64Array;
   startIndex: number;

@@ -11,7 +11,27 @@ import {
   type SearchOptions,
 } from "../memory/recall/index.js";
 import type { RecallAnswer } from "../strategy/types.js";
-import type { RecallOptions } from "./run-config.js";
+
+export interface RecallOptions {
+  /** Embeddings for hybrid search; null for BM25 alone. The key comes from OPENAI_API_KEY. */
+  embedModel: string | null;
+  embedBaseURL: string | null;
+  weightFts: number;
+  weightVec: number;
+  /** Citations scoring below this are dropped; null: 0.1 when hybrid, 0 for BM25 alone. */
+  minScore: number | null;
+  /** Extra decay by age on top of the tiers, or null. */
+  halfLifeDays: number | null;
+}
+
+export const DEFAULT_RECALL_OPTIONS: RecallOptions = {
+  embedModel: null,
+  embedBaseURL: null,
+  weightFts: 0.5,
+  weightVec: 0.5,
+  minScore: null,
+  halfLifeDays: null,
+};
 
 /** ctx.recall() was called in a run with embeddings: hybrid recall cannot answer synchronously. */
 export class SyncRecallError extends Error {

@@ -12,15 +12,6 @@ import { readFileNoFollow } from "../util/no-follow.js";
 import { DEFAULT_AGENT_OPTIONS } from "./agent-options.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "./run-config.js";
 
-/** One resume of a run, as result.json records it (outside the compared fields). */
-export interface ResumeRecord {
-  /** Wall-clock time of the resume. */
-  at: string;
-  /** The checkpoint's bar (label and index) the run was verified at; null: none was saved. */
-  fromBar: string | null;
-  bar: number | null;
-}
-
 /** Statuses a resume continues: a process that died (`running`) or was interrupted. */
 const RESUMABLE = new Set(["running", "interrupted"]);
 
