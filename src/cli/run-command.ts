@@ -21,6 +21,7 @@ import {
   resolvePolicy,
 } from "../memory/policy/policy-sources.js";
 import { presetTarget } from "../memory/workspace.js";
+import { runFile } from "../rundir/layout.js";
 import { rejectionWarning } from "../rundir/order-outcomes.js";
 import { resolveRunDir } from "../rundir/resolve-run.js";
 import { readJsonFile } from "../rundir/run-files.js";
@@ -594,7 +595,7 @@ async function preloadRunModules(config: RunConfig): Promise<void> {
 function replayConfig(o: RunCommandOptions): RunConfig {
   const runsRoot = runsRootOf(o.runsDir);
   const dir = resolveRunDir(o.replay as string, runsRoot);
-  const recorded = readJsonFile(path.join(dir, "config.json")) as RunConfig & {
+  const recorded = readJsonFile(runFile(dir, "config")) as RunConfig & {
     strategyCopy?: StrategyCopy;
   };
   if (!recorded.agent) {

@@ -5,10 +5,11 @@ import type { Simulation } from "../engine/simulation.js";
 import type { MemoryPort } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { readFileNoFollow } from "../util/no-follow.js";
+import { RUN_FILE } from "./layout.js";
 import type { RecordLog } from "./record-log.js";
 
 /** The run's last checkpoint, beside result.json. */
-export const CHECKPOINT_FILE = "checkpoint.json";
+export const CHECKPOINT_FILE = RUN_FILE.checkpoint;
 const CHECKPOINT_VERSION = 2;
 
 /** Bars between two checkpoints of a code strategy (an LLM run saves one after every bar). */

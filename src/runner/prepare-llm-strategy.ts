@@ -14,6 +14,7 @@ import {
 import type { BrokerConfig } from "../engine/broker-config.js";
 import { StrategyLoadError, UsageError } from "../errors/run-errors.js";
 import type { MemorySystem } from "../memory/memory-system.js";
+import { runFile } from "../rundir/layout.js";
 import type { LlmRunInfo } from "../rundir/run-result.js";
 import type { Strategy } from "../strategy/types.js";
 import type { AgentOptions } from "./agent-options.js";
@@ -116,7 +117,7 @@ export async function prepareLlmStrategy(
       if (noKey !== null) args.onWarning?.(noKey);
       stats = agentStats;
       const cacheDir = path.resolve(o.cacheDir ?? DEFAULT_CACHE_DIR);
-      const transcript = new TranscriptWriter(path.join(args.runDir, "transcript.jsonl"));
+      const transcript = new TranscriptWriter(runFile(args.runDir, "transcript"));
       progress = () => ({
         usage: meter.snapshot(),
         transcript: { bytes: transcript.bytes, lines: transcript.lines },

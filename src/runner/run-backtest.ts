@@ -36,6 +36,7 @@ import {
 } from "../rundir/checkpoint.js";
 import { writeEquityCsv } from "../rundir/equity-csv.js";
 import { EquityStream, type EquityWrite } from "../rundir/equity-stream.js";
+import { runFile } from "../rundir/layout.js";
 import { snapshotMemory } from "../rundir/memory-snapshot.js";
 import { resolveRunDir } from "../rundir/resolve-run.js";
 import { RunGuard } from "../rundir/run-guard.js";
@@ -111,7 +112,7 @@ function failStarted({ guard, started }: Guarded, err: unknown): void {
   started.error = { type: (err as Error).name || "Error", message: (err as Error).message };
   started.finishedAt = new Date().toISOString();
   try {
-    writeJsonAtomic(path.join(guard.dir, "result.json"), started);
+    writeJsonAtomic(runFile(guard.dir, "result"), started);
     guard.finish();
   } catch {
     guard.abandon();
@@ -220,7 +221,7 @@ async function runGuarded(
   } else {
     // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
     const paramOverrides = config.paramOverrides ?? config.params;
-    writeJsonAtomic(path.join(dir, "config.json"), {
+    writeJsonAtomic(runFile(dir, "config"), {
       id,
       ...config,
       params,
@@ -228,13 +229,13 @@ async function runGuarded(
       strategyCopy,
     });
   }
-  writeJsonAtomic(path.join(dir, "result.json"), result);
+  writeJsonAtomic(runFile(dir, "result"), result);
   guarded.started = result;
   guard.attach(result);
   // The handle exists before the first bar: a signal during setup interrupts at the first bar.
   let loop: RunHandle | null = null;
   // equity.csv: written by a worker as bars close (a long run), then finished after the last one.
-  const equityFile = path.join(dir, "equity.csv");
+  const equityFile = runFile(dir, "equity");
   let equityStream = null as EquityStream | null;
   let equityWrite: EquityWrite | null = null;
   let interruptAsked = false;
@@ -434,9 +435,9 @@ async function runGuarded(
         intraday: simulated.intraday,
       });
     }
-    writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
-    writeLines(path.join(dir, "orders.jsonl"), simulated.orderLog);
-    writeLines(path.join(dir, "decisions.jsonl"), simulated.decisionLog);
+    writeText(runFile(dir, "trades"), tradesCsv(simulated.trades, simulated.intraday));
+    writeLines(runFile(dir, "orders"), simulated.orderLog);
+    writeLines(runFile(dir, "decisions"), simulated.decisionLog);
   } catch (err) {
     failure = { err, afterEquity: atEquity };
   }
@@ -478,7 +479,7 @@ async function runGuarded(
   };
   result.finishedAt = new Date().toISOString();
   try {
-    writeJsonAtomic(path.join(dir, "result.json"), result);
+    writeJsonAtomic(runFile(dir, "result"), result);
   } catch (err) {
     guard.abandon();
     throw new RunWriteError(dir, result, err);
@@ -546,12 +547,11 @@ function reportPage() {
 
 /** A resumed LLM run's recorded model calls, from its transcript (the agent's modules load here). */
 async function resumedCalls(dir: string): Promise<ResumedCalls> {
-  const [{ TRANSCRIPT_FILE }, { ResumedCalls }, { readTranscript }] = await Promise.all([
-    import("../agent/llm/replay-source.js"),
+  const [{ ResumedCalls }, { readTranscript }] = await Promise.all([
     import("../agent/llm/resumed-calls.js"),
     import("../agent/llm/transcript.js"),
   ]);
-  return new ResumedCalls(readTranscript(path.join(dir, TRANSCRIPT_FILE)), dir);
+  return new ResumedCalls(readTranscript(runFile(dir, "transcript")), dir);
 }
 
 /** An LLM trader's playbook starts empty of lessons: its manual is the strategy prompt, which is
