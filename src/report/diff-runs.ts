@@ -1,4 +1,5 @@
 import path from "node:path";
+import { PLAYBOOK_FILE } from "../memory/memory-layout.js";
 import { readTextOrNull } from "../rundir/run-files.js";
 import { readConfig, readResult } from "../rundir/run-record.js";
 import type { DiffOutput } from "../rundir/schemas.js";
@@ -16,7 +17,7 @@ import { unifiedDiff } from "./unified-diff.js";
 export function diffRuns(dirA: string, dirB: string): DiffOutput {
   const ra = readResult(dirA);
   const rb = readResult(dirB);
-  const playbook = (dir: string) => readTextOrNull(path.join(dir, "playbook.md")) ?? "";
+  const playbook = (dir: string) => readTextOrNull(path.join(dir, PLAYBOOK_FILE)) ?? "";
   return {
     a: { id: ra.id, dir: dirA },
     b: { id: rb.id, dir: dirB },

@@ -21,7 +21,7 @@ export function sourceFiles(root: string, dir = root): string[] {
 }
 
 /** Comments removed, strings kept: an import inside a comment is not an import. */
-function withoutComments(text: string): string {
+export function withoutComments(text: string): string {
   let out = "";
   let i = 0;
   while (i < text.length) {
