@@ -15,9 +15,9 @@ import { LayeredMemory } from "../src/memory/layered/layered-system.js";
 import { loadMemorySystem, memorySystemNames } from "../src/memory/memory-registry.js";
 import type { MemorySystem } from "../src/memory/memory-system.js";
 import { MemoryWorkspace } from "../src/memory/workspace.js";
+import { RunRecall } from "../src/rundir/run-recall.js";
 import { memoryPort } from "../src/runner/memory-port.js";
 import { DEFAULT_RECALL_OPTIONS } from "../src/runner/run-config.js";
-import { RunRecall } from "../src/runner/run-recall.js";
 import { prng } from "./generate-series.js";
 
 const DAY = 86_400_000;

@@ -13,7 +13,7 @@ const { brokerConfig } = await dist("engine/broker-config.js");
 const { loadData } = await dist("runner/load-data.js");
 const { simulate } = await dist("runner/simulate.js");
 const { loadStrategy } = await dist("runner/load-strategy.js");
-const { writeLines } = await dist("runner/write-outputs.js");
+const { writeLines } = await dist("rundir/write-outputs.js");
 
 const rounds = Number(process.argv[2] ?? 5);
 const tmp = MINUTE_DIR;

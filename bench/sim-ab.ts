@@ -25,7 +25,7 @@ async function build(root: string) {
       mod("runner/simulate.js"),
       mod("engine/broker-config.js"),
       mod("engine/calendar.js"),
-      mod("runner/checkpoint.js"),
+      mod("rundir/checkpoint.js"),
       mod("cli/plain-renderer.js"),
       mod("runner/load-strategy.js"),
     ]);

@@ -13,7 +13,7 @@ import {
   Checkpointer,
   DEFAULT_CODE_CHECKPOINT_MIN_MS,
   MemoryTally,
-} from "../dist/runner/checkpoint.js";
+} from "../dist/rundir/checkpoint.js";
 import { loadData } from "../dist/runner/load-data.js";
 import { simulate } from "../dist/runner/simulate.js";
 import type { Strategy } from "../dist/strategy/types.js";

@@ -10,8 +10,8 @@ import { registerRmCommand } from "./cli/commands/rm-command.js";
 import { DEFAULT_RUNS_DIR } from "./cli/commands/runs-root.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
 import { wantsLiveView } from "./cli/live-view-choice.js";
-import { escapeControl } from "./cli/terminal-text.js";
 import { parseDecimal } from "./data/parse-decimal.js";
+import { escapeControl } from "./util/terminal-text.js";
 import { VERSION } from "./version.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -28,6 +28,8 @@ export type {
   TimeInForce,
 } from "./engine/types.js";
 export type { BenchmarkMetrics, Metrics } from "./metrics/types.js";
+export type { RunError, RunResult, RunStatus } from "./rundir/run-result.js";
+export type { ReportedTrade } from "./rundir/write-outputs.js";
 export { type AgentOptions, DEFAULT_AGENT_OPTIONS } from "./runner/agent-options.js";
 export { type BacktestOptions, type BacktestResult, backtest } from "./runner/backtest.js";
 export { type RunOptions, runBacktest } from "./runner/run-backtest.js";
@@ -38,9 +40,7 @@ export {
   type RunConfig,
 } from "./runner/run-config.js";
 export type * from "./runner/run-events.js";
-export type { RunError, RunResult, RunStatus } from "./runner/run-result.js";
 export { type RunHandle, type Simulated, type SimulateInput, simulate } from "./runner/simulate.js";
-export type { ReportedTrade } from "./runner/write-outputs.js";
 export {
   type Citation,
   defineStrategy,

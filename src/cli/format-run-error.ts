@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { RunResult } from "../runner/run-result.js";
+import type { RunResult } from "../rundir/run-result.js";
 
 /**
  * What went wrong, for stderr before anything else: the error, the bar it was thrown at, and the

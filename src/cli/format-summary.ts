@@ -1,7 +1,7 @@
 import { formatMetric, metricFormat } from "../metrics/metric-labels.js";
 import type { Metrics } from "../metrics/types.js";
-import { reasonLines } from "../runner/order-outcomes.js";
-import { describeRunError, type RunResult } from "../runner/run-result.js";
+import { reasonLines } from "../rundir/order-outcomes.js";
+import { describeRunError, type RunResult } from "../rundir/run-result.js";
 
 /** The headline rows: a metric, and what buy-and-hold shows beside it (its own metric, a fixed
  * figure, or nothing). */

@@ -1,5 +1,5 @@
 import { DECIMAL_NOTATION, parseDecimal } from "../data/parse-decimal.js";
-import { UsageError } from "../runner/run-errors.js";
+import { UsageError } from "../errors/run-errors.js";
 
 /** The values a numeric option takes: bounds (`above`: strictly greater) and whole numbers. */
 export interface NumberRange {

@@ -1,5 +1,5 @@
 import type { RunEvent, RunEventListener } from "../runner/run-events.js";
-import { escapeControl } from "./terminal-text.js";
+import { escapeControl } from "../util/terminal-text.js";
 
 /** A progress line at most this often: enough to see a long run move, few enough for a log. */
 const LINE_EVERY_MS = 5000;

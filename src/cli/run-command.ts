@@ -4,6 +4,7 @@ import { DATE_FORMAT_HELP, parseDateFormat } from "../data/date-format.js";
 import { parseSymbolArg } from "../data/symbol-name.js";
 import { TIME_UNITS } from "../data/timestamp-reader.js";
 import { brokerConfig } from "../engine/broker-config.js";
+import { UsageError } from "../errors/run-errors.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
   memorySystemEntry,
@@ -20,16 +21,19 @@ import {
   resolvePolicy,
 } from "../memory/policy/policy-sources.js";
 import { presetTarget } from "../memory/workspace.js";
-import { readJsonFile } from "../report/run-files.js";
+import { runFile } from "../rundir/layout.js";
+import { rejectionWarning } from "../rundir/order-outcomes.js";
+import { resolveRunDir } from "../rundir/resolve-run.js";
+import { readJsonFile } from "../rundir/run-files.js";
+import { exitNow } from "../rundir/run-guard.js";
+import { type StrategyCopy, storedPrompt } from "../rundir/strategy-copy.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
 import { DataPreload } from "../runner/data-preload.js";
 import { HOOK_TIMEOUT_RANGE } from "../runner/hook-timeout.js";
 import { cacheFailureWarning } from "../runner/llm-cache-warning.js";
 import { parseModelCutoff } from "../runner/model-cutoff.js";
-import { rejectionWarning } from "../runner/order-outcomes.js";
 import { PROJECT_CONFIG_FILE, readMemoryConfig } from "../runner/project-config.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
-import { resolveRunDir } from "../runner/resolve-run.js";
 import type { ResumePlan } from "../runner/resume-run.js";
 import {
   DEFAULT_RECALL_OPTIONS,
@@ -37,11 +41,9 @@ import {
   type RecallOptions,
   type RunConfig,
 } from "../runner/run-config.js";
-import { UsageError } from "../runner/run-errors.js";
-import { exitNow } from "../runner/run-guard.js";
 import type { RunHandle } from "../runner/simulate.js";
-import { type StrategyCopy, storedPrompt } from "../runner/strategy-copy.js";
 import type { LiveRenderer } from "../ui/live-renderer.js";
+import { escapeControl, escapeStrings, jsonForTerminal } from "../util/terminal-text.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError, relativeIfInside } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
@@ -49,7 +51,6 @@ import { wantsLiveView } from "./live-view-choice.js";
 import { numberOption } from "./parse-number.js";
 import { chooseRenderer } from "./plain-renderer.js";
 import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
-import { escapeControl, escapeStrings, jsonForTerminal } from "./terminal-text.js";
 
 export interface RunCommandOptions {
   data?: string[];
@@ -594,7 +595,7 @@ async function preloadRunModules(config: RunConfig): Promise<void> {
 function replayConfig(o: RunCommandOptions): RunConfig {
   const runsRoot = runsRootOf(o.runsDir);
   const dir = resolveRunDir(o.replay as string, runsRoot);
-  const recorded = readJsonFile(path.join(dir, "config.json")) as RunConfig & {
+  const recorded = readJsonFile(runFile(dir, "config")) as RunConfig & {
     strategyCopy?: StrategyCopy;
   };
   if (!recorded.agent) {

@@ -1,4 +1,4 @@
-import type { ConfigDiff } from "./schemas.js";
+import type { ConfigDiff } from "../rundir/schemas.js";
 
 /** `{broker: {risk: {haltDrawdown: 0.2}}}` → `{"broker.risk.haltDrawdown": 0.2}`; arrays by index. */
 export function flatten(value: unknown, prefix = "", out: Record<string, unknown> = {}) {

@@ -1,7 +1,7 @@
-import path from "node:path";
+import { runFile } from "../rundir/layout.js";
+import { readJsonLines } from "../rundir/run-files.js";
+import type { DecisionView, OrderView, ToolCallView } from "../rundir/schemas.js";
 import { isJsonObject } from "../util/json-object.js";
-import { readJsonLines } from "./run-files.js";
-import type { DecisionView, OrderView, ToolCallView } from "./schemas.js";
 
 type Rec = Record<string, unknown>;
 
@@ -16,7 +16,7 @@ const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
  */
 export function readDecisions(dir: string): DecisionView[] {
   const out: DecisionView[] = [];
-  for (const line of readJsonLines(path.join(dir, "decisions.jsonl"))) {
+  for (const line of readJsonLines(runFile(dir, "decisions"))) {
     const view = toView(line);
     if (view) out.push(view);
   }

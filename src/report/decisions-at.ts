@@ -1,8 +1,8 @@
-import path from "node:path";
 import { readTranscript, type TranscriptEntry } from "../agent/llm/transcript.js";
-import { UsageError } from "../runner/run-errors.js";
+import { UsageError } from "../errors/run-errors.js";
+import { runFile } from "../rundir/layout.js";
+import type { DecisionView, ModelContext, ShowAtOutput } from "../rundir/schemas.js";
 import { readDecisions } from "./decision-lines.js";
-import type { DecisionView, ModelContext, ShowAtOutput } from "./schemas.js";
 
 const AT_FORMAT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
@@ -53,7 +53,7 @@ export function decisionsAt(dir: string, id: string, atArg: string): ShowAtOutpu
   const all = readDecisions(dir);
   const matched = all.filter((d) => d.time === at || d.time.startsWith(at));
   const decisions = matched.some((d) => d.requestHashes.length > 0)
-    ? withContexts(matched, readTranscript(path.join(dir, "transcript.jsonl")))
+    ? withContexts(matched, readTranscript(runFile(dir, "transcript")))
     : matched;
   const times = [...new Set(all.map((d) => d.time))];
   return {

@@ -1,4 +1,8 @@
 import path from "node:path";
+import { PLAYBOOK_FILE } from "../memory/memory-layout.js";
+import { readTextOrNull } from "../rundir/run-files.js";
+import { readConfig, readResult } from "../rundir/run-record.js";
+import type { DiffOutput } from "../rundir/schemas.js";
 import { diffConfig } from "./config-diff.js";
 import { readDecisions } from "./decision-lines.js";
 import { firstDivergence } from "./divergence.js";
@@ -6,9 +10,6 @@ import { journalStats } from "./journal-stats.js";
 import { diffMemoryDir } from "./memory-diff.js";
 import { diffMetrics } from "./metrics-diff.js";
 import { readPolicyHistory } from "./policy-history.js";
-import { readTextOrNull } from "./run-files.js";
-import { readConfig, readResult } from "./run-record.js";
-import type { DiffOutput } from "./schemas.js";
 import { diffTrades, readTrades } from "./trade-diff.js";
 import { unifiedDiff } from "./unified-diff.js";
 
@@ -16,7 +17,7 @@ import { unifiedDiff } from "./unified-diff.js";
 export function diffRuns(dirA: string, dirB: string): DiffOutput {
   const ra = readResult(dirA);
   const rb = readResult(dirB);
-  const playbook = (dir: string) => readTextOrNull(path.join(dir, "playbook.md")) ?? "";
+  const playbook = (dir: string) => readTextOrNull(path.join(dir, PLAYBOOK_FILE)) ?? "";
   return {
     a: { id: ra.id, dir: dirA },
     b: { id: rb.id, dir: dirB },

@@ -1,5 +1,5 @@
+import type { DecisionView, Divergence } from "../rundir/schemas.js";
 import { describeOrder } from "./decision-lines.js";
-import type { DecisionView, Divergence } from "./schemas.js";
 
 interface BarDecision {
   bar: number;

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { JOURNAL_ENTRY } from "../memory/memory-layout.js";
-import { markdownFiles, readTextOrNull } from "./run-files.js";
-import type { JournalStats } from "./schemas.js";
+import { markdownFiles, readTextOrNull } from "../rundir/run-files.js";
+import type { JournalStats } from "../rundir/schemas.js";
 
 /**
  * How much the run journaled: one file per simulated day, entries are `[HH:MM] …` lines, words

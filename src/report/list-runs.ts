@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { liveStatus } from "../runner/run-lock.js";
+import { liveStatus } from "../rundir/run-lock.js";
+import { llmCostUsd, llmModel, numberAt, readConfig, readResult } from "../rundir/run-record.js";
+import type { ListOutput, RunListEntry } from "../rundir/schemas.js";
 import { keyParams } from "./key-params.js";
-import { llmCostUsd, llmModel, numberAt, readConfig, readResult } from "./run-record.js";
-import type { ListOutput, RunListEntry } from "./schemas.js";
 
 /**
  * Every run directory under `runsRoot`, sorted by id (ids start with the creation time). A run

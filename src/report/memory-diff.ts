@@ -1,7 +1,7 @@
 import path from "node:path";
 import { stripAttribution } from "../memory/attribution.js";
-import { markdownFiles, readTextOrNull } from "./run-files.js";
-import type { MemoryDiff } from "./schemas.js";
+import { markdownFiles, readTextOrNull } from "../rundir/run-files.js";
+import type { MemoryDiff } from "../rundir/schemas.js";
 
 /**
  * Files of one memory directory (notes/ or reviews/) added in B, removed from A, or changed. The

@@ -1,5 +1,5 @@
-import { llmCostUsd, numberAt, type ResultFile } from "./run-record.js";
-import type { MetricRow } from "./schemas.js";
+import { llmCostUsd, numberAt, type ResultFile } from "../rundir/run-record.js";
+import type { MetricRow } from "../rundir/schemas.js";
 
 // The metrics worth comparing, in reading order; anything else in result.json is left out.
 const KEYS = [

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { POLICY_SNAPSHOTS_DIR } from "../memory/policy/policy-state.js";
+import { readJsonFile } from "../rundir/run-files.js";
+import { type PolicyChange, policySnapshotSchema } from "../rundir/schemas.js";
 import { isErrnoCode } from "../util/errno.js";
-import { readJsonFile } from "./run-files.js";
-import { type PolicyChange, policySnapshotSchema } from "./schemas.js";
 
 /**
  * The memory-policy changes a run's agent made (evolution), from its `policy_snapshots/`, in

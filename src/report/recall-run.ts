@@ -1,19 +1,24 @@
 import path from "node:path";
 import { z } from "zod";
+import { RunReadError } from "../errors/report-error.js";
+import { UsageError } from "../errors/run-errors.js";
 import { DEFAULT_MEMORY_SYSTEM, memorySystemEntry } from "../memory/memory-registry.js";
 import type { MemorySystemEntry, MemorySystemFactory } from "../memory/memory-system.js";
 import { openRecallIndex, type RecallIndex } from "../memory/recall/index.js";
 import { parseDayKey } from "../memory/sim-time.js";
-import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../runner/run-config.js";
-import { UsageError } from "../runner/run-errors.js";
-import { recallIndexOptions, recallSearchOptions } from "../runner/run-recall.js";
+import { runFile } from "../rundir/layout.js";
+import { readTextOrNull } from "../rundir/run-files.js";
+import {
+  DEFAULT_RECALL_OPTIONS,
+  type RecallOptions,
+  recallIndexOptions,
+  recallSearchOptions,
+} from "../rundir/run-recall.js";
+import { readConfig } from "../rundir/run-record.js";
+import type { RecallOutput } from "../rundir/schemas.js";
 import { readDecisions } from "./decision-lines.js";
 import { labelTime, parseAt } from "./decisions-at.js";
 import { recordedPolicyAt } from "./recorded-policy.js";
-import { RunReadError } from "./report-error.js";
-import { readTextOrNull } from "./run-files.js";
-import { readConfig } from "./run-record.js";
-import type { RecallOutput } from "./schemas.js";
 
 export interface RecallRunOptions {
   limit: number;
@@ -150,7 +155,7 @@ async function systemRecall(
   try {
     entry = memorySystemEntry(name);
   } catch (err) {
-    throw new RunReadError(`${path.join(dir, "config.json")}: ${(err as Error).message}`);
+    throw new RunReadError(`${runFile(dir, "config")}: ${(err as Error).message}`);
   }
   const factory = await entry.load();
   if (factory.recallRun === undefined) return null;
@@ -195,7 +200,7 @@ async function systemRecall(
 
 /** The days of the run's simulated bars (equity.csv), for the journal tier; [] if absent. */
 function equityDays(dir: string): number[] {
-  const text = readTextOrNull(path.join(dir, "equity.csv"));
+  const text = readTextOrNull(runFile(dir, "equity"));
   if (text === null) return [];
   const days = new Set<number>();
   for (const line of text.split("\n").slice(1)) {
@@ -214,7 +219,7 @@ function recallConfig(dir: string): RecallOptions | null {
     const issue = parsed.error.issues[0];
     const where = issue ? `recall.${issue.path.join(".")}: ${issue.message}` : "recall";
     throw new RunReadError(
-      `${path.join(dir, "config.json")} has recall settings this version cannot read (${where}).`,
+      `${runFile(dir, "config")} has recall settings this version cannot read (${where}).`,
     );
   }
   return parsed.data;

@@ -1,8 +1,8 @@
 import { monthKey } from "../engine/calendar.js";
 import type { Millis } from "../engine/types.js";
 import { type MemoryPolicy, memoryPolicySchema } from "../memory/policy/memory-policy.js";
+import { readConfig } from "../rundir/run-record.js";
 import { readPolicyHistory } from "./policy-history.js";
-import { readConfig } from "./run-record.js";
 
 /**
  * The memory policy a recorded run had in force at `time`: the resolved policy of its config.json

@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import { resolveRunDir } from "../runner/resolve-run.js";
-import { baseStatus, liveStatus } from "../runner/run-lock.js";
+import { resolveRunDir } from "../rundir/resolve-run.js";
+import { baseStatus, liveStatus } from "../rundir/run-lock.js";
+import { readResult } from "../rundir/run-record.js";
+import type { RemovedRun } from "../rundir/schemas.js";
 import { lstatOrNull } from "../util/no-follow.js";
 import { listRuns } from "./list-runs.js";
-import { readResult } from "./run-record.js";
-import type { RemovedRun } from "./schemas.js";
 
 /** `rm` or `prune` refused (a running run, a link, a run outside the root): bad usage, exit 2. */
 export class RemoveRefusedError extends Error {

@@ -1,15 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
-import { liveStatus } from "../runner/run-lock.js";
-import { describeRunError } from "../runner/run-result.js";
-import { isJsonObject } from "../util/json-object.js";
-import { type ResultFile, readConfig, readResult } from "./run-record.js";
+import { liveStatus } from "../rundir/run-lock.js";
+import { type ResultFile, readConfig, readResult } from "../rundir/run-record.js";
+import { describeRunError } from "../rundir/run-result.js";
 import {
   type RecallHealthView,
   type RunFile,
   recallHealthSchema,
   type ShowOutput,
-} from "./schemas.js";
+} from "../rundir/schemas.js";
+import { isJsonObject } from "../util/json-object.js";
 
 type Rec = Record<string, unknown>;
 

@@ -1,12 +1,12 @@
-import path from "node:path";
 import Papa from "papaparse";
-import { RunReadError } from "./report-error.js";
-import { readTextOrNull } from "./run-files.js";
-import type { TradeKey } from "./schemas.js";
+import { RunReadError } from "../errors/report-error.js";
+import { runFile } from "../rundir/layout.js";
+import { readTextOrNull } from "../rundir/run-files.js";
+import type { TradeKey } from "../rundir/schemas.js";
 
 /** trades.csv of a run (absent = no trades), as the fields that identify a trade. */
 export function readTrades(dir: string): TradeKey[] {
-  const file = path.join(dir, "trades.csv");
+  const file = runFile(dir, "trades");
   const text = readTextOrNull(file);
   if (text === null) return [];
   const parsed = Papa.parse<Record<string, string>>(text.trim(), { header: true });

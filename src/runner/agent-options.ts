@@ -1,5 +1,5 @@
 import { MOMENT_KINDS, type MomentKind } from "../agent/prompts.js";
-import { UsageError } from "./run-errors.js";
+import { UsageError } from "../errors/run-errors.js";
 
 /** How an LLM strategy runs: the model, its bounds and budgets, cache and replay. No secrets:
  * the API key is read from the environment when the run starts and never stored. */

@@ -7,6 +7,9 @@ import {
 } from "../engine/broker-config.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import type { MarketData, Order, SymbolSeries } from "../engine/types.js";
+import { UsageError } from "../errors/run-errors.js";
+import type { RunResult } from "../rundir/run-result.js";
+import type { ReportedTrade } from "../rundir/write-outputs.js";
 import type { Params, Strategy } from "../strategy/types.js";
 import { firstUnknownKey, guessTail } from "../util/did-you-mean.js";
 import { finishResult, roundMs, startResult } from "./finish-result.js";
@@ -14,11 +17,8 @@ import { loadData } from "./load-data.js";
 import { loadStrategy, strategyFrom } from "./load-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import type { DataSpec } from "./run-config.js";
-import { UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
-import type { RunResult } from "./run-result.js";
 import { type RunHandle, simulate } from "./simulate.js";
-import type { ReportedTrade } from "./write-outputs.js";
 
 export interface BacktestOptions<S = unknown> {
   /** A strategy object, or the path of a strategy file (`.ts` / `.js`, default export). */

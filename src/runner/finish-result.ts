@@ -1,9 +1,9 @@
 import type { MarketData } from "../engine/types.js";
+import { countOrders, rejectionWarning } from "../rundir/order-outcomes.js";
+import { computeRunMetrics, type RunMetrics } from "../rundir/run-metrics.js";
+import type { RunResult } from "../rundir/run-result.js";
 import { VERSION } from "../version.js";
-import { countOrders, rejectionWarning } from "./order-outcomes.js";
 import { RESULT_SCHEMA_VERSION } from "./run-config.js";
-import { computeRunMetrics, type RunMetrics } from "./run-metrics.js";
-import type { RunResult } from "./run-result.js";
 import type { Simulated } from "./simulate.js";
 
 /** Puts metrics into a result whose other fields finishResult filled. */

@@ -1,5 +1,7 @@
 import type { EngineEvent } from "../engine/types.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
+import { type RecordBuilder, RecordLog } from "../rundir/record-log.js";
+import type { ReportedTrade } from "../rundir/write-outputs.js";
 import type { BacktestContext, ContextActivity } from "../strategy/context.js";
 import { HOOK_NAMES } from "../strategy/hook-names.js";
 import type { Strategy } from "../strategy/types.js";
@@ -13,9 +15,7 @@ import {
   pushFill,
   pushOrderEvent,
 } from "./order-records.js";
-import { type RecordBuilder, RecordLog } from "./record-log.js";
 import type { RunEventListener } from "./run-events.js";
-import type { ReportedTrade } from "./write-outputs.js";
 
 type Maybe = Promise<void> | undefined;
 

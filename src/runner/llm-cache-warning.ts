@@ -1,4 +1,4 @@
-import type { LlmRunInfo } from "./prepare-llm-strategy.js";
+import type { LlmRunInfo } from "../rundir/run-result.js";
 
 /** The warning a run ends with when model answers could not be stored in the LLM cache. */
 export function cacheFailureWarning(llm: LlmRunInfo | null): string | null {

@@ -3,9 +3,9 @@ import { parseTimestamp, TIMESTAMP_FORMATS } from "../data/parse-timestamp.js";
 import { alignSeries } from "../engine/align-series.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import type { MarketData, SymbolSeries } from "../engine/types.js";
+import { UsageError } from "../errors/run-errors.js";
+import type { DataFileInfo } from "../rundir/run-result.js";
 import type { RunConfig } from "./run-config.js";
-import { UsageError } from "./run-errors.js";
-import type { DataFileInfo } from "./run-result.js";
 
 export interface LoadedData {
   data: MarketData;

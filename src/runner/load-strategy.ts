@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { StrategyLoadError } from "../errors/run-errors.js";
 import type { Strategy } from "../strategy/types.js";
-import { StrategyLoadError } from "./run-errors.js";
 
 /** Loads a code strategy module (`.ts` through tsx, `.js`/`.mjs` natively) and checks its shape. */
 export async function loadStrategy(file: string): Promise<Strategy<unknown>> {

@@ -2,10 +2,10 @@ import { Anonymizer } from "../agent/anonymize/anonymizer.js";
 import { shiftedMemoryPort } from "../agent/anonymize/shifted-memory-port.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import type { MarketData } from "../engine/types.js";
+import type { RunResult } from "../rundir/run-result.js";
 import type { MemoryPort } from "../strategy/types.js";
 import { cutoffWarning, modelCutoff } from "./model-cutoff.js";
 import type { RunConfig } from "./run-config.js";
-import type { RunResult } from "./run-result.js";
 
 export interface LookAheadGuard {
   /** The translation of everything the model sees under --anonymize, or null. */

@@ -1,6 +1,6 @@
 import type { MemoryWorkspace } from "../memory/workspace.js";
+import type { RunRecall } from "../rundir/run-recall.js";
 import type { MemoryPort } from "../strategy/types.js";
-import type { RunRecall } from "./run-recall.js";
 
 const REVIEW_KEY = /^(week|month)_(\d{4}-(?:W\d{2}|\d{2}))$/;
 

@@ -1,4 +1,4 @@
-import { UsageError } from "./run-errors.js";
+import { UsageError } from "../errors/run-errors.js";
 
 /**
  * Approximate training-data cut-offs of common models, from the providers' model pages (OpenAI

@@ -11,30 +11,13 @@ import {
   emptyAgentStats,
   neverDecided,
 } from "../agent/llm-strategy.js";
-import type { MomentKind } from "../agent/prompts.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
+import { StrategyLoadError, UsageError } from "../errors/run-errors.js";
 import type { MemorySystem } from "../memory/memory-system.js";
+import { runFile } from "../rundir/layout.js";
+import type { LlmRunInfo } from "../rundir/run-result.js";
 import type { Strategy } from "../strategy/types.js";
 import type { AgentOptions } from "./agent-options.js";
-import { StrategyLoadError, UsageError } from "./run-errors.js";
-
-/** The result.json `llm` block. */
-export interface LlmRunInfo {
-  model: string;
-  baseURL: string;
-  apiKeySource: "flag" | "env" | "none";
-  maxSteps: number;
-  maxFailedDecisions: number;
-  every: number;
-  moments: MomentKind[];
-  cache: boolean;
-  /** The cache directory, and the answers that could not be stored there (a full disk). */
-  cacheDir?: string | null;
-  cacheWriteFailures?: number;
-  replayOf: string | null;
-  agent: AgentStats;
-  usage: unknown;
-}
 
 export interface PreparedLlm {
   name: string;
@@ -134,7 +117,7 @@ export async function prepareLlmStrategy(
       if (noKey !== null) args.onWarning?.(noKey);
       stats = agentStats;
       const cacheDir = path.resolve(o.cacheDir ?? DEFAULT_CACHE_DIR);
-      const transcript = new TranscriptWriter(path.join(args.runDir, "transcript.jsonl"));
+      const transcript = new TranscriptWriter(runFile(args.runDir, "transcript"));
       progress = () => ({
         usage: meter.snapshot(),
         transcript: { bytes: transcript.bytes, lines: transcript.lines },

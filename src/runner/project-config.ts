@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import { UsageError } from "../errors/run-errors.js";
 import { isErrnoCode } from "../util/errno.js";
 import { isJsonObject } from "../util/json-object.js";
-import { UsageError } from "./run-errors.js";
 
 /** The project's settings file, read from the working directory. */
 export const PROJECT_CONFIG_FILE = "agenticbt.config.json";

@@ -1,25 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
-import { TRANSCRIPT_FILE } from "../agent/llm/replay-source.js";
+import { UsageError } from "../errors/run-errors.js";
+import { type Checkpoint, readCheckpoint } from "../rundir/checkpoint.js";
+import { RUN_FILE, runFile } from "../rundir/layout.js";
+import { hasMemorySnapshot, removeTempFiles, restoreMemory } from "../rundir/memory-snapshot.js";
+import { resolveRunDir } from "../rundir/resolve-run.js";
+import { processGone, readLock } from "../rundir/run-lock.js";
+import type { DataFileInfo, RunResult } from "../rundir/run-result.js";
+import { type StrategyCopy, storedPrompt } from "../rundir/strategy-copy.js";
 import { readFileNoFollow } from "../util/no-follow.js";
 import { DEFAULT_AGENT_OPTIONS } from "./agent-options.js";
-import { CHECKPOINT_FILE, type Checkpoint, readCheckpoint } from "./checkpoint.js";
-import { hasMemorySnapshot, removeTempFiles, restoreMemory } from "./memory-snapshot.js";
-import { resolveRunDir } from "./resolve-run.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "./run-config.js";
-import { UsageError } from "./run-errors.js";
-import { processGone, readLock } from "./run-lock.js";
-import type { DataFileInfo, RunResult } from "./run-result.js";
-import { type StrategyCopy, storedPrompt } from "./strategy-copy.js";
-
-/** One resume of a run, as result.json records it (outside the compared fields). */
-export interface ResumeRecord {
-  /** Wall-clock time of the resume. */
-  at: string;
-  /** The checkpoint's bar (label and index) the run was verified at; null: none was saved. */
-  fromBar: string | null;
-  bar: number | null;
-}
 
 /** Statuses a resume continues: a process that died (`running`) or was interrupted. */
 const RESUMABLE = new Set(["running", "interrupted"]);
@@ -44,8 +35,8 @@ type StoredConfig = RunConfig & { id?: string; strategyCopy?: StrategyCopy };
  */
 export function planResume(name: string, runsRoot: string): ResumePlan {
   const dir = resolveRunDir(name, runsRoot);
-  const config = readJson(path.join(dir, "config.json"), dir) as StoredConfig;
-  const previous = readJson(path.join(dir, "result.json"), dir) as RunResult;
+  const config = readJson(runFile(dir, "config"), dir) as StoredConfig;
+  const previous = readJson(runFile(dir, "result"), dir) as RunResult;
   if (!RESUMABLE.has(previous.status)) {
     throw new UsageError(
       `${dir} is ${previous.status}: only a run that was killed (status running) or interrupted ` +
@@ -80,15 +71,15 @@ export function planResume(name: string, runsRoot: string): ResumePlan {
   }
   if (checkpoint !== null && checkpoint.runId !== previous.id) {
     throw new UsageError(
-      `${path.join(dir, CHECKPOINT_FILE)} belongs to run ${checkpoint.runId}, not ${previous.id}: ` +
+      `${runFile(dir, "checkpoint")} belongs to run ${checkpoint.runId}, not ${previous.id}: ` +
         "it was copied in from another run. Remove it to resume from the start.",
     );
   }
   if (checkpoint !== null) {
-    const recorded = completeLines(path.join(dir, TRANSCRIPT_FILE));
+    const recorded = completeLines(runFile(dir, "transcript"));
     if (recorded < checkpoint.transcriptLines) {
       throw new UsageError(
-        `Cannot resume ${dir}: ${TRANSCRIPT_FILE} has ${recorded} complete model calls, but ` +
+        `Cannot resume ${dir}: ${RUN_FILE.transcript} has ${recorded} complete model calls, but ` +
           `${checkpoint.transcriptLines} were recorded at the checkpoint (bar ${checkpoint.time}): ` +
           "the transcript was truncated or replaced, so the agent's answers cannot be replayed. " +
           "Restore it, or run the backtest again.",

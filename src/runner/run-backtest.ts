@@ -2,13 +2,18 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ResumedCalls } from "../agent/llm/resumed-calls.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
+import { RunWriteError, UsageError } from "../errors/run-errors.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
   memorySystemEntry,
   UnknownMemorySystemError,
 } from "../memory/memory-registry.js";
-import type { MemoryMoment, MemorySystemEntry } from "../memory/memory-system.js";
+import type {
+  MemoryMoment,
+  MemorySystemEntry,
+  MemorySystemFactory,
+} from "../memory/memory-system.js";
 import { DEFAULT_MEMORY_POLICY } from "../memory/policy/memory-policy.js";
 import { PolicyLayer } from "../memory/policy/policy-layer.js";
 import { PolicyState } from "../memory/policy/policy-state.js";
@@ -27,41 +32,42 @@ import type {
   ReportInputs,
   ReportParts,
 } from "../report/html/report-model.js";
-import type { Strategy } from "../strategy/types.js";
-import { writeJsonAtomic } from "../util/atomic-write.js";
-import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import {
+  type Checkpoint,
   Checkpointer,
   DEFAULT_CODE_CHECKPOINT_EVERY,
   DEFAULT_CODE_CHECKPOINT_MIN_MS,
   MemoryTally,
-} from "./checkpoint.js";
+} from "../rundir/checkpoint.js";
+import { EquityStream, type EquityWrite } from "../rundir/equity-stream.js";
+import { runFile, SIMULATION_OUTPUTS } from "../rundir/layout.js";
+import { snapshotMemory } from "../rundir/memory-snapshot.js";
+import { resolveRunDir } from "../rundir/resolve-run.js";
+import { RunGuard } from "../rundir/run-guard.js";
+import { createRunDir } from "../rundir/run-id.js";
+import { computeRunMetrics } from "../rundir/run-metrics.js";
+import { checkRecallOptions, RunRecall, recallIndexOptions } from "../rundir/run-recall.js";
+import type { ResumeRecord, RunResult } from "../rundir/run-result.js";
+import { storeStrategy } from "../rundir/strategy-copy.js";
+import { writeOutput } from "../rundir/write-outputs.js";
+import type { Params, Strategy } from "../strategy/types.js";
+import { writeJsonAtomic } from "../util/atomic-write.js";
+import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import type { DataPreload } from "./data-preload.js";
-import { writeEquityCsv } from "./equity-csv.js";
-import { EquityStream, type EquityWrite } from "./equity-stream.js";
 import { applyRunMetrics, finishResult, roundMs, startResult } from "./finish-result.js";
 import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
 import { cacheFailureWarning } from "./llm-cache-warning.js";
 import { type LoadedData, loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
-import { lookAheadGuard } from "./look-ahead-guard.js";
+import { type LookAheadGuard, lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
-import { snapshotMemory } from "./memory-snapshot.js";
 import { memoryToolbox } from "./memory-toolbox.js";
+import type { PreparedLlm } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
-import { resolveRunDir } from "./resolve-run.js";
-import type { ResumePlan, ResumeRecord } from "./resume-run.js";
+import type { ResumePlan } from "./resume-run.js";
 import type { MemoryChoice, RunConfig } from "./run-config.js";
-import { RunWriteError, UsageError } from "./run-errors.js";
 import type { RunEventListener } from "./run-events.js";
-import { RunGuard } from "./run-guard.js";
-import { createRunDir } from "./run-id.js";
-import { computeRunMetrics } from "./run-metrics.js";
-import { checkRecallOptions, RunRecall, recallIndexOptions } from "./run-recall.js";
-import type { RunResult } from "./run-result.js";
-import { type RunHandle, simulate } from "./simulate.js";
-import { storeStrategy } from "./strategy-copy.js";
-import { tradesCsv, writeLines, writeText } from "./write-outputs.js";
+import { type RunHandle, type Simulated, simulate } from "./simulate.js";
 
 export type { RunHandle };
 
@@ -111,20 +117,52 @@ function failStarted({ guard, started }: Guarded, err: unknown): void {
   started.error = { type: (err as Error).name || "Error", message: (err as Error).message };
   started.finishedAt = new Date().toISOString();
   try {
-    writeJsonAtomic(path.join(guard.dir, "result.json"), started);
+    writeJsonAtomic(runFile(guard.dir, "result"), started);
     guard.finish();
   } catch {
     guard.abandon();
   }
 }
 
+/**
+ * A run in its stages: each returns what the next needs. Only `prepare` runs before the run
+ * directory exists; from `openRunDir` on, the guard ends the run whatever happens.
+ */
 async function runGuarded(
   config: RunConfig,
   options: RunOptions,
   guarded: Guarded,
 ): Promise<RunResult> {
-  const t0 = performance.now();
   const emit = options.onEvent ?? (() => {});
+  const prepared = await prepare(config, options);
+  const opened = openRunDir(config, prepared, guarded);
+  const simulated = await simulateRun(config, options, prepared, opened, emit);
+  const written = await writeOutputs(config, prepared, opened, simulated);
+  return finish(prepared, opened, simulated, written, emit);
+}
+
+/** What a run loads and checks before its directory exists (a failure here leaves nothing). */
+interface Prepared {
+  t0: number;
+  loadMs: number;
+  loaded: LoadedData;
+  llm: PreparedLlm | null;
+  code: Strategy<unknown> | null;
+  strategyText: string | Buffer;
+  source: string;
+  params: Params;
+  copied: MemorySeed[];
+  presets: MemorySeed[];
+  resume: ResumePlan | null;
+  resuming: typeof import("./resume-run.js") | null;
+  lookAhead: LookAheadGuard;
+  memoryChoice: MemoryChoice;
+  memoryFactory: MemorySystemFactory;
+}
+
+/** Loads the data and the strategy, resolves the parameters, reads every memory source. */
+async function prepare(config: RunConfig, options: RunOptions): Promise<Prepared> {
+  const t0 = performance.now();
   const source = config.strategySource ?? config.strategyPath;
   const loadCode = async () => {
     // An LLM trader's modules (the agent, its tools and client) load only for an LLM run.
@@ -173,7 +211,41 @@ async function runGuarded(
   // The system's module loads here: a run never loads the systems it does not use.
   const memoryFactory = await checkedMemoryFactory(memoryChoice).load();
   const loadMs = performance.now() - t0;
+  return {
+    t0,
+    loadMs,
+    loaded,
+    llm,
+    code,
+    strategyText,
+    source,
+    params,
+    copied,
+    presets,
+    resume,
+    resuming,
+    lookAhead,
+    memoryChoice,
+    memoryFactory,
+  };
+}
 
+/** The run directory, guarded, with config.json and result.json (`running`) written. */
+interface Opened {
+  id: string;
+  dir: string;
+  guard: RunGuard;
+  result: RunResult;
+  memoryRestored: boolean;
+  strategyName: string;
+  intraday: boolean;
+  label: (i: number) => string;
+  checkpoint: Checkpoint | null;
+}
+
+function openRunDir(config: RunConfig, p: Prepared, guarded: Guarded): Opened {
+  const { llm, code, params, resume, resuming } = p;
+  const { data, startIndex, dataInfo, warnings } = p.loaded;
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
   const { id, dir } = resume ?? createRunDir(config.runsRoot, name);
   // From here until result.json is final, no end of the process leaves the run `running`.
@@ -181,7 +253,7 @@ async function runGuarded(
   guarded.guard = guard;
   const strategyCopy = resume
     ? resume.strategyCopy
-    : storeStrategy(dir, llm ? "llm" : "code", strategyText, source);
+    : storeStrategy(dir, llm ? "llm" : "code", p.strategyText, p.source);
   // Everything below may change the directory: a resume's checks are all behind it.
   const memoryRestored = resume && resuming ? resuming.prepareResume(resume) : false;
   const intraday = isIntraday(data.times);
@@ -205,10 +277,10 @@ async function runGuarded(
     startIndex,
     label,
     warnings,
-    loadMs,
+    loadMs: p.loadMs,
     startedAt,
   });
-  if (lookAhead.record) result.lookAhead = lookAhead.record;
+  if (p.lookAhead.record) result.lookAhead = p.lookAhead.record;
   const checkpoint = resume?.checkpoint ?? null;
   if (resume) {
     const record: ResumeRecord = {
@@ -220,7 +292,7 @@ async function runGuarded(
   } else {
     // paramOverrides: what `--param` set (params holds the merged values): `list` shows these.
     const paramOverrides = config.paramOverrides ?? config.params;
-    writeJsonAtomic(path.join(dir, "config.json"), {
+    writeJsonAtomic(runFile(dir, "config"), {
       id,
       ...config,
       params,
@@ -228,15 +300,49 @@ async function runGuarded(
       strategyCopy,
     });
   }
-  writeJsonAtomic(path.join(dir, "result.json"), result);
+  writeJsonAtomic(runFile(dir, "result"), result);
   guarded.started = result;
   guard.attach(result);
+  return { id, dir, guard, result, memoryRestored, strategyName, intraday, label, checkpoint };
+}
+
+/** The simulation's end, with what the later stages finish: the memory, recall and the agent. */
+interface SimulatedRun {
+  simulated: Simulated;
+  memory: PolicyLayer;
+  recall: RunRecall;
+  /** equity.csv's worker finishing the file (a long run), or null: written by this thread. */
+  equity: EquityOutput;
+}
+
+/** equity.csv's writer during and after the simulation, as a second Ctrl-C finds it. */
+class EquityOutput {
+  stream: EquityStream | null = null;
+  write: EquityWrite | null = null;
+
+  /** A second Ctrl-C: the process exits next, so the worker first finishes the file, or drops
+   * it during the simulation (its temp file would stay behind otherwise). */
+  abortSync(): void {
+    if (this.write) this.write.finishSync();
+    else this.stream?.cancelSync();
+  }
+}
+
+/** Seeds the memory, builds the strategy and runs the bars, writing equity.csv as they close. */
+async function simulateRun(
+  config: RunConfig,
+  options: RunOptions,
+  p: Prepared,
+  o: Opened,
+  emit: RunEventListener,
+): Promise<SimulatedRun> {
+  const { llm, code, params, lookAhead } = p;
+  const { data, startIndex, warnings } = p.loaded;
+  const { id, dir, guard, result, strategyName, intraday } = o;
   // The handle exists before the first bar: a signal during setup interrupts at the first bar.
   let loop: RunHandle | null = null;
   // equity.csv: written by a worker as bars close (a long run), then finished after the last one.
-  const equityFile = path.join(dir, "equity.csv");
-  let equityStream = null as EquityStream | null;
-  let equityWrite: EquityWrite | null = null;
+  const equity = new EquityOutput();
   let interruptAsked = false;
   options.onStart?.({
     interrupt: () => {
@@ -244,11 +350,7 @@ async function runGuarded(
       loop?.interrupt();
     },
     abort: (signal) => {
-      // A second Ctrl-C while equity.csv's worker writes: the process exits next, so the worker
-      // first finishes the file, or drops it during the simulation (its temp file would stay
-      // behind otherwise).
-      if (equityWrite) equityWrite.finishSync();
-      else equityStream?.cancelSync();
+      equity.abortSync();
       guard.abort(signal);
     },
   });
@@ -266,6 +368,93 @@ async function runGuarded(
   });
   for (const w of warnings) emit({ type: "warning", message: w });
 
+  const { memory, recall, files, checkpointer } = startMemory(config, p, o, emit);
+  const resumed = llm && p.resume ? await resumedCalls(dir) : null;
+  const strategy: Strategy<unknown> = llm
+    ? await llm.create({
+        runDir: dir,
+        startIndex,
+        totalBars: data.times.length - startIndex,
+        timeLabelOf: (t) => timeLabel(t, intraday),
+        broker: config.broker,
+        onEvent: emit,
+        memory,
+        resumed,
+        onWarning: (message) => emit({ type: "warning", message }),
+        anonymizer: lookAhead.anonymizer,
+        realTimes: data.times,
+      })
+    : (code as Strategy<unknown>);
+
+  const equityFile = runFile(dir, "equity");
+  const simulating = simulate({
+    data,
+    broker: config.broker,
+    strategy,
+    startIndex,
+    params,
+    memory: files,
+    toolbox: memoryToolbox(memory),
+    ...(memory.usesMoments ? { onMemoryMoment: (m: MemoryMoment) => memory.onMoment(m) } : {}),
+    onEvent: options.onEvent,
+    onStart: (h) => {
+      loop = h;
+      if (interruptAsked) h.interrupt();
+    },
+    onColumns: (columns) => {
+      equity.stream = EquityStream.start(equityFile, columns);
+    },
+    onSlice: (lastClosed) => equity.stream?.advance(lastClosed + 1 - startIndex),
+    strategyPath: config.strategyPath,
+    checkpoint: checkpointer,
+    hookTimeoutMs: hookTimeoutOf(config),
+  });
+  let simulated: Simulated;
+  try {
+    simulated = await simulating;
+  } catch (err) {
+    // Never expected (simulate() reports a strategy's failure in its result), but a worker left
+    // waiting would keep its temp file.
+    equity.stream?.cancelSync();
+    throw err;
+  }
+  // The rows are all there: the worker writes the last of them, then computes the metrics, while
+  // this thread writes the other files; result.json (the commit point) waits for it below.
+  equity.write =
+    equity.stream?.end(simulated.equity.length, {
+      startIndex: simulated.startIndex,
+      lastIndex: simulated.lastIndex,
+      trades: simulated.trades,
+      exposedBars: simulated.exposedBars,
+      commissions: simulated.commissions,
+      slippage: simulated.slippage,
+      initialCash: config.broker.initialCash,
+    }) ?? null;
+  // A divergence is the resume's failure, not the strategy's: no bar or line to point at.
+  if (simulated.error?.type === "resume_divergence") {
+    simulated.error = { type: simulated.error.type, message: simulated.error.message };
+  }
+  // Only a run that reached its end without passing the checkpoint's bar diverged; one interrupted
+  // on the way there stays interrupted (its checkpoint is untouched) and can be resumed again.
+  const unreached = simulated.status === "completed" ? checkpointer.unreached() : null;
+  if (unreached !== null) {
+    simulated.status = "failed";
+    simulated.error = { type: "resume_divergence", message: unreached };
+  }
+  const agentFailure = simulated.status === "completed" ? (llm?.endFailure() ?? null) : null;
+  if (agentFailure) {
+    simulated.status = "failed";
+    simulated.error = agentFailure;
+  }
+  return { simulated, memory, recall, equity };
+}
+
+/** The run's memory, as the strategy will see it: seeded (or restored by a resume), snapshotted
+ * for a later resume, indexed for recall, under the memory policy, counted by the checkpointer. */
+function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventListener) {
+  const { llm, code, params, lookAhead } = p;
+  const { data, startIndex } = p.loaded;
+  const { id, dir, label, checkpoint } = o;
   const workspace = new MemoryWorkspace({ dir, runId: id });
   // The memory policy layer over whichever system runs: recall obeys it, evolution moves it.
   // Built before the memory's start snapshot: its policy_overrides.json is part of that start.
@@ -274,9 +463,9 @@ async function runGuarded(
     config.memoryPolicy?.policy ?? DEFAULT_MEMORY_POLICY,
     config.memoryPolicy?.overrides ?? {},
   );
-  if (!memoryRestored) {
-    workspace.seed(copied, "copied");
-    workspace.seed(presets, "preset");
+  if (!o.memoryRestored) {
+    workspace.seed(p.copied, "copied");
+    workspace.seed(p.presets, "preset");
     workspace.init(
       llm
         ? llmPlaybook(llm.name, config.strategyPath)
@@ -309,10 +498,10 @@ async function runGuarded(
   });
   const files = memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall)));
   const memory = new PolicyLayer(
-    memoryFactory.create({
+    p.memoryFactory.create({
       dir,
       runId: id,
-      config: memoryChoice.config,
+      config: p.memoryChoice.config,
       barTimes: memoryTimes,
       replayOf: config.agent?.replay ?? null,
       files,
@@ -326,97 +515,44 @@ async function runGuarded(
     }),
     policy,
   );
-  const resumed = llm && resume ? await resumedCalls(dir) : null;
-  const strategy: Strategy<unknown> = llm
-    ? await llm.create({
-        runDir: dir,
-        startIndex,
-        totalBars: data.times.length - startIndex,
-        timeLabelOf: (t) => timeLabel(t, intraday),
-        broker: config.broker,
-        onEvent: emit,
-        memory,
-        resumed,
-        onWarning: (message) => emit({ type: "warning", message }),
-        anonymizer: lookAhead.anonymizer,
-        realTimes: data.times,
-      })
-    : (code as Strategy<unknown>);
+  return { memory, recall, files, checkpointer };
+}
 
-  const simulating = simulate({
-    data,
-    broker: config.broker,
-    strategy,
-    startIndex,
-    params,
-    memory: files,
-    toolbox: memoryToolbox(memory),
-    ...(memory.usesMoments ? { onMemoryMoment: (m: MemoryMoment) => memory.onMoment(m) } : {}),
-    onEvent: options.onEvent,
-    onStart: (h) => {
-      loop = h;
-      if (interruptAsked) h.interrupt();
-    },
-    onColumns: (columns) => {
-      equityStream = EquityStream.start(equityFile, columns);
-    },
-    onSlice: (lastClosed) => equityStream?.advance(lastClosed + 1 - startIndex),
-    strategyPath: config.strategyPath,
-    checkpoint: checkpointer,
-    hookTimeoutMs: hookTimeoutOf(config),
-  });
-  let simulated: Awaited<typeof simulating>;
-  try {
-    simulated = await simulating;
-  } catch (err) {
-    // Never expected (simulate() reports a strategy's failure in its result), but a worker left
-    // waiting would keep its temp file.
-    equityStream?.cancelSync();
-    throw err;
-  }
-  // The rows are all there: the worker writes the last of them, then computes the metrics, while
-  // this thread writes the other files; result.json (the commit point) waits for it below.
-  const initialCash = config.broker.initialCash;
-  equityWrite =
-    equityStream?.end(simulated.equity.length, {
-      startIndex: simulated.startIndex,
-      lastIndex: simulated.lastIndex,
-      trades: simulated.trades,
-      exposedBars: simulated.exposedBars,
-      commissions: simulated.commissions,
-      slippage: simulated.slippage,
-      initialCash,
-    }) ?? null;
-  // A divergence is the resume's failure, not the strategy's: no bar or line to point at.
-  if (simulated.error?.type === "resume_divergence") {
-    simulated.error = { type: simulated.error.type, message: simulated.error.message };
-  }
-  // Only a run that reached its end without passing the checkpoint's bar diverged; one interrupted
-  // on the way there stays interrupted (its checkpoint is untouched) and can be resumed again.
-  const unreached = simulated.status === "completed" ? checkpointer.unreached() : null;
-  if (unreached !== null) {
-    simulated.status = "failed";
-    simulated.error = { type: "resume_divergence", message: unreached };
-  }
-  const agentFailure = simulated.status === "completed" ? (llm?.endFailure() ?? null) : null;
-  if (agentFailure) {
-    simulated.status = "failed";
-    simulated.error = agentFailure;
-  }
+/** What is left after the outputs: the time they took, and the page's inputs. */
+interface Written {
+  t2: number;
+  report: ReturnType<typeof reportPage>;
+  reportInputs: ReportInputs;
+}
 
+/**
+ * Completes result.json's fields and writes the simulation's outputs (layout.ts's
+ * SIMULATION_OUTPUTS, in order) while equity.csv's worker finishes; the first write error fails
+ * the run.
+ */
+async function writeOutputs(
+  config: RunConfig,
+  p: Prepared,
+  o: Opened,
+  s: SimulatedRun,
+): Promise<Written> {
+  const { dir, result } = o;
+  const { simulated, memory, recall, equity } = s;
+  const { llm } = p;
   const t2 = performance.now();
-  const { times, equity, benchmark: bench } = simulated;
+  const { times, equity: equityCurve, benchmark: bench } = simulated;
   // Handled below, after this thread's own writes.
-  equityWrite?.done.catch(() => {});
-  const curve = { times, equity, benchmark: bench };
+  equity.write?.done.catch(() => {});
+  const curve = { times, equity: equityCurve, benchmark: bench };
   const report = reportPage();
   // The first error in the order the outputs are listed is the run's: one before equity.csv's
   // place wins over the worker's, one after it loses to it (as when everything ran in order).
   let failure: { err: unknown; afterEquity: boolean } | null = null;
   let atEquity = false;
+  const initialCash = config.broker.initialCash;
   try {
     // With a worker, its metrics are put in below (their fields exist already: same key order).
-    finishResult(result, simulated, initialCash, equityWrite ? "later" : undefined);
+    finishResult(result, simulated, initialCash, equity.write ? "later" : undefined);
     memory.finish();
     result.memorySystem = memory.name;
     result.memory = memory.stats();
@@ -424,25 +560,20 @@ async function runGuarded(
     result.llm = llm?.info() ?? null;
     const cacheWarning = cacheFailureWarning(result.llm);
     if (cacheWarning !== null) result.warnings.push(cacheWarning);
-    atEquity = true;
-    if (equityWrite === null) {
-      writeEquityCsv(equityFile, {
-        times,
-        equity,
-        cash: simulated.cash,
-        benchmark: bench,
-        intraday: simulated.intraday,
-      });
+    for (const role of SIMULATION_OUTPUTS) {
+      if (role === "equity") {
+        atEquity = true;
+        // The worker writes it.
+        if (equity.write !== null) continue;
+      }
+      writeOutput(dir, role, simulated);
     }
-    writeText(path.join(dir, "trades.csv"), tradesCsv(simulated.trades, simulated.intraday));
-    writeLines(path.join(dir, "orders.jsonl"), simulated.orderLog);
-    writeLines(path.join(dir, "decisions.jsonl"), simulated.decisionLog);
   } catch (err) {
     failure = { err, afterEquity: atEquity };
   }
   // The page's lines, trades, rejected orders and price charts need no metrics: made now, while
   // equity.csv's worker finishes the file and computes them (its tail is the run's last wait).
-  const prices: PriceSource = { series: data.series };
+  const prices: PriceSource = { series: p.loaded.data.series };
   const rejected = simulated.rejectedOrders;
   const rejectedOrders: RejectedLines = {
     total: rejected.length,
@@ -453,15 +584,15 @@ async function runGuarded(
   if (parts !== null) reportInputs.parts = parts;
   const curveLines = await report.curveLines(curve);
   if (curveLines !== null) reportInputs.curveLines = curveLines;
-  if (equityWrite !== null) {
-    const summary = await equityWrite.summary;
+  if (equity.write !== null) {
+    const summary = await equity.write.summary;
     applyRunMetrics(result, summary ? summary.metrics : computeRunMetrics(simulated, initialCash));
     try {
-      await equityWrite.done;
+      await equity.write.done;
     } catch (err) {
       if (failure === null || failure.afterEquity) failure = { err, afterEquity: false };
     }
-    equityWrite = null;
+    equity.write = null;
   }
   if (failure !== null) {
     // A full disk (or any write error): the run fails with the file named in the message.
@@ -469,22 +600,33 @@ async function runGuarded(
     result.status = "failed";
     result.error = { type: err.name || "Error", message: err.message };
   }
-  const simulateMs = simulated.simulateMs;
+  return { t2, report, reportInputs };
+}
+
+/** result.json, final (the commit point), then report.html, which never fails the run. */
+async function finish(
+  p: Prepared,
+  o: Opened,
+  s: SimulatedRun,
+  w: Written,
+  emit: RunEventListener,
+): Promise<RunResult> {
+  const { dir, guard, result } = o;
   result.timings = {
-    loadMs: roundMs(loadMs),
-    simulateMs: roundMs(simulateMs),
-    writeMs: roundMs(performance.now() - t2),
-    totalMs: roundMs(performance.now() - t0),
+    loadMs: roundMs(p.loadMs),
+    simulateMs: roundMs(s.simulated.simulateMs),
+    writeMs: roundMs(performance.now() - w.t2),
+    totalMs: roundMs(performance.now() - p.t0),
   };
   result.finishedAt = new Date().toISOString();
   try {
-    writeJsonAtomic(path.join(dir, "result.json"), result);
+    writeJsonAtomic(runFile(dir, "result"), result);
   } catch (err) {
     guard.abandon();
     throw new RunWriteError(dir, result, err);
   }
   guard.finish();
-  const reportWarning = await report.write(dir, reportInputs);
+  const reportWarning = await w.report.write(dir, w.reportInputs);
   if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
   emit({ type: "run_finished", result });
   return result;
@@ -546,12 +688,11 @@ function reportPage() {
 
 /** A resumed LLM run's recorded model calls, from its transcript (the agent's modules load here). */
 async function resumedCalls(dir: string): Promise<ResumedCalls> {
-  const [{ TRANSCRIPT_FILE }, { ResumedCalls }, { readTranscript }] = await Promise.all([
-    import("../agent/llm/replay-source.js"),
+  const [{ ResumedCalls }, { readTranscript }] = await Promise.all([
     import("../agent/llm/resumed-calls.js"),
     import("../agent/llm/transcript.js"),
   ]);
-  return new ResumedCalls(readTranscript(path.join(dir, TRANSCRIPT_FILE)), dir);
+  return new ResumedCalls(readTranscript(runFile(dir, "transcript")), dir);
 }
 
 /** An LLM trader's playbook starts empty of lessons: its manual is the strategy prompt, which is

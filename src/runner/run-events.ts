@@ -5,7 +5,7 @@ import type {
   RetryEvent,
 } from "../agent/agent-events.js";
 import type { ClosedTrade, Fill, Order } from "../engine/types.js";
-import type { RunResult } from "./run-result.js";
+import type { RunResult } from "../rundir/run-result.js";
 
 export type { DecisionFinishedEvent, DecisionStartedEvent, LlmCallEvent, RetryEvent };
 

@@ -4,18 +4,18 @@ import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData, Order } from "../engine/types.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
+import type { BarView } from "../rundir/checkpoint.js";
+import type { EquityColumns } from "../rundir/equity-csv.js";
+import type { RecordLog } from "../rundir/record-log.js";
+import type { RunError } from "../rundir/run-result.js";
+import type { ReportedTrade } from "../rundir/write-outputs.js";
 import { BacktestContext } from "../strategy/context.js";
 import type { MemoryPort, MemoryToolbox, Params, Strategy } from "../strategy/types.js";
 import { sharedFloat64 } from "../util/shared-float64.js";
 import { BarLoop, type LoopEnd } from "./bar-loop.js";
-import type { BarView } from "./checkpoint.js";
-import type { EquityColumns } from "./equity-csv.js";
 import { HookRunner } from "./hook-runner.js";
-import type { RecordLog } from "./record-log.js";
 import type { RunEventListener } from "./run-events.js";
-import type { RunError } from "./run-result.js";
 import { strategyLocation } from "./strategy-error.js";
-import type { ReportedTrade } from "./write-outputs.js";
 
 export interface RunHandle {
   /** Asks the loop to stop after the current bar; the run ends with status `interrupted`. */

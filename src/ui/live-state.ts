@@ -1,7 +1,7 @@
 import type { UsageSnapshot } from "../agent/llm/usage-meter.js";
 import type { Order } from "../engine/types.js";
+import type { RunResult } from "../rundir/run-result.js";
 import type { RunEvent } from "../runner/run-events.js";
-import type { RunResult } from "../runner/run-result.js";
 
 /** An open position as the live view shows it. */
 export interface LivePosition {

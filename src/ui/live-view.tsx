@@ -1,5 +1,5 @@
 import { Box, Text } from "ink";
-import { escapeControl } from "../cli/terminal-text.js";
+import { escapeControl } from "../util/terminal-text.js";
 import type { LiveState } from "./live-state.js";
 
 const BAR_WIDTH = 30;

@@ -2,8 +2,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatSummary } from "../../src/cli/format-summary.js";
 import { formatMetric, METRIC_FORMATS } from "../../src/metrics/metric-labels.js";
+import type { RunResult } from "../../src/rundir/run-result.js";
 import { backtest } from "../../src/runner/backtest.js";
-import type { RunResult } from "../../src/runner/run-result.js";
 import { DATA, ROOT } from "../helpers/cli.js";
 
 async function googResult(): Promise<RunResult> {

@@ -12,7 +12,7 @@ import {
   runResultSchema,
   showAtOutputSchema,
   showOutputSchema,
-} from "../../src/report/schemas.js";
+} from "../../src/rundir/schemas.js";
 import { BIN, cli, ROOT, runDirs, tempDir } from "../helpers/cli.js";
 import { jsonLines } from "./commands/report-cli.js";
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runResultSchema, showOutputSchema } from "../../src/report/schemas.js";
+import { runResultSchema, showOutputSchema } from "../../src/rundir/schemas.js";
 import { cli, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chooseRenderer, plainRenderer } from "../../src/cli/plain-renderer.js";
+import type { RunResult } from "../../src/rundir/run-result.js";
 import type { ProgressEvent, RunEvent } from "../../src/runner/run-events.js";
-import type { RunResult } from "../../src/runner/run-result.js";
 
 function sink() {
   const chunks: string[] = [];

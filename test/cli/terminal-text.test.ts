@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeControl, escapeStrings, jsonForTerminal } from "../../src/cli/terminal-text.js";
+import { escapeControl, escapeStrings, jsonForTerminal } from "../../src/util/terminal-text.js";
 
 // What a terminal would act on: ESC (clear screen, move the cursor, retitle the window), BEL, a C1
 // CSI (0x9b acts like ESC [ on some terminals) and a bidi override (reorders what follows).

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { type BrokerConfig, brokerConfig } from "../../src/engine/broker-config.js";
+import type { RunResult } from "../../src/rundir/run-result.js";
 import { type AgentOptions, DEFAULT_AGENT_OPTIONS } from "../../src/runner/agent-options.js";
 import { runBacktest } from "../../src/runner/run-backtest.js";
 import {
@@ -10,7 +11,6 @@ import {
   type RunConfig,
 } from "../../src/runner/run-config.js";
 import type { RunEventListener } from "../../src/runner/run-events.js";
-import type { RunResult } from "../../src/runner/run-result.js";
 import type { RecordedRequest } from "./scripted-openai-server.js";
 
 /** Writes the first `rows` data rows of a bundled CSV to `dir` and returns the path. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { TradeKey } from "../../src/report/schemas.js";
 import { diffTrades } from "../../src/report/trade-diff.js";
+import type { TradeKey } from "../../src/rundir/schemas.js";
 
 const trade = (entry: string, qty: number, side = "long"): TradeKey => ({
   symbol: "GOOG",

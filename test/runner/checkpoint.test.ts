@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { alignSeries } from "../../src/engine/align-series.js";
 import { brokerConfig } from "../../src/engine/broker-config.js";
 import { timeLabel } from "../../src/engine/calendar.js";
-import { Checkpointer, MemoryTally, readCheckpoint } from "../../src/runner/checkpoint.js";
+import { Checkpointer, MemoryTally, readCheckpoint } from "../../src/rundir/checkpoint.js";
 import { simulateSync } from "../../src/runner/simulate.js";
 import type { Strategy } from "../../src/strategy/types.js";
 import { series } from "../engine/helpers.js";

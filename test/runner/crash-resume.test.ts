@@ -4,6 +4,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 // mulberry32, seeded: a failing set of kill points can be run again.
 import { prng } from "../../bench/generate-series.js";
+import { MEMORY_DIRS, PLAYBOOK_FILE } from "../../src/memory/memory-layout.js";
+import { RUN_FILE, SIMULATION_OUTPUTS } from "../../src/rundir/layout.js";
 import { BIN, cliRun, DATA, ROOT, tempDir } from "../helpers/cli.js";
 import { barOf, isMoment, sliceCsv, turnMessages } from "../helpers/llm-run.js";
 import {
@@ -35,11 +37,12 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 const random = prng(SEED);
 
-const COMPARED = ["trades.csv", "equity.csv", "orders.jsonl", "decisions.jsonl"];
+// Every output the end of a run writes: a new one is compared here without a change.
+const COMPARED = SIMULATION_OUTPUTS.map((role) => RUN_FILE[role]);
 
 /** result.json without what legitimately differs between two runs: id, clock times, resumes. */
 function comparableResult(dir: string): string {
-  const r = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8"));
+  const r = JSON.parse(fs.readFileSync(path.join(dir, RUN_FILE.result), "utf8"));
   delete r.id;
   delete r.timings;
   delete r.startedAt;
@@ -62,7 +65,7 @@ function memoryOf(dir: string): Record<string, string> {
       out[rel] = fs.readFileSync(abs, "utf8").replaceAll(id, "<run>");
     }
   };
-  for (const entry of ["playbook.md", "journal", "notes", "reviews", "backups"]) walk(entry);
+  for (const entry of [PLAYBOOK_FILE, ...MEMORY_DIRS]) walk(entry);
   return out;
 }
 
@@ -83,7 +86,7 @@ function expectSameRun(ref: string, got: string): void {
  * other memory files and the memory's snapshot from before the first bar copied back), so the
  * leftovers may end in one cut line, never the resumed run.
  */
-const APPEND_LOGS = new Set(["transcript.jsonl", path.join("persistent", "ops.jsonl")]);
+const APPEND_LOGS = new Set([RUN_FILE.transcript, path.join("persistent", "ops.jsonl")]);
 
 /**
  * The leftovers of a kill (or, `strict`, of a resume): every file whole, except that an append
@@ -91,7 +94,7 @@ const APPEND_LOGS = new Set(["transcript.jsonl", path.join("persistent", "ops.js
  * that ended in a cut line.
  */
 function checkLeftovers(dir: string, strict = false): { temps: string[]; cut: string[] } {
-  JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8"));
+  JSON.parse(fs.readFileSync(path.join(dir, RUN_FILE.config), "utf8"));
   const temps: string[] = [];
   const cut: string[] = [];
   const walk = (rel: string) => {
@@ -124,7 +127,7 @@ function tempFiles(dir: string): string[] {
     .filter((f) => f.endsWith(".tmp"));
 }
 
-const RUN_FILE = /^\d{8}-/;
+const RUN_DIR_NAME = /^\d{8}-/;
 
 /** Starts the CLI, waits until its run directory has a result.json, and returns both. */
 async function startRun(args: string[], runsRoot: string): Promise<{ child: ChildProcess }> {
@@ -135,10 +138,10 @@ async function startRun(args: string[], runsRoot: string): Promise<{ child: Chil
   child.stderr?.resume();
   for (;;) {
     const dirs = fs.existsSync(runsRoot)
-      ? fs.readdirSync(runsRoot).filter((d) => RUN_FILE.test(d))
+      ? fs.readdirSync(runsRoot).filter((d) => RUN_DIR_NAME.test(d))
       : [];
     const dir = dirs[0];
-    if (dir !== undefined && fs.existsSync(path.join(runsRoot, dir, "result.json"))) break;
+    if (dir !== undefined && fs.existsSync(path.join(runsRoot, dir, RUN_FILE.result))) break;
     if (child.exitCode !== null)
       throw new Error(`the run exited (${child.exitCode}) before it started`);
     await sleep(5);
@@ -163,7 +166,7 @@ async function reference(args: string[], runsRoot: string): Promise<{ dir: strin
 }
 
 function onlyRun(runsRoot: string): string {
-  const dirs = fs.readdirSync(runsRoot).filter((d) => RUN_FILE.test(d));
+  const dirs = fs.readdirSync(runsRoot).filter((d) => RUN_DIR_NAME.test(d));
   expect(dirs).toHaveLength(1);
   return path.join(runsRoot, dirs[0] as string);
 }
@@ -212,7 +215,7 @@ async function killAndResume(
       continue;
     }
     const { temps, cut } = checkLeftovers(dir);
-    const status = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8")).status;
+    const status = JSON.parse(fs.readFileSync(path.join(dir, RUN_FILE.result), "utf8")).status;
     if (status === "completed") {
       // Killed while writing report.html, after result.json was final: nothing to resume, and
       // the outputs are already whole.
@@ -224,13 +227,13 @@ async function killAndResume(
     stats.landed += 1;
     if (temps.length > 0) stats.tempLeft += 1;
     if (cut.length > 0) stats.cutLine += 1;
-    if (fs.existsSync(path.join(dir, "checkpoint.json"))) stats.checkpointed += 1;
+    if (fs.existsSync(path.join(dir, RUN_FILE.checkpoint))) stats.checkpointed += 1;
     const t0 = performance.now();
     const resumed = await cliRun(["resume", dir, "--json", "-q"], ROOT);
     stats.resumeMs.push(performance.now() - t0);
     expect(resumed.status, `${label} kill at ${delay} ms: ${resumed.stderr}`).toBe(0);
     expectSameRun(ref.dir, dir);
-    const result = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8"));
+    const result = JSON.parse(fs.readFileSync(path.join(dir, RUN_FILE.result), "utf8"));
     expect(result.resumed).toHaveLength(1);
     expect(tempFiles(dir), "temp files after the resume").toEqual([]);
     checkLeftovers(dir, true);

@@ -2,16 +2,16 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { backtest } from "../../src/runner/backtest.js";
-import { type EquityColumns, EquityCsvRows, writeEquityCsv } from "../../src/runner/equity-csv.js";
+import { type EquityColumns, EquityCsvRows, writeEquityCsv } from "../../src/rundir/equity-csv.js";
 import {
   EQUITY_WORKER_MIN_ROWS,
   EquityStream,
   equityInWorker,
-} from "../../src/runner/equity-stream.js";
-import { computeRunMetrics } from "../../src/runner/run-metrics.js";
-import type { RunResult } from "../../src/runner/run-result.js";
-import type { ReportedTrade } from "../../src/runner/write-outputs.js";
+} from "../../src/rundir/equity-stream.js";
+import { computeRunMetrics } from "../../src/rundir/run-metrics.js";
+import type { RunResult } from "../../src/rundir/run-result.js";
+import type { ReportedTrade } from "../../src/rundir/write-outputs.js";
+import { backtest } from "../../src/runner/backtest.js";
 import { AtomicWriteError } from "../../src/util/atomic-write.js";
 import { SymlinkError } from "../../src/util/no-follow.js";
 import { cli, cliAsync, cliRun, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { UsageError } from "../../src/errors/run-errors.js";
 import { cutoffWarning, modelCutoff, parseModelCutoff } from "../../src/runner/model-cutoff.js";
-import { UsageError } from "../../src/runner/run-errors.js";
 
 describe("model training cut-offs", () => {
   it("finds a model by its longest prefix, after any provider prefix, case-insensitively", () => {

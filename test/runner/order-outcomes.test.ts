@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Order } from "../../src/engine/types.js";
-import { countOrders, rejectionWarning } from "../../src/runner/order-outcomes.js";
+import { countOrders, rejectionWarning } from "../../src/rundir/order-outcomes.js";
 
 const order = (id: number, status: Order["status"], reason: string | null): Order => ({
   id,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EngineEvent, Order } from "../../src/engine/types.js";
+import { RecordLog } from "../../src/rundir/record-log.js";
 import {
   decisionAt,
   decisionRecord,
@@ -9,7 +10,6 @@ import {
   pushDecision,
   pushOrderEvent,
 } from "../../src/runner/order-records.js";
-import { RecordLog } from "../../src/runner/record-log.js";
 import {
   JsonField,
   jsonField,

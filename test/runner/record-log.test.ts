@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { alignSeries } from "../../src/engine/align-series.js";
 import { brokerConfig } from "../../src/engine/broker-config.js";
-import { CHUNK_VALUES, type RecordBuilder, RecordLog } from "../../src/runner/record-log.js";
+import { CHUNK_VALUES, type RecordBuilder, RecordLog } from "../../src/rundir/record-log.js";
 import { simulate } from "../../src/runner/simulate.js";
 import type { Strategy } from "../../src/strategy/types.js";
 import { daily, series } from "../engine/helpers.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { resolveRunDir } from "../../src/runner/resolve-run.js";
+import { resolveRunDir } from "../../src/rundir/resolve-run.js";
 import { tempDir } from "../helpers/cli.js";
 
 const root = tempDir();

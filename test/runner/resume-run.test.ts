@@ -3,10 +3,10 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokerConfig } from "../../src/engine/broker-config.js";
 import { resolveLayeredParams } from "../../src/memory/layered/layered-config.js";
+import type { RunResult } from "../../src/rundir/run-result.js";
 import { planResume } from "../../src/runner/resume-run.js";
 import { type RunHandle, runBacktest } from "../../src/runner/run-backtest.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../src/runner/run-config.js";
-import type { RunResult } from "../../src/runner/run-result.js";
 import { cli, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
 import { sliceCsv } from "../helpers/llm-run.js";
 

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { RUN_FILE } from "../../src/rundir/layout.js";
 import {
-  LOCK_FILE,
   liveStatus,
   PROCESS_GONE,
   processGone,
@@ -11,7 +11,7 @@ import {
   type RunLockInfo,
   readLock,
   STALE_AFTER_MS,
-} from "../../src/runner/run-lock.js";
+} from "../../src/rundir/run-lock.js";
 import { tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
@@ -67,7 +67,7 @@ describe("run.lock liveness", () => {
   it("liveStatus: running with a dead pid is interrupted (process gone); other statuses pass through", () => {
     const dir = path.join(work, "dead");
     fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify(lock({ pid: 2 ** 30 })));
+    fs.writeFileSync(path.join(dir, RUN_FILE.lock), JSON.stringify(lock({ pid: 2 ** 30 })));
     expect(liveStatus(dir, "running")).toBe(PROCESS_GONE);
     expect(liveStatus(dir, "completed")).toBe("completed");
     expect(liveStatus(liveDir, "running")).toBe("running");
@@ -78,7 +78,7 @@ describe("run.lock liveness", () => {
     fs.mkdirSync(dir);
     const outside = path.join(work, "outside.json");
     fs.writeFileSync(outside, JSON.stringify(lock({ pid: 2 ** 30 })));
-    fs.symlinkSync(outside, path.join(dir, LOCK_FILE));
+    fs.symlinkSync(outside, path.join(dir, RUN_FILE.lock));
     expect(readLock(dir)).toBeNull();
     expect(liveStatus(dir, "running")).toBe("running");
   });

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokerConfig } from "../../src/engine/broker-config.js";
+import { UsageError } from "../../src/errors/run-errors.js";
 import { JOURNAL_RECALL_DAYS } from "../../src/memory/recall/index.js";
 import { parseDayKey } from "../../src/memory/sim-time.js";
 import { recallRun } from "../../src/report/recall-run.js";
@@ -11,7 +12,6 @@ import {
   type RecallOptions,
   type RunConfig,
 } from "../../src/runner/run-config.js";
-import { UsageError } from "../../src/runner/run-errors.js";
 import type { Citation } from "../../src/strategy/types.js";
 import { DATA, ROOT, tempDir } from "../helpers/cli.js";
 import { isMoment, readJsonl, runLlm, sliceCsv, turnMessages } from "../helpers/llm-run.js";

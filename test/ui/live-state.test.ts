@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Order } from "../../src/engine/types.js";
+import type { RunResult } from "../../src/rundir/run-result.js";
 import type { RunEvent } from "../../src/runner/run-events.js";
-import type { RunResult } from "../../src/runner/run-result.js";
 import {
   copyLiveState,
   foldLiveEvent,

@@ -6,13 +6,13 @@ import {
   type TranscriptEntry,
   TranscriptWriter,
 } from "../../src/agent/llm/transcript.js";
+import { RunReadError } from "../../src/errors/report-error.js";
 import { INDEX_FILE, openRecallIndex } from "../../src/memory/recall/index.js";
 import { MemoryWorkspace } from "../../src/memory/workspace.js";
-import { RunReadError } from "../../src/report/report-error.js";
-import { readJsonLines, readTextOrNull } from "../../src/report/run-files.js";
-import { readResult } from "../../src/report/run-record.js";
-import { writeEquityCsv } from "../../src/runner/equity-csv.js";
-import { tradesCsv, writeText } from "../../src/runner/write-outputs.js";
+import { writeEquityCsv } from "../../src/rundir/equity-csv.js";
+import { readJsonLines, readTextOrNull } from "../../src/rundir/run-files.js";
+import { readResult } from "../../src/rundir/run-record.js";
+import { tradesCsv, writeText } from "../../src/rundir/write-outputs.js";
 import {
   AtomicWriteError,
   appendFileAtomic,

@@ -4,8 +4,9 @@ import { type ChatRequest, LlmError, type TokenUsage } from "../types.js";
 import type { RecordedAnswer } from "./recorded-answer.js";
 import { canonicalJson, canonicalRequest } from "./request-hash.js";
 import { readTranscript, type TranscriptEntry } from "./transcript.js";
+import { TRANSCRIPT_FILE } from "./transcript-file.js";
 
-export const TRANSCRIPT_FILE = "transcript.jsonl";
+export { TRANSCRIPT_FILE };
 
 /** A recorded run cannot be replayed at all (no transcript). */
 export class ReplaySourceError extends Error {

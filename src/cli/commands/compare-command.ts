@@ -25,7 +25,7 @@ Exit codes: 0 success, 2 bad usage (unknown run, fewer than two runs).`;
 export async function compareCommand(runs: string[], o: CompareOptions): Promise<number> {
   const [{ compareRuns }, { resolveRunDir }, { formatCompare }] = await Promise.all([
     import("../../report/compare-runs.js"),
-    import("../../runner/resolve-run.js"),
+    import("../../rundir/resolve-run.js"),
     import("./format-compare.js"),
   ]);
   const root = runsRootOf(o.runsDir);

@@ -27,7 +27,7 @@ Exit codes: 0 success, 2 bad usage (unknown run).`;
 export async function diffCommand(runA: string, runB: string, o: DiffOptions): Promise<number> {
   const [{ diffRuns }, { resolveRunDir }, { formatDiff }] = await Promise.all([
     import("../../report/diff-runs.js"),
-    import("../../runner/resolve-run.js"),
+    import("../../rundir/resolve-run.js"),
     import("./format-diff.js"),
   ]);
   const root = runsRootOf(o.runsDir);

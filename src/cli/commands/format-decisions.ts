@@ -1,5 +1,5 @@
 import { describeOrder } from "../../report/decision-lines.js";
-import type { DecisionView, ShowAtOutput } from "../../report/schemas.js";
+import type { DecisionView, ShowAtOutput } from "../../rundir/schemas.js";
 import { HOOK_NAMES } from "../../strategy/hook-names.js";
 import { clip, inline, WIDTH } from "./text-layout.js";
 

@@ -1,5 +1,5 @@
 import { formatMetric, metricFormat } from "../../metrics/metric-labels.js";
-import type { DiffOutput, MemoryDiff, TradeKey } from "../../report/schemas.js";
+import type { DiffOutput, MemoryDiff, TradeKey } from "../../rundir/schemas.js";
 import { type Column, fixed, inline, signed, table, WIDTH, wrap } from "./text-layout.js";
 
 /** Trades listed per side before "… and N more". */

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { ListOutput, RunListEntry } from "../../report/schemas.js";
+import type { ListOutput, RunListEntry } from "../../rundir/schemas.js";
 import { type FitColumn, fitTable } from "./fit-table.js";
 import { fixed, WIDTH, wrap } from "./text-layout.js";
 

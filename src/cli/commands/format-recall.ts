@@ -1,5 +1,5 @@
 import { isCjk, queryTokens } from "../../memory/recall/tokenize.js";
-import type { RecallOutput } from "../../report/schemas.js";
+import type { RecallOutput } from "../../rundir/schemas.js";
 
 const BOLD = "\u001b[1m";
 const RESET = "\u001b[22m";

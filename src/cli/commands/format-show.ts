@@ -1,5 +1,5 @@
-import { asRunResult, type ResultFile } from "../../report/run-record.js";
-import type { RecallHealthView, ShowOutput } from "../../report/schemas.js";
+import { asRunResult, type ResultFile } from "../../rundir/run-record.js";
+import type { RecallHealthView, ShowOutput } from "../../rundir/schemas.js";
 import { keyWords } from "../../util/key-words.js";
 import { formatSummary } from "../format-summary.js";
 import { bytes, WIDTH, wrap } from "./text-layout.js";

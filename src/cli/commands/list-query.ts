@@ -1,4 +1,4 @@
-import type { RunListEntry } from "../../report/schemas.js";
+import type { RunListEntry } from "../../rundir/schemas.js";
 
 // No runtime imports: `list`'s option choices are read when the command line is parsed.
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { UsageError } from "../../runner/run-errors.js";
+import { UsageError } from "../../errors/run-errors.js";
 import type { RemoveFlags } from "./remove-flow.js";
 import { DEFAULT_RUNS_DIR, runsRootOf } from "./runs-root.js";
 

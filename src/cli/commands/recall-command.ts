@@ -41,7 +41,7 @@ export async function recallCommand(run: string, query: string, o: RecallOptions
   const [{ numberOption }, { resolveRunDir }, { recallRun }, { formatRecall, wantsColor }] =
     await Promise.all([
       import("../parse-number.js"),
-      import("../../runner/resolve-run.js"),
+      import("../../rundir/resolve-run.js"),
       import("../../report/recall-run.js"),
       import("./format-recall.js"),
     ]);

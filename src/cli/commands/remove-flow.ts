@@ -1,7 +1,7 @@
 import { deleteRuns, RemoveRefusedError } from "../../report/remove-runs.js";
-import type { RemovedRun, RemoveOutput } from "../../report/schemas.js";
+import type { RemovedRun, RemoveOutput } from "../../rundir/schemas.js";
+import { escapeControl } from "../../util/terminal-text.js";
 import { confirm } from "../confirm.js";
-import { escapeControl } from "../terminal-text.js";
 import { printReport } from "./runs-root.js";
 
 export interface RemoveFlags {

@@ -28,7 +28,7 @@ Exit codes: 0 success, 2 bad usage (unknown run, unreadable run files).`;
 export async function reportCommand(run: string, o: ReportOptions): Promise<number> {
   const [{ writeRunReport }, { resolveRunDir }] = await Promise.all([
     import("../../report/html/write-report.js"),
-    import("../../runner/resolve-run.js"),
+    import("../../rundir/resolve-run.js"),
   ]);
   const dir = resolveRunDir(run, runsRootOf(o.runsDir));
   const written = writeRunReport(dir, {}, o.out === undefined ? undefined : path.resolve(o.out));

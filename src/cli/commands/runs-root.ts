@@ -1,5 +1,5 @@
 import path from "node:path";
-import { escapeStrings, jsonForTerminal } from "../terminal-text.js";
+import { escapeStrings, jsonForTerminal } from "../../util/terminal-text.js";
 
 /** The default runs root, as `agenticbt run` uses it. */
 export const DEFAULT_RUNS_DIR = path.join(".agenticbt", "runs");

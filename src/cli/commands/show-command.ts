@@ -27,7 +27,7 @@ Exit codes: 0 success, 2 bad usage (unknown run, bad date).`;
 
 /** `agenticbt show`: returns the exit code; an unknown run or bad date throws (exit code 2). */
 export async function showCommand(run: string, o: ShowOptions): Promise<number> {
-  const { resolveRunDir } = await import("../../runner/resolve-run.js");
+  const { resolveRunDir } = await import("../../rundir/resolve-run.js");
   const dir = resolveRunDir(run, runsRootOf(o.runsDir));
   if (o.at !== undefined) {
     const [{ decisionsAt }, { formatDecisionsAt }] = await Promise.all([

@@ -1,5 +1,5 @@
 import { metricFormat } from "../../metrics/metric-labels.js";
-import { readResult } from "../run-record.js";
+import { readResult } from "../../rundir/run-record.js";
 import { chartLibrarySource } from "./chart-library.js";
 import { CLIENT_DIFF_SCRIPT } from "./client-diff-script.js";
 import { escapeHtml as h, jsonScript } from "./escape.js";

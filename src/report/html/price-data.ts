@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ColumnMapping } from "../../data/columns.js";
 import { type LoadCsvOptions, loadCsv } from "../../data/load-csv.js";
 import type { SymbolSeries } from "../../engine/types.js";
-import type { ResultFile } from "../run-record.js";
+import type { ResultFile } from "../../rundir/run-record.js";
 
 /** The run's price series, or why the page shows the equity curve without candles. */
 export type PriceSource = { series: readonly SymbolSeries[] } | { missing: string };

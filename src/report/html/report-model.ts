@@ -1,11 +1,11 @@
-import path from "node:path";
 import Papa from "papaparse";
 import { parseTimestamp } from "../../data/parse-timestamp.js";
 import type { SymbolSeries } from "../../engine/types.js";
+import { runFile } from "../../rundir/layout.js";
+import { readTextOrNull } from "../../rundir/run-files.js";
+import { type ResultFile, readConfig, readResult } from "../../rundir/run-record.js";
+import type { DecisionView } from "../../rundir/schemas.js";
 import { readDecisions } from "../decision-lines.js";
-import { readTextOrNull } from "../run-files.js";
-import { type ResultFile, readConfig, readResult } from "../run-record.js";
-import type { DecisionView } from "../schemas.js";
 import { type CurveColumns, type CurveLines, curveSeries, LINE_POINTS } from "./curve-series.js";
 import { aggregateCandles, type Candles, floorIndex } from "./downsample.js";
 import { llmUsageOverTime, type UsagePoint } from "./llm-usage.js";
@@ -67,7 +67,7 @@ export function reportParts(
   prices: PriceSource,
   rejectedOrders?: RejectedLines,
 ): ReportParts {
-  const trades = readCsvTable(path.join(dir, "trades.csv"));
+  const trades = readCsvTable(runFile(dir, "trades"));
   const rejected = readRejected(dir, rejectedOrders);
   const { charts, note } = priceCharts(window, prices, trades, rejected.shown);
   return { trades, rejected, charts, pricesNote: note };
@@ -187,7 +187,7 @@ function facts(r: ResultFile): [string, unknown][] {
 
 /** equity.csv's time, equity and benchmark columns (a plain split: the runner wrote it). */
 export function readEquityCsv(dir: string): CurveColumns {
-  const text = readTextOrNull(path.join(dir, "equity.csv")) ?? "";
+  const text = readTextOrNull(runFile(dir, "equity")) ?? "";
   const lines = text.split("\n");
   const header = (lines[0] ?? "").split(",");
   const [ti, ei, bi] = ["time", "equity", "benchmark"].map((h) => header.indexOf(h));
@@ -243,7 +243,7 @@ function readRejected(
     }
     return { shown: out, total: given.total };
   }
-  const text = readTextOrNull(path.join(dir, "orders.jsonl")) ?? "";
+  const text = readTextOrNull(runFile(dir, "orders")) ?? "";
   let total = 0;
   for (let at = text.indexOf('"rejected"'); at >= 0; at = text.indexOf('"rejected"', at + 1)) {
     const end = text.indexOf("\n", at);

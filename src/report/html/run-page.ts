@@ -1,5 +1,6 @@
 import { metricFormat } from "../../metrics/metric-labels.js";
-import type { DecisionView } from "../schemas.js";
+import { RUN_FILE } from "../../rundir/layout.js";
+import type { DecisionView } from "../../rundir/schemas.js";
 import { chartLibrarySource } from "./chart-library.js";
 import { CLIENT_SCRIPT } from "./client-script.js";
 import { escapeHtml as h, jsonScript } from "./escape.js";
@@ -87,16 +88,16 @@ function metricsSection(m: ReportModel): string {
   return `<section id="metrics"><h2>Metrics</h2><div class="grid"><div>
 <div class="scroll tall"><table id="metrics-table"><thead><tr><th>metric</th><th>strategy</th><th>buy &amp; hold</th><th>why null</th></tr></thead><tbody>
 ${rows.join("\n")}
-</tbody></table></div></div><div>${table("facts-table", ["result.json", "value"], facts)}</div></div>
+</tbody></table></div></div><div>${table("facts-table", [RUN_FILE.result, "value"], facts)}</div></div>
 <p class="meta">Definitions: docs/metrics.md (hover a row's name for its result.json key).</p></section>`;
 }
 
 function tradesSection(m: ReportModel): string {
   const t = m.trades;
   const rej = m.rejected;
-  return `<section id="trades"><h2>Trades (${h(formatValue(t.total))})</h2>${cutNote(t.rows.length, t.total, "trades.csv")}
+  return `<section id="trades"><h2>Trades (${h(formatValue(t.total))})</h2>${cutNote(t.rows.length, t.total, RUN_FILE.trades)}
 ${t.total ? table("trades-table", t.columns, t.rows) : "<p>No trades.</p>"}
-<h3>Rejected orders (${h(formatValue(rej.total))})</h3>${cutNote(rej.rows.length, rej.total, "orders.jsonl")}
+<h3>Rejected orders (${h(formatValue(rej.total))})</h3>${cutNote(rej.rows.length, rej.total, RUN_FILE.orders)}
 ${rej.total ? table("rejected-table", rej.columns, rej.rows) : "<p>None.</p>"}</section>`;
 }
 
@@ -108,7 +109,7 @@ function llmSection(m: ReportModel): string {
     : "";
   return `<section id="llm"><h2>Tokens and cost over time</h2>${costNote}
 <div class="chart small" id="chart-usage"></div>
-<h2>Decision timeline (${h(formatValue(d.total))})</h2>${cutNote(d.shown.length, d.total, "decisions.jsonl")}
+<h2>Decision timeline (${h(formatValue(d.total))})</h2>${cutNote(d.shown.length, d.total, RUN_FILE.decisions)}
 <div id="timeline">${d.shown.map(decision).join("\n")}</div></section>`;
 }
 

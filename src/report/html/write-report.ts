@@ -1,10 +1,11 @@
 import path from "node:path";
+import { RUN_FILE } from "../../rundir/layout.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { renderDiffPage } from "./diff-page.js";
 import { buildReportModel, type ReportInputs } from "./report-model.js";
 import { renderRunPage } from "./run-page.js";
 
-export const REPORT_FILE = "report.html";
+const REPORT_FILE = RUN_FILE.report;
 
 export interface WrittenReport {
   file: string;

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatDiff } from "../../../src/cli/commands/format-diff.js";
-import { type DiffOutput, diffOutputSchema } from "../../../src/report/schemas.js";
+import { type DiffOutput, diffOutputSchema } from "../../../src/rundir/schemas.js";
 import { ROOT, tempDir } from "../../helpers/cli.js";
 import { idOf, jsonLines, RSI_SPY_RUN, reportCli, runStrategy } from "./report-cli.js";
 

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listOutputSchema } from "../../../src/report/schemas.js";
+import { listOutputSchema } from "../../../src/rundir/schemas.js";
 import { BIN, ROOT, tempDir } from "../../helpers/cli.js";
 import { runStrategy } from "./report-cli.js";
 import { writeRun } from "./run-fixtures.js";

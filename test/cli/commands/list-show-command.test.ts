@@ -5,7 +5,7 @@ import {
   listOutputSchema,
   showAtOutputSchema,
   showOutputSchema,
-} from "../../../src/report/schemas.js";
+} from "../../../src/rundir/schemas.js";
 import { ROOT, readJson, tempDir } from "../../helpers/cli.js";
 import { idOf, jsonLines, RSI_SPY_RUN, reportCli, runStrategy } from "./report-cli.js";
 

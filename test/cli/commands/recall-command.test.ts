@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { formatRecall, highlighter, wantsColor } from "../../../src/cli/commands/format-recall.js";
-import { type RecallOutput, recallOutputSchema } from "../../../src/report/schemas.js";
+import { type RecallOutput, recallOutputSchema } from "../../../src/rundir/schemas.js";
 import { DEFAULT_RECALL_OPTIONS } from "../../../src/runner/run-config.js";
 import { cli, cliRun, ROOT, tempDir } from "../../helpers/cli.js";
 import { type ScriptedServer, startScriptedServer } from "../../helpers/scripted-openai-server.js";

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { confirmAndDelete } from "../../../src/cli/commands/remove-flow.js";
 import { confirm } from "../../../src/cli/confirm.js";
 import { parseAge, runsToRemove } from "../../../src/report/remove-runs.js";
-import { removeOutputSchema } from "../../../src/report/schemas.js";
+import { removeOutputSchema } from "../../../src/rundir/schemas.js";
 import { cli, tempDir } from "../../helpers/cli.js";
 import { writeRun } from "./run-fixtures.js";
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ShowAtOutput, showAtOutputSchema } from "../../../src/report/schemas.js";
+import { type ShowAtOutput, showAtOutputSchema } from "../../../src/rundir/schemas.js";
 import { cliRun, DATA, tempDir } from "../../helpers/cli.js";
 import { barOf, isMoment, sliceCsv, turnMessages } from "../../helpers/llm-run.js";
 import {

@@ -5,11 +5,11 @@ import type { Simulation } from "../engine/simulation.js";
 import type { MemoryPort } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { readFileNoFollow } from "../util/no-follow.js";
-import type { HookRunner } from "./hook-runner.js";
+import { RUN_FILE } from "./layout.js";
 import type { RecordLog } from "./record-log.js";
 
 /** The run's last checkpoint, beside result.json. */
-export const CHECKPOINT_FILE = "checkpoint.json";
+export const CHECKPOINT_FILE = RUN_FILE.checkpoint;
 const CHECKPOINT_VERSION = 2;
 
 /** Bars between two checkpoints of a code strategy (an LLM run saves one after every bar). */
@@ -147,7 +147,8 @@ export class MemoryTally {
 /** What the checkpointer reads after each bar: the simulation and the records of the hooks. */
 export interface BarView {
   sim: Simulation;
-  hooks: HookRunner;
+  /** The hook runner's records so far (the runner's HookRunner). */
+  hooks: { orderLog: RecordLog; decisionLog: RecordLog; trades: readonly unknown[] };
   pending: readonly unknown[];
   cash: Float64Array;
   startIndex: number;

@@ -5,7 +5,7 @@ import {
   type Metrics,
   type MetricsResult,
 } from "../metrics/compute-metrics.js";
-import type { Simulated } from "./simulate.js";
+import type { ReportedTrade } from "./write-outputs.js";
 
 /** A run's metrics beside buy-and-hold's; null when no bar was simulated. */
 export type RunMetrics = {
@@ -13,19 +13,18 @@ export type RunMetrics = {
   benchmark: MetricsResult<BenchmarkMetrics>;
 } | null;
 
-/** What the metrics are computed from: a simulation's curves and trades. */
-export type MetricsSource = Pick<
-  Simulated,
-  | "startIndex"
-  | "lastIndex"
-  | "times"
-  | "equity"
-  | "benchmark"
-  | "trades"
-  | "exposedBars"
-  | "commissions"
-  | "slippage"
->;
+/** What the metrics are computed from: a simulation's curves and trades (the runner's Simulated). */
+export interface MetricsSource {
+  startIndex: number;
+  lastIndex: number;
+  times: Float64Array;
+  equity: Float64Array;
+  benchmark: Float64Array;
+  trades: ReportedTrade[];
+  exposedBars: number;
+  commissions: number;
+  slippage: number;
+}
 
 /** Pure: the same numbers in any thread (a long run has equity.csv's worker compute them). */
 export function computeRunMetrics(s: MetricsSource, initialCash: number): RunMetrics {

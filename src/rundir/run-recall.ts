@@ -1,6 +1,7 @@
 import path from "node:path";
 import { DEFAULT_BASE_URL, nonEmpty } from "../agent/llm/llm-settings.js";
 import type { Millis } from "../engine/types.js";
+import { UsageError } from "../errors/run-errors.js";
 import {
   INDEX_FILE,
   openRecallIndex,
@@ -10,8 +11,27 @@ import {
   type SearchOptions,
 } from "../memory/recall/index.js";
 import type { RecallAnswer } from "../strategy/types.js";
-import type { RecallOptions } from "./run-config.js";
-import { UsageError } from "./run-errors.js";
+
+export interface RecallOptions {
+  /** Embeddings for hybrid search; null for BM25 alone. The key comes from OPENAI_API_KEY. */
+  embedModel: string | null;
+  embedBaseURL: string | null;
+  weightFts: number;
+  weightVec: number;
+  /** Citations scoring below this are dropped; null: 0.1 when hybrid, 0 for BM25 alone. */
+  minScore: number | null;
+  /** Extra decay by age on top of the tiers, or null. */
+  halfLifeDays: number | null;
+}
+
+export const DEFAULT_RECALL_OPTIONS: RecallOptions = {
+  embedModel: null,
+  embedBaseURL: null,
+  weightFts: 0.5,
+  weightVec: 0.5,
+  minScore: null,
+  halfLifeDays: null,
+};
 
 /** ctx.recall() was called in a run with embeddings: hybrid recall cannot answer synchronously. */
 export class SyncRecallError extends Error {

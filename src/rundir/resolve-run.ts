@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { UsageError } from "./run-errors.js";
+import { UsageError } from "../errors/run-errors.js";
+import { runFile } from "./layout.js";
 
 /**
  * A run named by the user: a directory path, an id under the runs root, or a unique prefix of
@@ -9,7 +10,7 @@ import { UsageError } from "./run-errors.js";
 export function resolveRunDir(name: string, runsRoot: string): string {
   const candidates = [path.resolve(name), path.join(runsRoot, name)];
   for (const c of candidates) {
-    if (fs.existsSync(path.join(c, "config.json"))) return c;
+    if (fs.existsSync(runFile(c, "config"))) return c;
   }
   const ids = fs.existsSync(runsRoot)
     ? fs

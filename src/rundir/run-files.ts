@@ -1,6 +1,6 @@
 import path from "node:path";
+import { RunReadError } from "../errors/report-error.js";
 import { listMarkdown, readTextOrNull as readMemoryText } from "../memory/memory-files.js";
-import { RunReadError } from "./report-error.js";
 
 /** A file's text, or null when it does not exist (any other failure is an error naming it). */
 export function readTextOrNull(file: string): string | null {

@@ -1,6 +1,8 @@
 import { timeLabel } from "../engine/calendar.js";
 import type { ClosedTrade } from "../engine/types.js";
 import { writeFileAtomic, writeTextAtomic } from "../util/atomic-write.js";
+import { type EquityColumns, writeEquityCsv } from "./equity-csv.js";
+import { runFile, type SimulationOutput } from "./layout.js";
 
 /** A trade still open at the end, valued at the last close for the statistics (no exit fill). */
 export interface ReportedTrade extends ClosedTrade {
@@ -46,4 +48,26 @@ export function writeLines(file: string, records: Iterable<string>): void {
 
 export function writeText(file: string, text: string): void {
   writeFileAtomic(file, text);
+}
+
+/** What the simulation's outputs are written from (the runner's Simulated). */
+export interface OutputSource extends EquityColumns {
+  trades: readonly ReportedTrade[];
+  orderLog: Iterable<string>;
+  decisionLog: Iterable<string>;
+}
+
+/** The writer of each of layout.ts's SIMULATION_OUTPUTS (a new output without one does not compile). */
+export const OUTPUT_WRITERS: {
+  readonly [K in SimulationOutput]: (file: string, s: OutputSource) => void;
+} = {
+  equity: (file, s) => writeEquityCsv(file, s),
+  trades: (file, s) => writeText(file, tradesCsv(s.trades, s.intraday)),
+  orders: (file, s) => writeLines(file, s.orderLog),
+  decisions: (file, s) => writeLines(file, s.decisionLog),
+};
+
+/** Writes one of the simulation's outputs into the run directory `dir`. */
+export function writeOutput(dir: string, role: SimulationOutput, s: OutputSource): void {
+  OUTPUT_WRITERS[role](runFile(dir, role), s);
 }

@@ -1,9 +1,9 @@
 import type { AnonymizationRecord } from "../agent/anonymize/anonymizer.js";
+import type { AgentStats } from "../agent/llm-strategy.js";
+import type { MomentKind } from "../agent/prompts.js";
 import type { RecallHealth } from "../memory/recall/recall-health.js";
 import type { BenchmarkMetrics, Metrics } from "../metrics/types.js";
 import type { OrderCounts } from "./order-outcomes.js";
-import type { LlmRunInfo } from "./prepare-llm-strategy.js";
-import type { ResumeRecord } from "./resume-run.js";
 
 export type RunStatus =
   | "running"
@@ -104,4 +104,31 @@ export interface RunResult {
   };
   /** An LLM strategy's model settings and usage (tokens, calls, latency, errors, cost). */
   llm: LlmRunInfo | null;
+}
+
+/** One resume of a run, as result.json records it (outside the compared fields). */
+export interface ResumeRecord {
+  /** Wall-clock time of the resume. */
+  at: string;
+  /** The checkpoint's bar (label and index) the run was verified at; null: none was saved. */
+  fromBar: string | null;
+  bar: number | null;
+}
+
+/** The result.json `llm` block. */
+export interface LlmRunInfo {
+  model: string;
+  baseURL: string;
+  apiKeySource: "flag" | "env" | "none";
+  maxSteps: number;
+  maxFailedDecisions: number;
+  every: number;
+  moments: MomentKind[];
+  cache: boolean;
+  /** The cache directory, and the answers that could not be stored there (a full disk). */
+  cacheDir?: string | null;
+  cacheWriteFailures?: number;
+  replayOf: string | null;
+  agent: AgentStats;
+  usage: unknown;
 }

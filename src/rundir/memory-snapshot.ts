@@ -5,9 +5,9 @@ import { POLICY_OVERRIDES_FILE } from "../memory/policy/policy-sources.js";
 import { POLICY_SNAPSHOTS_DIR } from "../memory/policy/policy-state.js";
 import { INDEX_FILE } from "../memory/recall/index.js";
 import { MEMORY_SYSTEMS } from "../memory/systems/index.js";
+import { RUN_FILE } from "./layout.js";
 
-/** Where a run keeps what a resume needs besides checkpoint.json (hidden: not run output). */
-export const RESUME_DIR = ".resume";
+const RESUME_DIR = RUN_FILE.resume;
 const SNAPSHOT = "memory-start";
 
 /** The memory of a run directory: what a resume rolls back. */

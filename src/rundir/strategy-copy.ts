@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
+import { UsageError } from "../errors/run-errors.js";
 import { sha256 } from "../memory/recall/sync-index.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { UsageError } from "./run-errors.js";
+import { RUN_FILE } from "./layout.js";
 
 /** The strategy as the run used it, stored in its directory (config.json and result.json name it). */
 export interface StrategyCopy {
@@ -12,7 +13,7 @@ export interface StrategyCopy {
 }
 
 /** An LLM strategy's prompt (a .md file's text, or --prompt) inside its run directory. */
-export const STORED_PROMPT = "strategy.md";
+const STORED_PROMPT = RUN_FILE.prompt;
 
 /**
  * Writes the strategy's text into the run directory, so that the run does not depend on

@@ -5,9 +5,10 @@ import { z } from "zod";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { isErrnoCode } from "../util/errno.js";
 import { readFileNoFollow } from "../util/no-follow.js";
+import { RUN_FILE } from "./layout.js";
 
 /** The lock file of a run directory: who runs it, and when it last showed it was alive. */
-export const LOCK_FILE = "run.lock";
+const LOCK_FILE = RUN_FILE.lock;
 /** How often a running backtest rewrites its lock's heartbeat. */
 export const HEARTBEAT_MS = 5_000;
 /** A lock from another host whose heartbeat is older than this belongs to a dead process. */

@@ -1,8 +1,8 @@
-import path from "node:path";
 import { z } from "zod";
-import type { RunResult } from "../runner/run-result.js";
-import { RunReadError } from "./report-error.js";
+import { RunReadError } from "../errors/report-error.js";
+import { runFile } from "./layout.js";
 import { readJsonFile } from "./run-files.js";
+import type { RunResult } from "./run-result.js";
 
 // What the reports rely on in result.json. Loose, so that fields added later (an index block, new
 // metrics) pass through untouched, but a file missing these is refused with the reason.
@@ -41,7 +41,7 @@ export type ResultFile = z.infer<typeof resultFileSchema>;
 
 /** result.json of a run directory, checked; throws RunReadError with the reason. */
 export function readResult(dir: string): ResultFile {
-  const file = path.join(dir, "result.json");
+  const file = runFile(dir, "result");
   const parsed = resultFileSchema.safeParse(readJsonFile(file));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -53,7 +53,7 @@ export function readResult(dir: string): ResultFile {
 
 /** config.json of a run directory as a plain object. */
 export function readConfig(dir: string): Record<string, unknown> {
-  const file = path.join(dir, "config.json");
+  const file = runFile(dir, "config");
   const value = readJsonFile(file);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new RunReadError(`${file} is not a JSON object.`);

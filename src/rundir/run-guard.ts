@@ -1,6 +1,6 @@
 import fs from "node:fs";
-import path from "node:path";
 import { writeJsonAtomic } from "../util/atomic-write.js";
+import { runFile } from "./layout.js";
 import { RunLock } from "./run-lock.js";
 import type { RunError, RunResult } from "./run-result.js";
 
@@ -122,7 +122,7 @@ export class RunGuard {
       r.finishedAt = new Date().toISOString();
     }
     const written = this.end(r);
-    const where = path.join(this.dir, "result.json");
+    const where = runFile(this.dir, "result");
     writeStderr(
       `\nerror: ${error.message}\n${written ? `${where} says failed.` : `${where} could not be updated.`}\n`,
     );
@@ -137,7 +137,7 @@ export class RunGuard {
       return false;
     }
     try {
-      writeJsonAtomic(path.join(this.dir, "result.json"), r);
+      writeJsonAtomic(runFile(this.dir, "result"), r);
       this.lock.release();
       return true;
     } catch {
