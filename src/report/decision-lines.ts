@@ -1,9 +1,12 @@
 import path from "node:path";
 import { isJsonObject } from "../util/json-object.js";
-import { readJsonLines } from "./run-files.js";
+import { damagedRunFile, readJsonLines } from "./run-files.js";
+import { readResult } from "./run-record.js";
 import type { DecisionView, OrderView, ToolCallView } from "./schemas.js";
 
 type Rec = Record<string, unknown>;
+
+const DECISIONS_FILE = "decisions.jsonl";
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const num = (v: unknown): number | null => (typeof v === "number" ? v : null);
@@ -11,16 +14,34 @@ const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /**
  * decisions.jsonl as views, in file order (bar order). Code runs write `kind` (bar, month_end…);
- * LLM runs add `type` (decision | moment), tool calls, rationale, hashes and tokens. Lines without
- * a time or bar are not decisions and are left out.
+ * LLM runs add `type` (decision | moment), tool calls, rationale, hashes and tokens. Every line has
+ * a time and a bar: one without is damage.
  */
 export function readDecisions(dir: string): DecisionView[] {
-  const out: DecisionView[] = [];
-  for (const line of readJsonLines(path.join(dir, "decisions.jsonl"))) {
+  return decisionLines(dir).map((line, i) => {
     const view = toView(line);
-    if (view) out.push(view);
+    if (view === null) {
+      throw damagedRunFile(
+        path.join(dir, DECISIONS_FILE),
+        `has a line without a time and a bar (line ${i + 1})`,
+      );
+    }
+    return view;
+  });
+}
+
+/**
+ * decisions.jsonl's lines as objects. Every run that finished wrote it (empty when nothing was
+ * decided), so a completed run without it is damaged; a run stopped before its outputs has none.
+ */
+export function decisionLines(dir: string): Rec[] {
+  const file = path.join(dir, DECISIONS_FILE);
+  const lines = readJsonLines(file);
+  if (lines !== null) return lines;
+  if (readResult(dir).status === "completed") {
+    throw damagedRunFile(file, "is missing, though result.json says the run completed");
   }
-  return out;
+  return [];
 }
 
 function toView(l: Rec): DecisionView | null {

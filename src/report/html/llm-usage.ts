@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import path from "node:path";
 import {
   costUsd,
   DEFAULT_PRICE_TABLE,
@@ -8,7 +7,7 @@ import {
   priceFor,
 } from "../../agent/llm/pricing.js";
 import { parseTimestamp } from "../../data/parse-timestamp.js";
-import { readJsonLines } from "../run-files.js";
+import { decisionLines } from "../decision-lines.js";
 import { llmModel, type ResultFile } from "../run-record.js";
 
 /** Running totals after one decisions.jsonl line: simulated time (s), tokens, USD (or null). */
@@ -39,7 +38,7 @@ export function llmUsageOverTime(
   let completion = 0;
   let cached = 0;
   let usd = 0;
-  for (const line of readJsonLines(path.join(dir, "decisions.jsonl"))) {
+  for (const line of decisionLines(dir)) {
     const tokens = line.tokens as Rec | undefined;
     const t = typeof line.time === "string" ? parseTimestamp(line.time) : Number.NaN;
     if (tokens === undefined || tokens === null || Number.isNaN(t)) continue;
