@@ -107,6 +107,27 @@ function cagr(start: number, end: number, growth: number): Computed {
   return (growth ** (1 / years) - 1) * 100;
 }
 
+/**
+ * √((σ² + (1+g)²)^N − (1+g)^(2N)), or why it means nothing. `growth` is (1+g)^N. When it is
+ * below a double's resolution of 1 (2^-52), the annual return is −100 % to the last bit and both
+ * terms are dust: a blown account's "volatility" came out near 0 and its Sharpe −10^11 beside a
+ * Sortino of −0.5. Past a double's range the first term is Infinity (Sharpe would read 0).
+ */
+function compoundedVolatility(variance: number, g: number, N: number, growth: number): Computed {
+  if (growth < Number.EPSILON) {
+    return because(
+      `annualising underflows: equity compounded over a year at the mean period return ((1+g)^${N} = ${growth.toPrecision(3)}) is below a double's resolution of 1, so the annual return is −100 % to the last bit`,
+    );
+  }
+  const secondMoment = (variance + (1 + g) ** 2) ** N;
+  if (!Number.isFinite(secondMoment)) {
+    return because(
+      `annualising overflows: (σ² + (1+g)²)^${N} is beyond a double's range (period returns too large to compound over a year)`,
+    );
+  }
+  return Math.sqrt(Math.max(0, secondMoment - (1 + g) ** (2 * N)));
+}
+
 interface Annualised {
   periodsPerYear: Computed;
   returnAnn: Computed;
@@ -138,7 +159,8 @@ function annualised(times: Float64Array, equity: Float64Array): Annualised {
     const why = because("equity fell to 0 or below, so compounded returns are undefined");
     return { periodsPerYear: N, returnAnn: why, volatilityAnn: why, sharpe: why, sortino: why };
   }
-  const returnAnn = (1 + g) ** N - 1;
+  const growth = (1 + g) ** N;
+  const returnAnn = growth - 1;
 
   let volatilityAnn: Computed;
   if (returns.length < 2) {
@@ -146,9 +168,7 @@ function annualised(times: Float64Array, equity: Float64Array): Annualised {
   } else {
     const variance = sampleVariance(returns);
     volatilityAnn =
-      Math.sqrt(variance) < ZERO_VOLATILITY
-        ? 0
-        : Math.sqrt(Math.max(0, (variance + (1 + g) ** 2) ** N - (1 + g) ** (2 * N)));
+      Math.sqrt(variance) < ZERO_VOLATILITY ? 0 : compoundedVolatility(variance, g, N, growth);
   }
   const sharpe: Computed =
     typeof volatilityAnn !== "number"

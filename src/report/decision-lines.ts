@@ -1,5 +1,6 @@
 import { runFile } from "../rundir/layout.js";
-import { readJsonLines } from "../rundir/run-files.js";
+import { damagedRunFile, readJsonLines } from "../rundir/run-files.js";
+import { readResult } from "../rundir/run-record.js";
 import type { DecisionView, OrderView, ToolCallView } from "../rundir/schemas.js";
 import { isJsonObject } from "../util/json-object.js";
 
@@ -11,16 +12,34 @@ const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /**
  * decisions.jsonl as views, in file order (bar order). Code runs write `kind` (bar, month_end…);
- * LLM runs add `type` (decision | moment), tool calls, rationale, hashes and tokens. Lines without
- * a time or bar are not decisions and are left out.
+ * LLM runs add `type` (decision | moment), tool calls, rationale, hashes and tokens. Every line has
+ * a time and a bar: one without is damage.
  */
 export function readDecisions(dir: string): DecisionView[] {
-  const out: DecisionView[] = [];
-  for (const line of readJsonLines(runFile(dir, "decisions"))) {
+  return decisionLines(dir).map((line, i) => {
     const view = toView(line);
-    if (view) out.push(view);
+    if (view === null) {
+      throw damagedRunFile(
+        runFile(dir, "decisions"),
+        `has a line without a time and a bar (line ${i + 1})`,
+      );
+    }
+    return view;
+  });
+}
+
+/**
+ * decisions.jsonl's lines as objects. Every run that finished wrote it (empty when nothing was
+ * decided), so a completed run without it is damaged; a run stopped before its outputs has none.
+ */
+export function decisionLines(dir: string): Rec[] {
+  const file = runFile(dir, "decisions");
+  const lines = readJsonLines(file);
+  if (lines !== null) return lines;
+  if (readResult(dir).status === "completed") {
+    throw damagedRunFile(file, "is missing, though result.json says the run completed");
   }
-  return out;
+  return [];
 }
 
 function toView(l: Rec): DecisionView | null {

@@ -3,23 +3,33 @@ import path from "node:path";
 import { liveStatus } from "../rundir/run-lock.js";
 import { llmCostUsd, llmModel, numberAt, readConfig, readResult } from "../rundir/run-record.js";
 import type { ListOutput, RunListEntry } from "../rundir/schemas.js";
+import { SymlinkError } from "../util/no-follow.js";
 import { keyParams } from "./key-params.js";
 
 /**
  * Every run directory under `runsRoot`, sorted by id (ids start with the creation time). A run
  * whose result.json cannot be read is listed as "unreadable" with the reason, never skipped: a
- * damaged or half-written run is exactly what a user listing runs wants to notice.
+ * damaged or half-written run is exactly what a user listing runs wants to notice. A link there
+ * is listed as refused, and nothing is read through it (every command refuses it).
  */
 export function listRuns(runsRoot: string): ListOutput {
   const root = path.resolve(runsRoot);
   const ids = fs.existsSync(root)
     ? fs
         .readdirSync(root, { withFileTypes: true })
-        .filter((e) => e.isDirectory() && !e.name.startsWith("."))
-        .map((e) => e.name)
-        .sort()
+        .filter((e) => (e.isDirectory() || e.isSymbolicLink()) && !e.name.startsWith("."))
+        .map((e) => ({ id: e.name, link: e.isSymbolicLink() }))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     : [];
-  return { runsRoot: root, runs: ids.map((id) => listEntry(path.join(root, id), id)) };
+  return {
+    runsRoot: root,
+    runs: ids.map(({ id, link }) => {
+      const dir = path.join(root, id);
+      return link
+        ? { ...unread(dir, id), error: new SymlinkError(dir).message }
+        : listEntry(dir, id);
+    }),
+  };
 }
 
 function listEntry(dir: string, id: string): RunListEntry {
@@ -48,9 +58,9 @@ function listEntry(dir: string, id: string): RunListEntry {
   }
 }
 
-/** What config.json still tells about a run without a readable result.json. */
-function fromConfig(dir: string, id: string): RunListEntry {
-  const entry: RunListEntry = {
+/** A row with nothing read yet: "unreadable" until a file says more. */
+function unread(dir: string, id: string): RunListEntry {
+  return {
     id,
     dir,
     startedAt: null,
@@ -67,6 +77,11 @@ function fromConfig(dir: string, id: string): RunListEntry {
     costUsd: null,
     error: null,
   };
+}
+
+/** What config.json still tells about a run without a readable result.json. */
+function fromConfig(dir: string, id: string): RunListEntry {
+  const entry = unread(dir, id);
   try {
     const config = readConfig(dir);
     entry.keyParams = keyParams(config);

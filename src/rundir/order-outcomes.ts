@@ -62,15 +62,29 @@ export function countOrders(orders: readonly Order[]): OrderCounts {
 
 /**
  * The warning a run with rejected orders gets (stderr and result.json `warnings`): how many of how
- * many, and the top reasons with their counts. Null when no order was rejected.
+ * many (and, when none filled, what became of the others), and the top reasons with their counts.
+ * Null when no order was rejected.
  */
 export function rejectionWarning(c: OrderCounts): string | null {
   if (c.rejected === 0) return null;
   const head =
     c.rejected === c.submitted
       ? `every order was rejected (${c.rejected} of ${c.submitted}, none filled). Top reasons:`
-      : `${c.rejected} of ${c.submitted} orders were rejected (${c.filled} filled). Top reasons:`;
+      : c.filled === 0
+        ? `no order filled: ${c.rejected} of ${c.submitted} orders were rejected, ${unfilled(c)}. Top reasons:`
+        : `${c.rejected} of ${c.submitted} orders were rejected (${c.filled} filled). Top reasons:`;
   return [head, ...reasonLines(c)].join("\n");
+}
+
+/** What became of the orders neither filled nor rejected: "1 still working at the end". */
+function unfilled(c: OrderCounts): string {
+  return [
+    c.working ? `${c.working} still working at the end` : "",
+    c.cancelled ? `${c.cancelled} cancelled` : "",
+    c.expired ? `${c.expired} expired` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
 }
 
 /** `  89× reason` for the top reasons, and a line for the rest. */

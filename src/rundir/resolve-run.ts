@@ -1,13 +1,25 @@
 import fs from "node:fs";
 import path from "node:path";
 import { UsageError } from "../errors/run-errors.js";
+import { lstatOrNull, SymlinkError } from "../util/no-follow.js";
 import { runFile } from "./layout.js";
 
 /**
  * A run named by the user: a directory path, an id under the runs root, or a unique prefix of
- * one (ids start with the date, so `20261122-0735` is usually enough).
+ * one (ids start with the date, so `20261122-0735` is usually enough). A run directory that is a
+ * symbolic link is refused (SymlinkError), as rm refuses it: every command reads or writes in the
+ * run (report.html, index.sqlite), which through a link would be outside the runs root.
  */
 export function resolveRunDir(name: string, runsRoot: string): string {
+  return notALink(findRunDir(name, runsRoot));
+}
+
+function notALink(dir: string): string {
+  if (lstatOrNull(dir)?.isSymbolicLink()) throw new SymlinkError(dir);
+  return dir;
+}
+
+function findRunDir(name: string, runsRoot: string): string {
   const candidates = [path.resolve(name), path.join(runsRoot, name)];
   for (const c of candidates) {
     if (fs.existsSync(runFile(c, "config"))) return c;

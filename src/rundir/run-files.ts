@@ -11,6 +11,18 @@ export function readTextOrNull(file: string): string | null {
   }
 }
 
+/**
+ * A file of a run directory is missing or malformed where the run's own records say it must be
+ * sound: the directory was damaged (a file deleted, cut short or edited), and what it holds is no
+ * fact about the run. Named with the file and what is wrong (exit code 2).
+ */
+export function damagedRunFile(file: string, what: string): RunReadError {
+  return new RunReadError(
+    `${path.basename(file)} in ${path.dirname(file)} ${what}: the run directory is damaged (a ` +
+      "file deleted, cut short or edited). Run the backtest again to get its files back.",
+  );
+}
+
 /** Parsed JSON of a file that must exist. */
 export function readJsonFile(file: string): unknown {
   const text = readTextOrNull(file);
@@ -23,27 +35,26 @@ export function readJsonFile(file: string): unknown {
 }
 
 /**
- * The objects of a JSON-lines file (absent = empty). A malformed last line is what a killed run
- * leaves behind, so it is skipped; a malformed line elsewhere means damage and is an error.
+ * The objects of a JSON-lines file the runner writes whole at the end of a run (decisions.jsonl;
+ * absent = null): a line that is not a JSON object, the last one included, is damage.
  */
-export function readJsonLines(file: string): Record<string, unknown>[] {
+export function readJsonLines(file: string): Record<string, unknown>[] | null {
   const text = readTextOrNull(file);
-  if (text === null) return [];
+  if (text === null) return null;
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   const out: Record<string, unknown>[] = [];
   for (const [i, line] of lines.entries()) {
+    let value: unknown;
     try {
-      const value: unknown = JSON.parse(line);
-      if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-        out.push(value as Record<string, unknown>);
-        continue;
-      }
+      value = JSON.parse(line);
     } catch {
-      // fall through: reported below unless it is the last line
+      // reported below
     }
-    if (i === lines.length - 1) break;
-    throw new RunReadError(`Line ${i + 1} of ${file} is not a JSON object: the file is damaged.`);
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw damagedRunFile(file, `has a line that is not a JSON object (line ${i + 1})`);
+    }
+    out.push(value as Record<string, unknown>);
   }
   return out;
 }

@@ -52,8 +52,9 @@ export function finishResult(
   const rejections = rejectionWarning(result.orders);
   if (rejections !== null) {
     result.warnings.push(rejections);
-    // A run whose every order was rejected did not test the strategy: never `completed`.
-    if (result.status === "completed" && result.orders.rejected === result.orders.submitted) {
+    // A run with rejections and no fill (every order rejected, or the rest still working,
+    // cancelled or expired) did not test the strategy: never `completed`.
+    if (result.status === "completed" && result.orders.filled === 0) {
       result.status = "failed";
       result.error = {
         type: "AllOrdersRejected",

@@ -37,6 +37,9 @@ export function planResume(name: string, runsRoot: string): ResumePlan {
   const dir = resolveRunDir(name, runsRoot);
   const config = readJson(runFile(dir, "config"), dir) as StoredConfig;
   const previous = readJson(runFile(dir, "result"), dir) as RunResult;
+  if (typeof previous.status !== "string") {
+    throw damaged(runFile(dir, "result"), "has no status");
+  }
   if (!RESUMABLE.has(previous.status)) {
     throw new UsageError(
       `${dir} is ${previous.status}: only a run that was killed (status running) or interrupted ` +
@@ -173,13 +176,26 @@ function readJson(file: string, dir: string): unknown {
       `Cannot resume ${dir}: ${file} is unreadable (${(err as Error).message}).`,
     );
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new UsageError(
       `Cannot resume ${dir}: ${file} is not valid JSON (damaged or edited); run the backtest again.`,
     );
   }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw damaged(file, "is not a JSON object");
+  }
+  return value;
+}
+
+/** A file the runner wrote holds what it never writes: named, not read as the run's state. */
+function damaged(file: string, what: string): UsageError {
+  return new UsageError(
+    `${path.basename(file)} in ${path.dirname(file)} ${what}: the run directory is damaged (a ` +
+      "file deleted, cut short or edited), so it cannot be resumed. Run the backtest again.",
+  );
 }
 
 const short = (sha: string) => sha.slice(0, 12);

@@ -157,4 +157,34 @@ describe("rejected orders are reported", () => {
       "error: the run failed: AllOrdersRejected: every order was rejected (2 of 2, none filled)",
     );
   }, 60_000);
+
+  it("a run with rejections and no fill fails like one whose every order was rejected (exit 1)", () => {
+    // 1e307 units overflow every fill's amount: each order is rejected at the next bar, but the
+    // one placed at the last bar is still working when the data ends.
+    const strategy = path.join(work, "huge-order.ts");
+    fs.writeFileSync(
+      strategy,
+      'export default { name: "huge-order", onBar(ctx) { ctx.buy({ qty: 1e307 }); } };\n',
+    );
+    const runs = path.join(work, "runs-no-fill");
+    const r = cli(
+      ["run", strategy, "--data", path.join(DATA, "GOOG.csv"), "--runs-dir", runs, "--json"],
+      work,
+    );
+    expect(r.status, r.stderr).toBe(1);
+    const result = JSON.parse(r.stdout) as Result & { orders: { working: number } };
+    const { submitted, rejected } = result.orders;
+    expect(result.orders).toMatchObject({ filled: 0, working: 1 });
+    expect(rejected).toBe(submitted - 1);
+    expect(result.status).toBe("failed");
+    expect(result.error?.type).toBe("AllOrdersRejected");
+    const head = `no order filled: ${rejected} of ${submitted} orders were rejected, 1 still working at the end.`;
+    expect(result.error?.message).toContain(head);
+    expect(result.error?.message).toContain(
+      `${rejected}× the fill's amounts are not a finite number`,
+    );
+    expect(r.stderr).toContain(`error: the run failed: AllOrdersRejected: ${head}`);
+    // The error carries the counts: no second WARNING repeats them.
+    expect(r.stderr).not.toContain("WARNING");
+  }, 60_000);
 });

@@ -98,6 +98,23 @@ describe("order outcomes", () => {
     );
   });
 
+  it("says when no order filled though not every one was rejected, and what became of the rest", () => {
+    const orders = [
+      order(1, "rejected", "too big"),
+      order(2, "rejected", "too big"),
+      order(3, "cancelled", null),
+      order(4, "expired", null),
+      order(5, "expired", null),
+      order(6, "working", null),
+    ];
+    expect(rejectionWarning(countOrders(orders))).toBe(
+      [
+        "no order filled: 2 of 6 orders were rejected, 1 still working at the end, 1 cancelled, 2 expired. Top reasons:",
+        "  2× too big",
+      ].join("\n"),
+    );
+  });
+
   it("has no warning when nothing was rejected", () => {
     expect(rejectionWarning(countOrders([order(1, "filled", null)]))).toBeNull();
   });

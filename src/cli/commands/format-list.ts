@@ -46,12 +46,12 @@ export function formatList(out: ListView, width = WIDTH): string {
   const short = new Map(shortIds(all).map((s, i) => [all[i], s]));
   const ids = out.runs.map((r) => short.get(r.id));
   const rows = out.runs.map((r, i) => [
-    ids[i] ?? r.id,
-    r.name ?? r.strategy ?? "-",
-    r.symbols.join(",") || "-",
-    r.keyParams,
-    r.model ?? "-",
-    r.status,
+    oneLine(ids[i] ?? r.id),
+    oneLine(r.name ?? r.strategy ?? "-"),
+    oneLine(r.symbols.join(",") || "-"),
+    oneLine(r.keyParams),
+    oneLine(r.model ?? "-"),
+    oneLine(r.status),
     r.returnPct === null ? "-" : fixed(r.returnPct),
     r.buyHoldReturnPct === null ? "-" : fixed(r.buyHoldReturnPct),
     r.trades === null ? "-" : String(r.trades),
@@ -84,6 +84,13 @@ export function formatList(out: ListView, width = WIDTH): string {
   );
   return lines.join("\n");
 }
+
+/**
+ * A cell's text on one line: printReport made the other control characters visible and kept line
+ * breaks and tabs, which would split a row or shift its columns; they are shown as ␊ and ␉ too.
+ */
+const oneLine = (text: string) =>
+  text.replace(/[\n\t]/g, (ch) => String.fromCharCode(0x2400 + ch.charCodeAt(0)));
 
 /** "<id>: unreadable: <reason>", word-wrapped, paths inside the run shown relative to it. */
 function reasonLines(r: RunListEntry, width: number): string[] {

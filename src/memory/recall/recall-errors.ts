@@ -18,3 +18,26 @@ export class RecallEmbeddingError extends Error {
   /** Not the model's to fix: an agent's tool call that meets it ends the run (status failed). */
   readonly fatal = true;
 }
+
+/**
+ * A memory file (journal day, note, review, playbook) is larger than recall reads: indexing reads
+ * a file whole, and one this size is no agent's writing (a damaged run directory, or a file put
+ * there by hand). Bad input (exit code 2), and not the model's to fix.
+ */
+export class MemoryFileTooLargeError extends Error {
+  override readonly name = "MemoryFileTooLargeError";
+  readonly exitCode = 2;
+  readonly fatal = true;
+  readonly file: string;
+
+  constructor(file: string, bytes: number, limit: number) {
+    super(
+      `${file} is ${mib(bytes)} MiB, more than the ${mib(limit)} MiB a memory file may be: ` +
+        "recall reads each memory file whole to index it. The run directory is damaged, or the " +
+        "file was put there by hand: remove it or cut it down, then recall again.",
+    );
+    this.file = file;
+  }
+}
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 0);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import type Database from "better-sqlite3";
 import type { Millis } from "../../engine/types.js";
-import { readFileNoFollow, SymlinkError } from "../../util/no-follow.js";
+import { lstatOrNull, readFileNoFollow, SymlinkError } from "../../util/no-follow.js";
 import { LESSONS_HEADING } from "../memory-layout.js";
 import { RACY_MS } from "./change-probe.js";
 import { type Chunk, chunkMarkdown } from "./chunk-markdown.js";
@@ -14,7 +14,21 @@ import {
   type MemoryFile,
   memoryFileAt,
 } from "./memory-sources.js";
+import { MemoryFileTooLargeError } from "./recall-errors.js";
 import { tokens } from "./tokenize.js";
+
+/**
+ * The largest memory file recall reads (each is read whole): a journal day, a note or the playbook
+ * is kilobytes, and a file of gigabytes would exhaust the process's memory before being named.
+ */
+export const MAX_MEMORY_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Throws MemoryFileTooLargeError for a file above MAX_MEMORY_FILE_BYTES (`size` from its lstat). */
+function refuseOversized(file: string, size: number | bigint): void {
+  if (size > MAX_MEMORY_FILE_BYTES) {
+    throw new MemoryFileTooLargeError(file, Number(size), MAX_MEMORY_FILE_BYTES);
+  }
+}
 
 export interface SyncReport {
   /** Files (re)chunked because they are new or their content hash changed. */
@@ -100,6 +114,7 @@ export function syncIndex(
       continue;
     }
     if (st === undefined || !st.isFile()) continue;
+    refuseOversized(file.abs, st.size);
     // Size, mtime and inode: atomic writes replace the inode, so any write shows.
     const stat = `${st.ino}:${st.size}:${st.mtimeNs}`;
     present.add(file.path);
@@ -192,6 +207,7 @@ function buildHistory(db: Database.Database, runDir: string, report: SyncReport)
       continue;
     }
     if (st === undefined || !st.isFile()) continue;
+    refuseOversized(file.abs, st.size);
     let bytes: Buffer | null;
     try {
       bytes = readFileNoFollow(file.abs);
@@ -215,6 +231,7 @@ function buildHistory(db: Database.Database, runDir: string, report: SyncReport)
       continue;
     }
     for (const old of listVersionBackups(runDir, file)) {
+      refuseOversized(old.abs, lstatOrNull(old.abs)?.size ?? 0);
       let oldText: string;
       try {
         const bytes = readFileNoFollow(old.abs);

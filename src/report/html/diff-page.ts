@@ -10,8 +10,8 @@ import { curveSeries, metricRows, readEquityCsv } from "./report-model.js";
 export function renderDiffPage(dirA: string, dirB: string): string {
   const ra = readResult(dirA);
   const rb = readResult(dirB);
-  const ca = curveSeries(readEquityCsv(dirA));
-  const cb = curveSeries(readEquityCsv(dirB));
+  const ca = curveSeries(readEquityCsv(dirA, ra));
+  const cb = curveSeries(readEquityCsv(dirB, rb));
   const ma = new Map(metricRows(ra).map((x) => [x.key, x.strategy]));
   const mb = new Map(metricRows(rb).map((x) => [x.key, x.strategy]));
   const rows = [...new Set([...ma.keys(), ...mb.keys()])].map((key) => {

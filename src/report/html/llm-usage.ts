@@ -7,9 +7,8 @@ import {
   priceFor,
 } from "../../agent/llm/pricing.js";
 import { parseTimestamp } from "../../data/parse-timestamp.js";
-import { runFile } from "../../rundir/layout.js";
-import { readJsonLines } from "../../rundir/run-files.js";
 import { llmModel, type ResultFile } from "../../rundir/run-record.js";
+import { decisionLines } from "../decision-lines.js";
 
 /** Running totals after one decisions.jsonl line: simulated time (s), tokens, USD (or null). */
 export interface UsagePoint {
@@ -39,7 +38,7 @@ export function llmUsageOverTime(
   let completion = 0;
   let cached = 0;
   let usd = 0;
-  for (const line of readJsonLines(runFile(dir, "decisions"))) {
+  for (const line of decisionLines(dir)) {
     const tokens = line.tokens as Rec | undefined;
     const t = typeof line.time === "string" ? parseTimestamp(line.time) : Number.NaN;
     if (tokens === undefined || tokens === null || Number.isNaN(t)) continue;

@@ -2,7 +2,7 @@ import Papa from "papaparse";
 import { parseTimestamp } from "../../data/parse-timestamp.js";
 import type { SymbolSeries } from "../../engine/types.js";
 import { runFile } from "../../rundir/layout.js";
-import { readTextOrNull } from "../../rundir/run-files.js";
+import { damagedRunFile, readTextOrNull } from "../../rundir/run-files.js";
 import { type ResultFile, readConfig, readResult } from "../../rundir/run-record.js";
 import type { DecisionView } from "../../rundir/schemas.js";
 import { readDecisions } from "../decision-lines.js";
@@ -116,7 +116,7 @@ const isRec = (v: unknown): v is Rec => v !== null && typeof v === "object" && !
 export function buildReportModel(dir: string, inputs: ReportInputs = {}): ReportModel {
   const result = readResult(dir);
   const config = readConfig(dir);
-  const curveCols = inputs.curveLines ? null : (inputs.curve ?? readEquityCsv(dir));
+  const curveCols = inputs.curveLines ? null : (inputs.curve ?? readEquityCsv(dir, result));
   const { trades, rejected, charts, pricesNote } =
     inputs.parts ??
     reportParts(
@@ -185,27 +185,58 @@ function facts(r: ResultFile): [string, unknown][] {
   return out;
 }
 
-/** equity.csv's time, equity and benchmark columns (a plain split: the runner wrote it). */
-export function readEquityCsv(dir: string): CurveColumns {
-  const text = readTextOrNull(runFile(dir, "equity")) ?? "";
-  const lines = text.split("\n");
-  const header = (lines[0] ?? "").split(",");
-  const [ti, ei, bi] = ["time", "equity", "benchmark"].map((h) => header.indexOf(h));
+/**
+ * equity.csv's time, equity and benchmark columns (a plain split: the runner wrote it), one row
+ * per bar result.json says was simulated. A file missing, a row that is not the runner's or a
+ * count that differs is damage (RunReadError naming it), never drawn as a curve.
+ */
+export function readEquityCsv(dir: string, result: ResultFile): CurveColumns {
+  const file = runFile(dir, "equity");
+  // A run not finished (running, or killed) has simulated nothing it recorded yet.
+  const bars = result.finishedAt === null ? null : result.period.bars;
   const times: number[] = [];
   const equity: number[] = [];
   const benchmark: number[] = [];
-  if (ti === undefined || ei === undefined || bi === undefined || ti < 0 || ei < 0) {
-    return { times, equity, benchmark };
+  const text = readTextOrNull(file);
+  if (text === null) {
+    if (bars === null || bars === 0) return { times, equity, benchmark };
+    throw damagedRunFile(file, `is missing, though result.json says ${bars} bars were simulated`);
   }
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const header = (lines[0] ?? "").split(",");
+  const [ti, ei, bi] = ["time", "equity", "benchmark"].map((h) => header.indexOf(h)) as [
+    number,
+    number,
+    number,
+  ];
+  if (ti < 0 || ei < 0) throw damagedRunFile(file, "has no time and equity columns");
   for (let k = 1; k < lines.length; k++) {
-    const line = lines[k] as string;
-    if (line === "") continue;
-    const f = line.split(",");
-    times.push(parseTimestamp(f[ti] ?? ""));
-    equity.push(Number(f[ei]));
-    benchmark.push(bi !== undefined && bi >= 0 ? Number(f[bi]) : Number.NaN);
+    const f = (lines[k] as string).split(",");
+    const t = parseTimestamp(f[ti] ?? "");
+    const e = csvNumber(f[ei]);
+    const b = bi >= 0 ? csvNumber(f[bi]) : Number.NaN;
+    if (f.length !== header.length || Number.isNaN(t) || e === null || b === null) {
+      throw damagedRunFile(file, `has a malformed row at line ${k + 1}`);
+    }
+    times.push(t);
+    equity.push(e);
+    benchmark.push(b);
+  }
+  if (bars !== null && times.length !== bars) {
+    throw damagedRunFile(
+      file,
+      `has ${times.length} rows, though result.json says ${bars} bars were simulated`,
+    );
   }
   return { times, equity, benchmark };
+}
+
+/** A number as equity.csv writes one (String(x), "NaN" included), or null for anything else. */
+function csvNumber(text: string | undefined): number | null {
+  if (text === undefined || text === "") return null;
+  const v = Number(text);
+  return Number.isNaN(v) && text !== "NaN" ? null : v;
 }
 
 function readCsvTable(file: string): TableData {

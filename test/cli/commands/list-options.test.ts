@@ -152,6 +152,37 @@ describe("list fits the terminal's width", () => {
   });
 });
 
+describe("list keeps each run on one row", () => {
+  it("a run name with a line break or a tab: shown as ␊ and ␉, the row not split", () => {
+    const own = path.join(work, "one-line-runs");
+    fs.mkdirSync(own);
+    const dir = runStrategy(
+      ["strategies/buy-and-hold.ts", "--data", "data/GOOG.csv", "--name", "two\nlines\tand a tab"],
+      ROOT,
+      own,
+    );
+    const r = spawnSync(process.execPath, [BIN, "list", "--runs-dir", own], {
+      cwd: work,
+      env: { ...process.env, COLUMNS: "120" },
+      encoding: "utf8",
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const rows = r.stdout.split("\n").filter((l) => l.includes("completed"));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain("two\u240alines\u2409and a tab");
+    expect(r.stdout).not.toContain("\t");
+    // --json keeps the name as stored.
+    const j = spawnSync(process.execPath, [BIN, "list", "--runs-dir", own, "--json"], {
+      cwd: work,
+      encoding: "utf8",
+    });
+    expect(listOutputSchema.parse(JSON.parse(j.stdout)).runs[0]?.name).toBe(
+      "two\nlines\tand a tab",
+    );
+    expect(path.basename(dir)).not.toMatch(/[\n\t]/);
+  });
+});
+
 describe("list --status, --strategy, --sort and --limit", () => {
   it("sorts newest first by default (text and --json)", () => {
     expect(json([]).runs.map((r) => r.id)).toEqual([F, E, D, C, B, A]);

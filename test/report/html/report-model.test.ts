@@ -112,7 +112,11 @@ describe("a run with more rejected orders than the page marks", () => {
       .filter((l) => (JSON.parse(l) as { event: string }).event === "rejected");
     expect(lines.length).toBeGreaterThan(LIMITS.markers);
     expect(result.orders.rejected).toBe(lines.length);
-    expect(result.warnings.some((w) => w.startsWith(`${lines.length} of `))).toBe(true);
+    // None filled (the last order still working at the end): the run fails, its files written.
+    expect(result.error?.type).toBe("AllOrdersRejected");
+    expect(result.warnings.some((w) => w.startsWith(`no order filled: ${lines.length} of `))).toBe(
+      true,
+    );
 
     const fromFile = buildReportModel(dir);
     expect(fromFile.rejected.total).toBe(lines.length);
