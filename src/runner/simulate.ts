@@ -6,6 +6,7 @@ import type { MemoryMoment } from "../memory/memory-system.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import { BacktestContext } from "../strategy/context.js";
 import type { MemoryPort, MemoryToolbox, Params, Strategy } from "../strategy/types.js";
+import { isEnvironmentError } from "../util/environment-error.js";
 import { sharedFloat64 } from "../util/shared-float64.js";
 import { BarLoop, type LoopEnd } from "./bar-loop.js";
 import type { BarView } from "./checkpoint.js";
@@ -245,7 +246,11 @@ class CoreRun {
       type: typeof typed === "string" ? typed : (err as Error).name || "Error",
       message: (err as Error).message ?? String(err),
       at: loop.current < 0 ? null : this.label(loop.current),
-      location: this.input.strategyPath ? strategyLocation(err, this.input.strategyPath) : null,
+      // A broken install reaches the strategy through its memory call, but is not its fault.
+      location:
+        this.input.strategyPath && !isEnvironmentError(err)
+          ? strategyLocation(err, this.input.strategyPath)
+          : null,
     };
   }
 

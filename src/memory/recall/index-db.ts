@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import Database from "better-sqlite3";
 import { refuseSymlink } from "../../util/no-follow.js";
-import { RecallIndexError } from "./recall-errors.js";
+import { RecallIndexError, SqliteBindingError } from "./recall-errors.js";
 
 /**
  * Bumped whenever the schema, the chunking or the tokenization changes: an index of another
@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
  * the file and its companions are refused (SymlinkError) when any of them is one.
  */
 export function openIndexDb(file: string): Database.Database {
+  checkSqliteBinding();
   for (const suffix of ["", "-wal", "-journal", "-shm"]) refuseSymlink(`${file}${suffix}`);
   let db: Database.Database;
   try {
@@ -100,6 +101,22 @@ export function openIndexDb(file: string): Database.Database {
     throw indexError(file, err);
   }
   return db;
+}
+
+let bindingLoads = false;
+
+/**
+ * Loads better-sqlite3's native binding once (an in-memory database), so a broken install is
+ * named as one (SqliteBindingError) rather than read as a fault of the index file.
+ */
+export function checkSqliteBinding(): void {
+  if (bindingLoads) return;
+  try {
+    new Database(":memory:").close();
+  } catch (err) {
+    throw new SqliteBindingError(err);
+  }
+  bindingLoads = true;
 }
 
 function currentVersion(db: Database.Database): string | null {
