@@ -7,7 +7,7 @@ import { CHECKPOINT_FILE, type Checkpoint, readCheckpoint } from "./checkpoint.j
 import { hasMemorySnapshot, removeTempFiles, restoreMemory } from "./memory-snapshot.js";
 import { resolveRunDir } from "./resolve-run.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "./run-config.js";
-import { UsageError } from "./run-errors.js";
+import { RunLockedError, UsageError } from "./run-errors.js";
 import { processGone, readLock } from "./run-lock.js";
 import type { DataFileInfo, RunResult } from "./run-result.js";
 import { type StrategyCopy, storedPrompt } from "./strategy-copy.js";
@@ -53,12 +53,7 @@ export function planResume(name: string, runsRoot: string): ResumePlan {
     );
   }
   const lock = previous.status === "running" ? readLock(dir) : null;
-  if (lock !== null && !processGone(lock)) {
-    throw new UsageError(
-      `${dir} is still running (pid ${lock.pid} on ${lock.host}): stop it first (Ctrl-C or ` +
-        "kill), then resume it.",
-    );
-  }
+  if (lock !== null && !processGone(lock)) throw new RunLockedError(dir, lock);
   if (config.memory?.system === "persistent") {
     throw new UsageError(
       `${dir} used --memory persistent: its store lives outside the run and already holds what ` +
