@@ -130,6 +130,27 @@ function currentVersion(db: Database.Database): string | null {
   return row?.value ?? null;
 }
 
+/**
+ * Whether `err` is SQLite finding its file no longer the database it opened: deleted or replaced
+ * while open (a write then fails as "readonly database"), or its bytes overwritten (corrupt, not a
+ * database, an I/O error on a page). The index is derived, so the caller rebuilds it.
+ */
+export function isIndexDamage(err: unknown): boolean {
+  if (!(err instanceof Database.SqliteError)) return false;
+  return (
+    isCorrupt(err) ||
+    err.code === "SQLITE_READONLY_DBMOVED" ||
+    err.code === "SQLITE_CANTOPEN" ||
+    err.code.startsWith("SQLITE_IOERR")
+  );
+}
+
+/** Removes an index file and its companions (links are removed, never followed). */
+export function removeIndexFiles(file: string): void {
+  for (const suffix of ["", "-wal", "-journal", "-shm"])
+    fs.rmSync(`${file}${suffix}`, { force: true });
+}
+
 function isCorrupt(err: unknown): boolean {
   return (
     err instanceof Database.SqliteError &&
