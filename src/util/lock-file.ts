@@ -1,5 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
+import { threadId } from "node:worker_threads";
 import { isErrnoCode } from "./errno.js";
 import { lstatOrNull, readFileNoFollow, refuseSymlink } from "./no-follow.js";
 
@@ -45,6 +47,7 @@ export function bootId(): string | null {
 }
 
 let tempCounter = 0;
+const tempTag = threadId === 0 ? `${process.pid}` : `${process.pid}-${threadId}`;
 
 /**
  * Creates `file` holding `content` only if nothing is there. The content is written to a temp file
@@ -52,7 +55,11 @@ let tempCounter = 0;
  * followed), so a reader never sees a lock without its holder. False when something is there.
  */
 export function createExclusive(file: string, content: string): boolean {
-  const temp = `${file}.${process.pid}.${tempCounter++}.tmp`;
+  // Named like atomic-write's temp files, so a resume removes one a kill left behind.
+  const temp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${tempTag}.${tempCounter++}.tmp`,
+  );
   fs.writeFileSync(temp, content, { flag: "wx" });
   try {
     fs.linkSync(temp, file);
