@@ -14,6 +14,12 @@ const goog = sliceCsv(path.join(DATA, "GOOG.csv"), 60, work, "GOOG.csv");
 
 /** What happens to index.sqlite while the run goes, at its 25th memory write. */
 type Damage = "none" | "delete" | "overwrite" | "garble";
+const DONE: Record<Damage, string> = {
+  none: "left alone",
+  delete: "deleted",
+  overwrite: "replaced by another file",
+  garble: "overwritten in place",
+};
 
 function damage(file: string, how: Damage): void {
   if (how === "delete") fs.rmSync(file);
@@ -30,14 +36,17 @@ function damage(file: string, how: Damage): void {
   }
 }
 
-/** The journal-and-recall fixture (a journal line a bar, a recall every 5), damaged mid-run. */
-async function run(how: Damage) {
-  const runsRoot = path.join(work, how);
+/**
+ * The journal-and-recall fixture (a journal line a bar, a recall every 5: ctx.recall, or
+ * ctx.recallAsync as an LLM trader's memory_recall goes), damaged mid-run.
+ */
+async function run(how: Damage, recall: "sync" | "async") {
+  const runsRoot = path.join(work, `${how}-${recall}`);
   const config: RunConfig = {
     strategyPath: path.join(ROOT, "test/fixtures/strategies/journal-and-recall.ts"),
     data: [{ file: goog }],
     broker: brokerConfig({}),
-    params: { every: "5" },
+    params: { every: "5", async: recall === "async" ? "1" : "0" },
     from: null,
     to: null,
     name: "index-damage",
@@ -63,23 +72,25 @@ async function run(how: Damage) {
 }
 
 describe("index.sqlite damaged mid-run is rebuilt from the memory files", async () => {
-  const undisturbed = await run("none");
+  for (const recall of ["sync", "async"] as const) {
+    const undisturbed = await run("none", recall);
 
-  it("the undisturbed run recalls at every 5th bar", () => {
-    expect(undisturbed.result.status).toBe("completed");
-    expect(undisturbed.recalls).toHaveLength(12);
-    expect(undisturbed.recalls.at(-1)).not.toEqual([]);
-  });
-
-  for (const how of ["delete", "overwrite", "garble"] as const) {
-    it(`${how}: the run completes with the undisturbed run's citations, and the index is whole again`, async () => {
-      const { result, dir, recalls } = await run(how);
-      expect(result.status, JSON.stringify(result.error)).toBe("completed");
-      expect(recalls).toEqual(undisturbed.recalls);
-      expect(result.index?.errors).toEqual([]);
-      expect(result.index?.files).toBe(undisturbed.result.index?.files);
-      expect(result.index?.chunks).toBe(undisturbed.result.index?.chunks);
-      expect(fs.existsSync(path.join(dir, "index.sqlite"))).toBe(true);
+    it(`${recall} recall: the undisturbed run recalls at every 5th bar`, () => {
+      expect(undisturbed.result.status).toBe("completed");
+      expect(undisturbed.recalls).toHaveLength(12);
+      expect(undisturbed.recalls.at(-1)).not.toEqual([]);
     });
+
+    for (const how of ["delete", "overwrite", "garble"] as const) {
+      it(`${recall} recall, index ${DONE[how]}: the run completes with the undisturbed run's citations, and the index is whole again`, async () => {
+        const { result, dir, recalls } = await run(how, recall);
+        expect(result.status, JSON.stringify(result.error)).toBe("completed");
+        expect(recalls).toEqual(undisturbed.recalls);
+        expect(result.index?.errors).toEqual([]);
+        expect(result.index?.files).toBe(undisturbed.result.index?.files);
+        expect(result.index?.chunks).toBe(undisturbed.result.index?.chunks);
+        expect(fs.existsSync(path.join(dir, "index.sqlite"))).toBe(true);
+      });
+    }
   }
 });
