@@ -6,7 +6,8 @@ import { runBacktest } from "../../src/runner/run-backtest.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../src/runner/run-config.js";
 import type { RunEvent } from "../../src/runner/run-events.js";
 import { DATA, ROOT, tempDir } from "../helpers/cli.js";
-import { readJsonl, sliceCsv } from "../helpers/llm-run.js";
+import { barOf, isMoment, readJsonl, runLlm, sliceCsv, turnMessages } from "../helpers/llm-run.js";
+import { startScriptedServer } from "../helpers/scripted-openai-server.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -92,5 +93,63 @@ describe("index.sqlite damaged mid-run is rebuilt from the memory files", async 
         expect(fs.existsSync(path.join(dir, "index.sqlite"))).toBe(true);
       });
     }
+  }
+});
+
+describe("an LLM trader's files memory over a damaged index.sqlite", async () => {
+  // Each decision: a journal line, then a recall of the journal; then hold.
+  const server = await startScriptedServer((req) => {
+    if (isMoment(req) || turnMessages(req).length > 0) return { content: "hold" };
+    return {
+      toolCalls: [
+        {
+          name: "memory_log",
+          arguments: JSON.stringify({ content: `GOOG watch at bar ${barOf(req)}` }),
+        },
+        { name: "memory_recall", arguments: JSON.stringify({ query: "GOOG watch", limit: 5 }) },
+      ],
+    };
+  });
+  afterAll(() => server.close());
+  const data = sliceCsv(path.join(DATA, "GOOG.csv"), 20, work, "GOOG20.csv");
+
+  const llmRun = async (how: Damage) => {
+    let dir = "";
+    let writes = 0;
+    const { result } = await runLlm({
+      baseURL: server.url,
+      data: [data],
+      // Its own parent: the LLM cache beside it is not shared with the other runs.
+      runsRoot: path.join(work, `llm-${how}`, "runs"),
+      prompt: "Trade GOOG.",
+      agent: { moments: [] },
+      onEvent: (e) => {
+        if (e.type === "run_started") dir = e.dir;
+        if (e.type === "memory_write" && ++writes === 8) {
+          damage(path.join(dir, "index.sqlite"), how);
+        }
+      },
+    });
+    const recalls = readJsonl(path.join(dir, "decisions.jsonl")).flatMap((d) =>
+      Array.isArray(d.recalls)
+        ? (d.recalls as { citations: { path: string; startLine: number; score: number }[] }[]).map(
+            (r) => r.citations,
+          )
+        : [],
+    );
+    return { result, recalls };
+  };
+  const undisturbed = await llmRun("none");
+
+  for (const how of ["delete", "overwrite", "garble"] as const) {
+    it(`index ${DONE[how]}: the run completes, every memory call answered as in the undisturbed run`, async () => {
+      expect(undisturbed.result.status).toBe("completed");
+      expect(undisturbed.recalls).toHaveLength(20);
+      const { result, recalls } = await llmRun(how);
+      expect(result.status, JSON.stringify(result.error)).toBe("completed");
+      // No memory call reached the model as a failure.
+      expect(result.llm?.agent.toolErrors).toEqual({});
+      expect(recalls).toEqual(undisturbed.recalls);
+    });
   }
 });
