@@ -62,10 +62,11 @@ export class RunLock {
       heartbeatAt: now,
       ...(purpose === "resume" ? { resuming: true } : {}),
     };
-    // A lock nobody can read names no process that could still be running.
+    // A lock nobody can read names no process that could still be running; an empty one is
+    // being written (where the file system has no hard links, see createExclusive).
     const stale = (held: Buffer) => {
       const lock = parseLock(held);
-      return lock === null || processGone(lock);
+      return lock === null ? held.length > 0 : processGone(lock);
     };
     const held = acquireLockFile(this.file, `${JSON.stringify(this.info, null, 2)}\n`, stale);
     if (held !== null) throw new RunLockedError(dir, parseLock(held));

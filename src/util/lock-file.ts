@@ -66,10 +66,32 @@ export function createExclusive(file: string, content: string): boolean {
     return true;
   } catch (err) {
     if (isErrnoCode(err, "EEXIST")) return false;
-    throw err;
+    if (!NO_HARD_LINKS.some((code) => isErrnoCode(err, code))) throw err;
   } finally {
     fs.rmSync(temp, { force: true });
   }
+  return createExclusiveInPlace(file, content);
+}
+
+/** What link() fails with on a file system without hard links (some network and FUSE mounts). */
+const NO_HARD_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
+
+/** O_EXCL (no link followed) and the content written after: a reader may see it empty at first. */
+function createExclusiveInPlace(file: string, content: string): boolean {
+  const { O_CREAT, O_EXCL, O_WRONLY } = fs.constants;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, O_CREAT | O_EXCL | O_WRONLY | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
+  } catch (err) {
+    if (isErrnoCode(err, "EEXIST")) return false;
+    throw err;
+  }
+  try {
+    fs.writeSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
 }
 
 /** A breaker's mark older than this belongs to a process that died while breaking a lock. */

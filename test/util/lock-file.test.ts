@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { STORE_LOCK, withStoreLock } from "../../src/memory/persistent/store-lock.js";
 import { acquireLockFile, bootId, createExclusive } from "../../src/util/lock-file.js";
 import { SymlinkError } from "../../src/util/no-follow.js";
@@ -39,6 +39,26 @@ describe("lock files", () => {
     fs.symlinkSync(target, path.join(dir, "link.lock"));
     expect(createExclusive(path.join(dir, "link.lock"), "x")).toBe(false);
     expect(fs.existsSync(target)).toBe(false);
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("on a file system without hard links, createExclusive falls back to O_EXCL in place", () => {
+    const dir = fresh();
+    const file = path.join(dir, "a.lock");
+    const noLinks = vi.spyOn(fs, "linkSync").mockImplementation(() => {
+      throw Object.assign(new Error("EPERM: operation not permitted, link"), { code: "EPERM" });
+    });
+    try {
+      expect(createExclusive(file, "first")).toBe(true);
+      expect(createExclusive(file, "second")).toBe(false);
+      fs.symlinkSync(path.join(dir, "target"), path.join(dir, "link.lock"));
+      expect(createExclusive(path.join(dir, "link.lock"), "x")).toBe(false);
+      expect(noLinks).toHaveBeenCalledTimes(3);
+    } finally {
+      noLinks.mockRestore();
+    }
+    expect(fs.readFileSync(file, "utf8")).toBe("first");
+    expect(fs.existsSync(path.join(dir, "target"))).toBe(false);
     expect(fs.readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 

@@ -53,6 +53,8 @@ export function withStoreLock<T>(dir: string, write: () => T): T {
 }
 
 function stale(bytes: Buffer): boolean {
+  // Empty: being written (where the file system has no hard links, see createExclusive).
+  if (bytes.length === 0) return false;
   let holder: z.infer<typeof holderSchema>;
   try {
     const parsed = holderSchema.safeParse(JSON.parse(bytes.toString("utf8")));
