@@ -21,7 +21,8 @@ const args = [
   "--data",
   goog,
   "--param",
-  "ms=10",
+  // 60 bars of 25 ms: each resume runs long enough for the two to overlap on a loaded machine.
+  "ms=25",
   "--param",
   `mark=${MARK}`,
   "--checkpoint-every",
