@@ -1,4 +1,5 @@
 import path from "node:path";
+import { isEnvironmentError } from "../errors/environment-error.js";
 import type { RunResult } from "../rundir/run-result.js";
 
 /**
@@ -11,7 +12,7 @@ export function formatRunError(r: RunResult, runDir: string, cwd = process.cwd()
   const code = r.strategy.kind === "code";
   const where = e.at === undefined ? "" : e.at === null ? " in init" : ` at ${e.at}`;
   const who =
-    e.at === undefined ? "the run failed" : code ? "the strategy threw" : "the run failed";
+    e.at !== undefined && code && !isEnvironmentError(e) ? "the strategy threw" : "the run failed";
   const lines = [`error: ${who}${where}: ${e.type}: ${e.message}`];
   if (e.location) lines.push(`  at ${relativeIfInside(e.location, cwd)}`);
   const dir = relativeIfInside(runDir, cwd) || ".";

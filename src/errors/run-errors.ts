@@ -4,6 +4,25 @@ export class UsageError extends Error {
   readonly exitCode = 2;
 }
 
+/**
+ * Another live process holds the run directory's lock: it is running, or being resumed. Refused
+ * before anything in the directory changes (exit code 2).
+ */
+export class RunLockedError extends Error {
+  override readonly name = "RunLockedError";
+  readonly exitCode = 2;
+
+  constructor(dir: string, holder: { pid: number; host: string; resuming?: boolean } | null) {
+    const who = holder === null ? "another process" : `pid ${holder.pid} on ${holder.host}`;
+    super(
+      holder?.resuming
+        ? `${dir} is being resumed by another process (${who}): wait for that resume to end; ` +
+            "nothing was changed here."
+        : `${dir} is still running (${who}): stop it first (Ctrl-C or kill), then resume it.`,
+    );
+  }
+}
+
 /** A strategy file that cannot be loaded or is not a strategy. */
 export class StrategyLoadError extends Error {
   override readonly name = "StrategyLoadError";

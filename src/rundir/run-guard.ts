@@ -45,8 +45,11 @@ export class RunGuard {
   private done = false;
   private lastUncaught: unknown = null;
 
-  constructor(readonly dir: string) {
-    this.lock = new RunLock(dir);
+  constructor(
+    readonly dir: string,
+    purpose: "run" | "resume" = "run",
+  ) {
+    this.lock = new RunLock(dir, purpose);
     process.on("exit", this.onExit);
     process.on("uncaughtExceptionMonitor", this.onUncaught);
     if (guarded++ === 0) {

@@ -2,8 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { RunLockedError } from "../errors/run-errors.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
-import { isErrnoCode } from "../util/errno.js";
+import { acquireLockFile, bootId, pidAlive, sameMachine } from "../util/lock-file.js";
 import { readFileNoFollow } from "../util/no-follow.js";
 import { RUN_FILE } from "./layout.js";
 
@@ -23,6 +24,8 @@ export interface RunLockInfo {
   bootId: string | null;
   startedAt: string;
   heartbeatAt: string;
+  /** Held by `agenticbt resume` (absent: by the run that created the directory). */
+  resuming?: boolean;
 }
 
 const lockSchema = z.object({
@@ -31,21 +34,25 @@ const lockSchema = z.object({
   bootId: z.string().nullable(),
   startedAt: z.string(),
   heartbeatAt: z.string(),
+  resuming: z.boolean().optional(),
 });
 
 /**
  * Held by the process running a backtest, from the moment its run directory exists until its
  * result.json is final: `run.lock` holds the pid, the host and a heartbeat rewritten every
  * HEARTBEAT_MS (atomically, like every file of a run: a link planted there is replaced, never
- * written through). The timer is unref'd and a failed heartbeat write (a full disk) is ignored:
- * the lock only serves to tell a live run from a dead one.
+ * written through). The timer is unref'd and a failed heartbeat write (a full disk) is ignored.
+ *
+ * It is taken exclusively (acquireLockFile): a resume replaces the lock of the process that died,
+ * and of two resumes at once only one gets it; the other is refused (RunLockedError) before it
+ * changes anything.
  */
 export class RunLock {
   private readonly file: string;
   private readonly info: RunLockInfo;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(dir: string) {
+  constructor(dir: string, purpose: "run" | "resume" = "run") {
     this.file = path.join(dir, LOCK_FILE);
     const now = new Date().toISOString();
     this.info = {
@@ -54,8 +61,16 @@ export class RunLock {
       bootId: bootId(),
       startedAt: now,
       heartbeatAt: now,
+      ...(purpose === "resume" ? { resuming: true } : {}),
     };
-    writeJsonAtomic(this.file, this.info);
+    // A lock nobody can read names no process that could still be running; an empty one is
+    // being written (where the file system has no hard links, see createExclusive).
+    const stale = (held: Buffer) => {
+      const lock = parseLock(held);
+      return lock === null ? held.length > 0 : processGone(lock);
+    };
+    const held = acquireLockFile(this.file, `${JSON.stringify(this.info, null, 2)}\n`, stale);
+    if (held !== null) throw new RunLockedError(dir, parseLock(held));
     this.timer = setInterval(() => this.beat(), HEARTBEAT_MS);
     this.timer.unref();
   }
@@ -91,7 +106,14 @@ export class RunLock {
 export function readLock(dir: string): RunLockInfo | null {
   try {
     const bytes = readFileNoFollow(path.join(dir, LOCK_FILE));
-    if (bytes === null) return null;
+    return bytes === null ? null : parseLock(bytes);
+  } catch {
+    return null;
+  }
+}
+
+function parseLock(bytes: Buffer): RunLockInfo | null {
+  try {
     const parsed = lockSchema.safeParse(JSON.parse(bytes.toString("utf8")));
     return parsed.success ? parsed.data : null;
   } catch {
@@ -110,8 +132,7 @@ export function processGone(
   host = os.hostname(),
 ): boolean {
   if (lock === null) return false;
-  const sameMachine = lock.host === host && lock.bootId === bootId();
-  if (sameMachine) return !pidAlive(lock.pid);
+  if (sameMachine(lock, host)) return !pidAlive(lock.pid);
   const beat = Date.parse(lock.heartbeatAt);
   return !Number.isFinite(beat) || now - beat > STALE_AFTER_MS;
 }
@@ -126,27 +147,4 @@ export function liveStatus(dir: string, status: string): string {
 /** `interrupted (process gone)` → `interrupted`: the status a filter (`prune --status`) matches. */
 export function baseStatus(status: string): string {
   return status === PROCESS_GONE ? "interrupted" : status;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, owned by another user.
-    return !isErrnoCode(err, "ESRCH");
-  }
-}
-
-let cachedBootId: string | null | undefined;
-
-function bootId(): string | null {
-  if (cachedBootId === undefined) {
-    try {
-      cachedBootId = fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || null;
-    } catch {
-      cachedBootId = null;
-    }
-  }
-  return cachedBootId;
 }

@@ -3,6 +3,7 @@ import { DEFAULT_BASE_URL, nonEmpty } from "../agent/llm/llm-settings.js";
 import type { Millis } from "../engine/types.js";
 import { UsageError } from "../errors/run-errors.js";
 import {
+  dropIndexFile,
   INDEX_FILE,
   openRecallIndex,
   type RecallHealth,
@@ -73,7 +74,7 @@ export class RunRecall {
 
   /** A memory write was just made to `path` at simulated time `at`: index it as the next state. */
   written(path: string, at: Millis): void {
-    this.open().syncWrite([path], at);
+    this.withIndex((index) => index.syncWrite([path], at));
   }
 
   /** Keyword (BM25) recall, for code strategies' synchronous ctx.recall. */
@@ -85,22 +86,33 @@ export class RunRecall {
           "strategy, or drop --embed-model.",
       );
     }
-    const index = this.open();
-    const seq = index.seq();
-    return { citations: index.searchSync(query, this.agentSearch(limit, asOf, seq)), seq };
+    return this.withIndex((index) => {
+      const seq = index.seq();
+      return { citations: index.searchSync(query, this.agentSearch(limit, asOf, seq)), seq };
+    });
   }
 
   /** Recall as the agent sees it at `asOf`: hybrid when embeddings are configured. */
   async search(query: string, limit: number, asOf: Millis): Promise<RecallAnswer> {
+    const answer = async (index: RecallIndex) => {
+      const seq = index.seq();
+      return { citations: await index.search(query, this.agentSearch(limit, asOf, seq)), seq };
+    };
     const index = this.open();
-    const seq = index.seq();
-    return { citations: await index.search(query, this.agentSearch(limit, asOf, seq)), seq };
+    try {
+      return await answer(index);
+    } catch (err) {
+      if (!this.rebuildIfDamaged(index, err)) throw err;
+      return answer(this.open());
+    }
   }
 
   /** Syncs the index with the memory as the run left it; its health goes into result.json. */
   finish(): RecallHealth {
     try {
       // Opening syncs; an index already open syncs what the run wrote since its last search.
+      // An index deleted or replaced after the run's last write is rebuilt for `recall` too.
+      if (this.index?.damaged()) this.rebuildIfDamaged(this.index, null);
       if (this.index === null) return this.open().health();
       this.index.sync();
       return this.index.health();
@@ -121,6 +133,28 @@ export class RunRecall {
   close(): void {
     this.index?.close();
     this.index = null;
+  }
+
+  /**
+   * Runs `use` on the index; when the index file turns out deleted, replaced or damaged under
+   * the run, it is rebuilt from the memory files (it is derived) and `use` runs once more.
+   */
+  private withIndex<T>(use: (index: RecallIndex) => T): T {
+    const index = this.open();
+    try {
+      return use(index);
+    } catch (err) {
+      if (!this.rebuildIfDamaged(index, err)) throw err;
+      return use(this.open());
+    }
+  }
+
+  /** Drops `index` when it is damaged (see RecallIndex.damaged), so the next open rebuilds it. */
+  private rebuildIfDamaged(index: RecallIndex, err: unknown): boolean {
+    if (!index.damaged(err)) return false;
+    dropIndexFile(index);
+    if (this.index === index) this.index = null;
+    return true;
   }
 
   /**

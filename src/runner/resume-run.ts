@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { UsageError } from "../errors/run-errors.js";
+import { RunLockedError, UsageError } from "../errors/run-errors.js";
 import { type Checkpoint, readCheckpoint } from "../rundir/checkpoint.js";
 import { RUN_FILE, runFile } from "../rundir/layout.js";
 import { hasMemorySnapshot, removeTempFiles, restoreMemory } from "../rundir/memory-snapshot.js";
@@ -47,12 +47,7 @@ export function planResume(name: string, runsRoot: string): ResumePlan {
     );
   }
   const lock = previous.status === "running" ? readLock(dir) : null;
-  if (lock !== null && !processGone(lock)) {
-    throw new UsageError(
-      `${dir} is still running (pid ${lock.pid} on ${lock.host}): stop it first (Ctrl-C or ` +
-        "kill), then resume it.",
-    );
-  }
+  if (lock !== null && !processGone(lock)) throw new RunLockedError(dir, lock);
   if (config.memory?.system === "persistent") {
     throw new UsageError(
       `${dir} used --memory persistent: its store lives outside the run and already holds what ` +

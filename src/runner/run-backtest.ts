@@ -249,7 +249,8 @@ function openRunDir(config: RunConfig, p: Prepared, guarded: Guarded): Opened {
   const name = config.name ?? llm?.name ?? code?.name ?? "run";
   const { id, dir } = resume ?? createRunDir(config.runsRoot, name);
   // From here until result.json is final, no end of the process leaves the run `running`.
-  const guard = new RunGuard(dir);
+  // A resume takes the dead run's lock over; a second resume at once is refused here, untouched.
+  const guard = new RunGuard(dir, resume ? "resume" : "run");
   guarded.guard = guard;
   const strategyCopy = resume
     ? resume.strategyCopy

@@ -2,6 +2,7 @@ import type { BrokerConfig } from "../engine/broker-config.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData, Order } from "../engine/types.js";
+import { isEnvironmentError } from "../errors/environment-error.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import type { BarView } from "../rundir/checkpoint.js";
@@ -245,7 +246,11 @@ class CoreRun {
       type: typeof typed === "string" ? typed : (err as Error).name || "Error",
       message: (err as Error).message ?? String(err),
       at: loop.current < 0 ? null : this.label(loop.current),
-      location: this.input.strategyPath ? strategyLocation(err, this.input.strategyPath) : null,
+      // A broken install reaches the strategy through its memory call, but is not its fault.
+      location:
+        this.input.strategyPath && !isEnvironmentError(err)
+          ? strategyLocation(err, this.input.strategyPath)
+          : null,
     };
   }
 

@@ -17,3 +17,13 @@ export class SnapshotError extends Error {
   override readonly name = "SnapshotError";
   readonly exitCode = 2;
 }
+
+/**
+ * The store's write lock stayed held by a live process for longer than any write takes (it is
+ * stopped, or hung): this process cannot write the store without losing that one's changes.
+ */
+export class StoreLockError extends Error {
+  override readonly name = "StoreLockError";
+  /** Not the model's to fix: a tool call that meets it ends the run. */
+  readonly fatal = true;
+}

@@ -21,6 +21,7 @@ import {
 import { RememberError } from "./persistent-errors.js";
 import { METADATA_WEIGHT, queryTokenSet, tokenSet } from "./relevance.js";
 import { slugify } from "./slug.js";
+import { withStoreLock } from "./store-lock.js";
 
 export const INDEX_FILE = "MEMORY.md";
 /** MEMORY.md's line cap, when written and when frozen into the prompt (Vibe-Trading's). */
@@ -134,11 +135,14 @@ export class PersistentStore {
       provenance,
       body: req.content,
     };
-    const replaced = this.backup(file);
     const text = formatEntry(fields);
-    writeFileAtomic(this.writable(file), text);
+    const replaced = withStoreLock(this.dir, () => {
+      const backedUp = this.backup(file);
+      writeFileAtomic(this.writable(file), text);
+      this.updateIndexLine(file, fields);
+      return backedUp;
+    });
     this.put(toEntry(file, parseEntry(text, file)));
-    this.updateIndexLine(file, fields);
     return { file, replaced, text };
   }
 
@@ -154,12 +158,14 @@ export class PersistentStore {
           'remember with action "recall" to find the title.',
       );
     }
-    for (const file of files) {
-      this.backup(file);
-      fs.rmSync(this.writable(file));
-      this.drop(file);
-    }
-    this.rebuildIndex();
+    withStoreLock(this.dir, () => {
+      for (const file of files) {
+        this.backup(file);
+        fs.rmSync(this.writable(file));
+        this.drop(file);
+      }
+      this.rebuildIndex();
+    });
     return files;
   }
 
@@ -234,6 +240,10 @@ export class PersistentStore {
    * threshold.
    */
   compressIndex(threshold: number, label: string): string | null {
+    return withStoreLock(this.dir, () => this.compressLocked(threshold, label));
+  }
+
+  private compressLocked(threshold: number, label: string): string | null {
     const text = this.currentIndex();
     if (threshold <= 0 || text.length <= threshold) return null;
     const backup = this.backupAs(INDEX_FILE, `MEMORY.${label}`);
@@ -265,8 +275,15 @@ export class PersistentStore {
     this.writeIndex(lines);
   }
 
+  /** MEMORY.md from this run's entries and those another run saved since it opened (on disk). */
   private rebuildIndex(): void {
-    const ordered = this.entries().sort((a, b) => writtenAt(a) - writtenAt(b));
+    const all = this.entries();
+    for (const file of listMarkdown(this.dir).sort()) {
+      if (file === INDEX_FILE || this.list.has(file)) continue;
+      const text = this.readText(file);
+      if (text !== null) all.push(toEntry(file, parseEntry(text, file)));
+    }
+    const ordered = all.sort((a, b) => writtenAt(a) - writtenAt(b));
     this.writeIndex(ordered.map((e) => indexLine(e.file, e.fields)));
   }
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import Database from "better-sqlite3";
 import { refuseSymlink } from "../../util/no-follow.js";
-import { RecallIndexError } from "./recall-errors.js";
+import { RecallIndexError, SqliteBindingError } from "./recall-errors.js";
 
 /**
  * Bumped whenever the schema, the chunking or the tokenization changes: an index of another
@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
  * the file and its companions are refused (SymlinkError) when any of them is one.
  */
 export function openIndexDb(file: string): Database.Database {
+  checkSqliteBinding();
   for (const suffix of ["", "-wal", "-journal", "-shm"]) refuseSymlink(`${file}${suffix}`);
   let db: Database.Database;
   try {
@@ -102,6 +103,22 @@ export function openIndexDb(file: string): Database.Database {
   return db;
 }
 
+let bindingLoads = false;
+
+/**
+ * Loads better-sqlite3's native binding once (an in-memory database), so a broken install is
+ * named as one (SqliteBindingError) rather than read as a fault of the index file.
+ */
+export function checkSqliteBinding(): void {
+  if (bindingLoads) return;
+  try {
+    new Database(":memory:").close();
+  } catch (err) {
+    throw new SqliteBindingError(err);
+  }
+  bindingLoads = true;
+}
+
 function currentVersion(db: Database.Database): string | null {
   const table = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
@@ -111,6 +128,27 @@ function currentVersion(db: Database.Database): string | null {
     | { value: string }
     | undefined;
   return row?.value ?? null;
+}
+
+/**
+ * Whether `err` is SQLite finding its file no longer the database it opened: deleted or replaced
+ * while open (a write then fails as "readonly database"), or its bytes overwritten (corrupt, not a
+ * database, an I/O error on a page). The index is derived, so the caller rebuilds it.
+ */
+export function isIndexDamage(err: unknown): boolean {
+  if (!(err instanceof Database.SqliteError)) return false;
+  return (
+    isCorrupt(err) ||
+    err.code === "SQLITE_READONLY_DBMOVED" ||
+    err.code === "SQLITE_CANTOPEN" ||
+    err.code.startsWith("SQLITE_IOERR")
+  );
+}
+
+/** Removes an index file and its companions (links are removed, never followed). */
+export function removeIndexFiles(file: string): void {
+  for (const suffix of ["", "-wal", "-journal", "-shm"])
+    fs.rmSync(`${file}${suffix}`, { force: true });
 }
 
 function isCorrupt(err: unknown): boolean {

@@ -11,6 +11,7 @@ export {
   DEFAULT_HYBRID_MIN_SCORE,
   DEFAULT_LIMIT,
   DEFAULT_WEIGHTS,
+  dropIndexFile,
   type HybridWeights,
   INDEX_FILE,
   openRecallIndex,

@@ -1,3 +1,5 @@
+import { EnvironmentError } from "../../errors/environment-error.js";
+
 /** The recall index file cannot be opened or written (permissions, disk, a locked database). */
 export class RecallIndexError extends Error {
   override readonly name = "RecallIndexError";
@@ -41,3 +43,23 @@ export class MemoryFileTooLargeError extends Error {
 }
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 0);
+
+/**
+ * better-sqlite3's native binding (better_sqlite3.node) does not load: missing, or built for
+ * another Node.js. The recall index cannot exist without it; the install must be repaired.
+ */
+export class SqliteBindingError extends EnvironmentError {
+  override readonly name = "SqliteBindingError";
+
+  constructor(cause: unknown) {
+    // The first line says what failed; `bindings` lists every path it tried after it.
+    const first = (cause instanceof Error ? cause.message : String(cause)).split("\n")[0] ?? "";
+    const reason = first.replace(/\s*Tried:$/, "").replace(/([^.])$/, "$1.");
+    super(
+      `The SQLite library better-sqlite3 cannot load its native binding (better_sqlite3.node): ` +
+        `${reason} The recall index of the run's memory needs it. Run \`npm rebuild ` +
+        "better-sqlite3` where agenticbt is installed (or reinstall agenticbt), then run again.",
+      { cause },
+    );
+  }
+}

@@ -9,7 +9,7 @@ import { bm25ToScore } from "./bm25-score.js";
 import { ChangeProbe } from "./change-probe.js";
 import { eligibleTest, JOURNAL_RECALL_DAYS } from "./eligibility.js";
 import { type EmbeddingsConfig, httpEmbedder } from "./embeddings.js";
-import { openIndexDb } from "./index-db.js";
+import { isIndexDamage, openIndexDb, removeIndexFiles } from "./index-db.js";
 import { RecallIndexError, RecallInputError } from "./recall-errors.js";
 import type { RecallHealth } from "./recall-health.js";
 import { snippet } from "./snippet.js";
@@ -92,6 +92,19 @@ interface ChunkRow {
   at: number | null;
 }
 
+/**
+ * Closes a damaged index (see RecallIndex.damaged) and removes its files, so the next open builds
+ * it again from the memory files, as any derived index.
+ */
+export function dropIndexFile(index: RecallIndex): void {
+  try {
+    index.close();
+  } catch {
+    // Closing a database whose file went away may fail; its files are removed next either way.
+  }
+  removeIndexFiles(index.file);
+}
+
 /** Opens (creating if needed) the recall index of a run directory and syncs it. */
 export function openRecallIndex(runDir: string, opts: RecallIndexOptions = {}): RecallIndex {
   return new RecallIndex(path.resolve(runDir), opts);
@@ -116,6 +129,8 @@ export class RecallIndex {
   private readonly probe: ChangeProbe;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly terms: TermIndex;
+  /** The inode of the file opened: another one at the path means it was replaced. */
+  private readonly inode: bigint;
 
   constructor(runDir: string, opts: RecallIndexOptions) {
     this.runDir = runDir;
@@ -125,6 +140,7 @@ export class RecallIndex {
     this.probe = new ChangeProbe(runDir);
     const embedder = opts.embeddings === undefined ? null : httpEmbedder(opts.embeddings);
     this.db = openIndexDb(this.file);
+    this.inode = fs.statSync(this.file, { bigint: true }).ino;
     this.terms = new TermIndex(this.db);
     if (opts.seedVectorsFrom !== undefined) seedVectors(this.db, opts.seedVectorsFrom);
     this.vectors = embedder === null ? null : new VectorStore(this.db, embedder);
@@ -300,6 +316,17 @@ export class RecallIndex {
 
   close(): void {
     this.db.close();
+  }
+
+  /**
+   * Whether the index file is no longer the one this opened (deleted or replaced meanwhile), or
+   * `err`, thrown by this index, says its bytes were damaged: either way, rebuild it (see
+   * rebuildIndexFile).
+   */
+  damaged(err: unknown = null): boolean {
+    if (err !== null && isIndexDamage(err)) return true;
+    const st = fs.lstatSync(this.file, { bigint: true, throwIfNoEntry: false });
+    return st === undefined || st.ino !== this.inode;
   }
 
   private plan(query: string, opts: SearchOptions, anyQuery = false): Plan | null {
