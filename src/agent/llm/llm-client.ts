@@ -24,7 +24,7 @@ import {
   UNREACHABLE_RETRY,
 } from "./classify-failure.js";
 import { DEFAULT_BASE_URL, NO_API_KEY } from "./llm-settings.js";
-import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
+import { MAX_TOKENS_PER_CALL, type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
 import { redactSecret } from "./redact.js";
 import type { ReplaySource } from "./replay-source.js";
 import { canonicalRequest, hashRequest } from "./request-hash.js";
@@ -429,16 +429,26 @@ function readCompletion(completion: ChatCompletion): { answer: RecordedAnswer; u
   return {
     answer: { message, finishReason },
     usage: {
-      prompt: count(usage.prompt_tokens),
-      completion: count(usage.completion_tokens),
-      cached: count(details.cached_tokens),
+      prompt: count(usage.prompt_tokens, "usage.prompt_tokens"),
+      completion: count(usage.completion_tokens, "usage.completion_tokens"),
+      cached: count(details.cached_tokens, "usage.prompt_tokens_details.cached_tokens"),
     },
   };
 }
 
-/** A token count, or 0 when the server left it out (many local servers do). */
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
+/**
+ * A token count, or 0 when the server left it out (many local servers do). A number that cannot
+ * be one (negative, not finite, beyond any call) is refused: counted, it would turn the run's
+ * cost and token budget into nonsense.
+ */
+function count(value: unknown, field: string): number {
+  if (typeof value !== "number") return 0;
+  if (Number.isFinite(value) && value >= 0 && value <= MAX_TOKENS_PER_CALL)
+    return Math.round(value);
+  throw new LlmError(
+    "invalid_response",
+    `${field} is ${value}, which is not a token count (a whole number from 0 to ${MAX_TOKENS_PER_CALL.toLocaleString("en-US")})`,
+  );
 }
 
 function positive(value: number, name: string): number {
