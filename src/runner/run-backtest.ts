@@ -242,6 +242,8 @@ async function runGuarded(
     interrupt: () => {
       interruptAsked = true;
       loop?.interrupt();
+      // A model call waiting out a rate limit (or still answering) would hold the bar for minutes.
+      llm?.stop();
     },
     abort: (signal) => {
       // A second Ctrl-C while equity.csv's worker writes: the process exits next, so the worker
@@ -306,6 +308,7 @@ async function runGuarded(
     usage: () => llm?.progress()?.usage ?? null,
     transcript: llm ? () => llm.progress()?.transcript ?? { bytes: 0, lines: 0 } : null,
     expected: checkpoint,
+    hold: () => llm?.cutShort() ?? false,
   });
   const files = memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall)));
   const memory = new PolicyLayer(
