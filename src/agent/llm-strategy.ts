@@ -16,6 +16,7 @@ import {
   systemRules,
   toolGuide,
 } from "./prompts.js";
+import { recordedRationale } from "./rationale.js";
 import { BudgetExhaustedError, type LoopOutcome, runToolLoop } from "./tool-loop.js";
 import { agentTools } from "./tools/all-tools.js";
 import {
@@ -356,7 +357,11 @@ function summarise(o: LoopOutcome) {
       result: clip(c.result),
       error: c.error,
     })),
-    rationale: o.rationale,
+    // The whole text is in the transcript already: a runaway answer is not stored twice.
+    ...recordedRationale(
+      o.rationale,
+      o.responses.findLast((r) => r.message.content === o.rationale)?.requestHash ?? null,
+    ),
     ...(o.summarised > 0 ? { summarisedToolResults: o.summarised } : {}),
     tokens,
     latencyMs: Math.round(latencyMs),

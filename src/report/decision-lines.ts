@@ -1,4 +1,5 @@
 import path from "node:path";
+import { shownRationale } from "../agent/rationale.js";
 import { isJsonObject } from "../util/json-object.js";
 import { readJsonLines } from "./run-files.js";
 import type { DecisionView, OrderView, ToolCallView } from "./schemas.js";
@@ -38,7 +39,7 @@ function toView(l: Rec): DecisionView | null {
     orders: arr(l.orders).filter(isJsonObject).map(order),
     cancels: arr(l.cancels),
     memory: arr(l.memory),
-    rationale: str(l.rationale),
+    rationale: rationaleOf(l),
     recalls: arr(l.recalls)
       .filter(isJsonObject)
       .map((r) => ({
@@ -64,6 +65,14 @@ function toView(l: Rec): DecisionView | null {
     requestHashes: arr(l.requestHashes).filter((h): h is string => typeof h === "string"),
     context: null,
   };
+}
+
+/** Clipped, with a note, when long: a runaway answer is read from transcript.jsonl, not here. */
+function rationaleOf(l: Rec): string | null {
+  const text = str(l.rationale);
+  if (text === null) return null;
+  const clipped = isJsonObject(l.rationaleClipped) ? num(l.rationaleClipped.chars) : null;
+  return shownRationale(text, clipped);
 }
 
 function toolCall(c: Rec): ToolCallView {

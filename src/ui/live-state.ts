@@ -191,7 +191,10 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
         time: e.time,
         bar: e.bar,
         orders: [],
-        rationale: e.error ? `${e.error.type}: ${e.error.message}` : (e.rationale ?? ""),
+        // Shown on one line: a runaway answer is not copied into every frame.
+        rationale: e.error
+          ? `${e.error.type}: ${e.error.message}`
+          : (e.rationale ?? "").slice(0, 1000),
         failed: e.failed,
       };
       return;
