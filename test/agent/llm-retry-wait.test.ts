@@ -190,6 +190,16 @@ describe("a run and its waits", () => {
     expect(after.filter((d) => d.error !== null && d.error !== undefined)).toEqual([]);
   }, 60_000);
 
+  it("refuses a --max-retry-wait out of range before any run directory exists (exit 2)", async () => {
+    const runs = path.join(work, "runs-bad-cap");
+    for (const bad of ["-5", "abc", "100000"]) {
+      const r = await cliRun(args(runs, "http://127.0.0.1:9/v1", ["--max-retry-wait", bad]), work);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain("--max-retry-wait");
+    }
+    expect(runDirs(runs)).toEqual([]);
+  });
+
   it("a Retry-After over the cap ends the run interrupted, and resume goes on once the wait is over", async () => {
     let limited = true;
     server = await startScriptedServer(() => (limited ? rateLimited(3600) : { content: "hold" }));
