@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, cliRun, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { startScriptedServer } from "../helpers/scripted-openai-server.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -45,4 +46,38 @@ describe("a code run writes nothing outside its run directory and the project", 
       expect(contents(tmp)).toEqual([]);
     });
   }
+
+  it("leaves the temp directory empty (an LLM run, cache on)", async () => {
+    const server = await startScriptedServer(() => ({ content: "hold" }));
+    try {
+      const tmp = path.join(work, "tmp-llm");
+      fs.mkdirSync(tmp);
+      const runs = path.join(work, "runs-llm");
+      const r = await cliRun(
+        [
+          "run",
+          "--prompt",
+          "Trade GOOG.",
+          "--data",
+          path.join(DATA, "GOOG.csv"),
+          "--to",
+          "2004-09-01",
+          "--base-url",
+          server.url,
+          "--cache-dir",
+          path.join(work, "llm-cache"),
+          "--runs-dir",
+          runs,
+          "-q",
+        ],
+        work,
+        { ...process.env, OPENAI_API_KEY: "k", TMPDIR: tmp, TMP: tmp, TEMP: tmp },
+      );
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+      expect(contents(tmp)).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
