@@ -11,6 +11,7 @@ import { DEFAULT_RUNS_DIR } from "./cli/commands/runs-root.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
 import { wantsLiveView } from "./cli/live-view-choice.js";
 import { parseDecimal } from "./data/parse-decimal.js";
+import { DEFAULT_MAX_RETRY_WAIT_MS } from "./util/backoff.js";
 import { escapeControl } from "./util/terminal-text.js";
 import { VERSION } from "./version.js";
 
@@ -160,6 +161,10 @@ export function buildProgram(): Command {
       "--max-retries <n>",
       "retries on 429, 5xx and timeouts (exponential backoff, honours Retry-After)",
       "4",
+    )
+    .option(
+      "--max-retry-wait <seconds>",
+      `longest wait before a model call's retry, default ${DEFAULT_MAX_RETRY_WAIT_MS / 1000}; a server asking for more (Retry-After) ends the run interrupted, to resume later`,
     )
     .option("--concurrency <n>", "max model requests in flight", "4")
     .option("--max-steps <n>", "max model calls per decision (the tool loop's bound)", "8")

@@ -51,7 +51,7 @@ export interface LlmCallEvent {
   error: LlmErrorType | null;
 }
 
-/** A model call failed and will be retried after `delayMs`. */
+/** A model call failed and waits `delayMs` (at most the client's cap) before its next attempt. */
 export interface RetryEvent {
   type: "retry";
   model: string;
@@ -59,5 +59,17 @@ export interface RetryEvent {
   message: string;
   /** The attempt that failed (1 = the first). */
   attempt: number;
+  /** How long the call waits now, before its next attempt. */
   delayMs: number;
+  /** Where the wait's length comes from: the server's Retry-After, or our backoff. Absent in
+   * events from before this field existed. */
+  waitFrom?: "server" | "backoff";
+}
+
+/** A retry's wait in words, as the progress output shows it. */
+export function retryWaitLine(e: RetryEvent): string {
+  const from =
+    e.waitFrom === "server" ? "as the server asked" : e.waitFrom === "backoff" ? "backoff" : "";
+  const seconds = Number((e.delayMs / 1000).toFixed(1)).toLocaleString("en-US");
+  return `waiting ${seconds} s${from ? ` (${from})` : ""} to retry ${e.model} after ${e.error} on attempt ${e.attempt}`;
 }

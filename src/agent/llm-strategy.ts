@@ -16,6 +16,7 @@ import {
   systemRules,
   toolGuide,
 } from "./prompts.js";
+import { recordedRationale } from "./rationale.js";
 import { BudgetExhaustedError, type LoopOutcome, runToolLoop } from "./tool-loop.js";
 import { agentTools } from "./tools/all-tools.js";
 import {
@@ -111,7 +112,7 @@ export class AgentRunError extends Error {
 }
 
 /** Turn errors that are not a failed decision: the model answered and acted, or we stopped it. */
-const NOT_FAILED = new Set(["max_steps", "budget_exhausted"]);
+const NOT_FAILED = new Set(["max_steps", "budget_exhausted", "interrupted", "retry_wait_too_long"]);
 
 /** Why a run that reached its end must still not be `completed`: the agent never decided. */
 export function neverDecided(stats: AgentStats): { type: string; message: string } | null {
@@ -271,6 +272,12 @@ export function createLlmStrategy(
     }
     if (outcome.error?.type === "budget_exhausted")
       ctx.stop("budget_exhausted", outcome.error.message);
+    // Nothing is lost by waiting longer than the cap allows: the run ends resumable.
+    if (outcome.error?.type === "retry_wait_too_long")
+      ctx.stop(
+        "interrupted",
+        `${outcome.error.message} The run stopped after ${ctx.timeLabel}: resume it with agenticbt resume.`,
+      );
     return { outcome, messages };
   }
 
@@ -350,7 +357,11 @@ function summarise(o: LoopOutcome) {
       result: clip(c.result),
       error: c.error,
     })),
-    rationale: o.rationale,
+    // The whole text is in the transcript already: a runaway answer is not stored twice.
+    ...recordedRationale(
+      o.rationale,
+      o.responses.findLast((r) => r.message.content === o.rationale)?.requestHash ?? null,
+    ),
     ...(o.summarised > 0 ? { summarisedToolResults: o.summarised } : {}),
     tokens,
     latencyMs: Math.round(latencyMs),

@@ -2,6 +2,7 @@ import { dispatchToolCall, refuseToolCall, type ToolCallOutcome } from "./tools/
 import { type ToolDefinition, toOpenAiTools } from "./tools/tool-definition.js";
 import type { ToolHost } from "./tools/tool-host.js";
 import {
+  CallStoppedError,
   type ChatCompletionMessageParam,
   type ChatModel,
   type ChatRequest,
@@ -94,6 +95,8 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     } catch (err) {
       if (err instanceof BudgetExhaustedError) {
         out.error = { type: "budget_exhausted", message: err.message };
+      } else if (err instanceof CallStoppedError) {
+        out.error = { type: "interrupted", message: err.message };
       } else if (err instanceof LlmError && !FATAL.has(err.type)) {
         out.error = { type: err.type, message: err.message };
       } else {

@@ -62,6 +62,8 @@ export const LLM_ERROR_TYPES = [
   "invalid_response",
   "replay_divergence",
   "replay_exhausted",
+  /** The server asked for a wait longer than the client's cap (maxRetryWaitMs). */
+  "retry_wait_too_long",
 ] as const;
 
 export type LlmErrorType = (typeof LLM_ERROR_TYPES)[number];
@@ -76,6 +78,14 @@ export const FATAL_FAILURES: ReadonlySet<string> = new Set<LlmErrorType>([
   "not_found",
   "unreachable",
 ]);
+
+/**
+ * A model call cut short because the run is stopping (a stop signal): not the provider's fault,
+ * so it is neither counted as a failed call nor recorded in the transcript.
+ */
+export class CallStoppedError extends Error {
+  override readonly name = "CallStoppedError";
+}
 
 /** A model call that failed for good (after retries where they apply). The message never
  * contains the API key. */

@@ -1,3 +1,4 @@
+import { retryWaitLine } from "../agent/agent-events.js";
 import type { RunEvent, RunEventListener } from "../runner/run-events.js";
 import { escapeControl } from "../util/terminal-text.js";
 
@@ -11,7 +12,7 @@ export interface PlainRendererOptions {
 
 /**
  * Plain progress lines (no escape codes), for logs, CI and any non-TTY: a start line, a progress
- * line every 5 s of wall time, warnings and failed decisions the moment they happen, and an end
+ * line every 5 s of wall time, warnings, retry waits and failed decisions the moment they happen, and an end
  * line. Names and warnings can quote stored text, so every line goes out through escapeControl.
  */
 export function plainRenderer(
@@ -31,6 +32,10 @@ export function plainRenderer(
       }
       case "warning":
         out(`warning: ${e.message}`);
+        return;
+      // A wait can last minutes: say so the moment it starts, or the run looks hung.
+      case "retry":
+        out(retryWaitLine(e));
         return;
       case "decision_finished":
         if (e.failed && e.error) {

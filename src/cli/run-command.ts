@@ -92,6 +92,7 @@ export interface RunCommandOptions {
   maxOutputTokens?: string;
   timeout?: string;
   maxRetries?: string;
+  maxRetryWait?: string;
   concurrency?: string;
   maxSteps?: string;
   maxFailedDecisions?: string;
@@ -149,6 +150,7 @@ function agentOptions(strategy: string | undefined, o: RunCommandOptions): Agent
     maxRetries:
       numberOption("--max-retries", o.maxRetries, { min: 0, max: 20, integer: true }) ??
       d.maxRetries,
+    maxRetryWaitMs: maxRetryWaitOf(o),
     concurrency:
       numberOption("--concurrency", o.concurrency, { min: 1, max: 64, integer: true }) ??
       d.concurrency,
@@ -266,6 +268,12 @@ function memorySettings(o: RunCommandOptions): Pick<RunConfig, "memory" | "memor
 function checkpointOption(o: RunCommandOptions): Pick<RunConfig, "checkpointEvery"> {
   const every = numberOption("--checkpoint-every", o.checkpointEvery, { min: 1, integer: true });
   return every === undefined ? {} : { checkpointEvery: every };
+}
+
+/** `--max-retry-wait <seconds>`, in ms; up to a day (a longer wait is no retry). */
+function maxRetryWaitOf(o: RunCommandOptions): number {
+  const s = numberOption("--max-retry-wait", o.maxRetryWait, { min: 0, max: 86_400 });
+  return s === undefined ? DEFAULT_AGENT_OPTIONS.maxRetryWaitMs : Math.round(s * 1000);
 }
 
 /** `--hook-timeout <seconds>`: absent, the runner's default applies (see hookTimeoutOf). */

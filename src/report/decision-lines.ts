@@ -1,3 +1,4 @@
+import { shownRationale } from "../agent/rationale.js";
 import { runFile } from "../rundir/layout.js";
 import { damagedRunFile, readJsonLines } from "../rundir/run-files.js";
 import { readResult } from "../rundir/run-record.js";
@@ -57,7 +58,7 @@ function toView(l: Rec): DecisionView | null {
     orders: arr(l.orders).filter(isJsonObject).map(order),
     cancels: arr(l.cancels),
     memory: arr(l.memory),
-    rationale: str(l.rationale),
+    rationale: rationaleOf(l),
     recalls: arr(l.recalls)
       .filter(isJsonObject)
       .map((r) => ({
@@ -83,6 +84,14 @@ function toView(l: Rec): DecisionView | null {
     requestHashes: arr(l.requestHashes).filter((h): h is string => typeof h === "string"),
     context: null,
   };
+}
+
+/** Clipped, with a note, when long: a runaway answer is read from transcript.jsonl, not here. */
+function rationaleOf(l: Rec): string | null {
+  const text = str(l.rationale);
+  if (text === null) return null;
+  const clipped = isJsonObject(l.rationaleClipped) ? num(l.rationaleClipped.chars) : null;
+  return shownRationale(text, clipped);
 }
 
 function toolCall(c: Rec): ToolCallView {

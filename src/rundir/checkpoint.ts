@@ -199,6 +199,11 @@ export class Checkpointer {
       transcript: (() => { bytes: number; lines: number }) | null;
       /** The checkpoint to reach and verify before saving any (a resume), or null. */
       expected: Checkpoint | null;
+      /**
+       * True once the bar in progress may hold a model call cut short (a stop, a wait over the
+       * cap): no checkpoint is saved from then on, so a resume asks that bar's questions again.
+       */
+      hold?: () => boolean;
     },
   ) {
     this.lastSaved = o.expected?.bar ?? Number.NEGATIVE_INFINITY;
@@ -206,6 +211,7 @@ export class Checkpointer {
   }
 
   afterBar(i: number, v: BarView): void {
+    if (this.o.hold?.()) return;
     const expected = this.o.expected;
     if (!this.verified && expected !== null) {
       if (i < expected.bar) return;

@@ -1,5 +1,6 @@
 import { MOMENT_KINDS, type MomentKind } from "../agent/prompts.js";
 import { UsageError } from "../errors/run-errors.js";
+import { DEFAULT_MAX_RETRY_WAIT_MS } from "../util/backoff.js";
 
 /** How an LLM strategy runs: the model, its bounds and budgets, cache and replay. No secrets:
  * the API key is read from the environment when the run starts and never stored. */
@@ -11,6 +12,8 @@ export interface AgentOptions {
   maxOutputTokens: number | null;
   timeoutMs: number;
   maxRetries: number;
+  /** The longest wait before a retry; a server asking for more ends the run `interrupted`. */
+  maxRetryWaitMs: number;
   concurrency: number;
   maxSteps: number;
   /** Failed decisions in a row that fail the run. */
@@ -42,6 +45,7 @@ export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
   maxOutputTokens: null,
   timeoutMs: 60_000,
   maxRetries: 4,
+  maxRetryWaitMs: DEFAULT_MAX_RETRY_WAIT_MS,
   concurrency: 4,
   maxSteps: 8,
   maxFailedDecisions: 3,

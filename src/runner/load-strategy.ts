@@ -25,7 +25,18 @@ export async function loadStrategy(file: string): Promise<Strategy<unknown>> {
   return strategyFrom(mod.default, `${file} does not default-export a strategy`);
 }
 
+/**
+ * tsx caches each file it compiles under the system temp directory, readable by every user and
+ * left there after the run. The run writes nothing outside its directory and the project, so
+ * the cache goes off (tsx reads this when its modules load; compiling a strategy takes
+ * milliseconds).
+ */
+function withoutTsxCache(): void {
+  process.env.TSX_DISABLE_CACHE = "1";
+}
+
 async function importTs(abs: string): Promise<Record<string, unknown>> {
+  withoutTsxCache();
   const { tsImport } = await import("tsx/esm/api");
   return (await tsImport(pathToFileURL(abs).href, import.meta.url)) as Record<string, unknown>;
 }
@@ -36,6 +47,7 @@ async function importTs(abs: string): Promise<Record<string, unknown>> {
  * strategy's error could not say where it was thrown.
  */
 async function requireTs(abs: string): Promise<Record<string, unknown>> {
+  withoutTsxCache();
   const { require: tsxRequire } = await import("tsx/cjs/api");
   return tsxRequire(abs, import.meta.url) as Record<string, unknown>;
 }

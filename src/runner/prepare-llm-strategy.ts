@@ -49,6 +49,10 @@ export interface PreparedLlm {
   info(): LlmRunInfo | null;
   /** Why a run that reached its end is still a failure (the agent never decided), or null. */
   endFailure(): { type: string; message: string } | null;
+  /** The run is stopping (a stop signal): model calls and their waits end now. */
+  stop(): void;
+  /** Whether a model call was cut short (stop(), or a wait over the cap): the bar is not whole. */
+  cutShort(): boolean;
 }
 
 /**
@@ -100,12 +104,16 @@ export async function prepareLlmStrategy(
   let info: (() => LlmRunInfo) | null = null;
   let stats: AgentStats | null = null;
   let progress: PreparedLlm["progress"] = () => null;
+  let stopCalls = () => {};
+  let cutShort = () => false;
   return {
     name,
     prompt,
     info: () => (info ? info() : null),
     progress: () => progress(),
     endFailure: () => (stats ? neverDecided(stats) : null),
+    stop: () => stopCalls(),
+    cutShort: () => cutShort(),
     async create(args) {
       const { LlmClient } = await import("../agent/llm/llm-client.js");
       const { DEFAULT_CACHE_DIR, ResponseCache } = await import("../agent/llm/response-cache.js");
@@ -141,6 +149,7 @@ export async function prepareLlmStrategy(
         apiKey: settings.apiKey,
         timeoutMs: o.timeoutMs,
         maxRetries: o.maxRetries,
+        maxRetryWaitMs: o.maxRetryWaitMs,
         concurrency: o.concurrency,
         cache,
         replay,
@@ -148,6 +157,8 @@ export async function prepareLlmStrategy(
         meter,
         onEvent: args.onEvent ?? null,
       });
+      stopCalls = () => client.stop();
+      cutShort = () => client.cutShort;
       info = () => ({
         model: o.model,
         baseURL: withoutCredentials(settings.baseURL),

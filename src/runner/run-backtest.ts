@@ -349,6 +349,8 @@ async function simulateRun(
     interrupt: () => {
       interruptAsked = true;
       loop?.interrupt();
+      // A model call waiting out a rate limit (or still answering) would hold the bar for minutes.
+      llm?.stop();
     },
     abort: (signal) => {
       equity.abortSync();
@@ -496,6 +498,7 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
     usage: () => llm?.progress()?.usage ?? null,
     transcript: llm ? () => llm.progress()?.transcript ?? { bytes: 0, lines: 0 } : null,
     expected: checkpoint,
+    hold: () => llm?.cutShort() ?? false,
   });
   const files = memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall)));
   const memory = new PolicyLayer(

@@ -114,9 +114,10 @@ export class BacktestContext implements StrategyContext {
   }
 
   /** Set by `stop`: the loop ends the run before the next bar. */
-  stopRequest: { status: "budget_exhausted" | "stopped"; reason: string } | null = null;
+  stopRequest: { status: "budget_exhausted" | "stopped" | "interrupted"; reason: string } | null =
+    null;
 
-  stop(status: "budget_exhausted" | "stopped", reason: string): void {
+  stop(status: "budget_exhausted" | "stopped" | "interrupted", reason: string): void {
     this.stopRequest ??= { status, reason };
   }
 

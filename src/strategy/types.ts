@@ -174,8 +174,9 @@ export interface StrategyContext {
   recallAsync(query: string, limit?: number): Promise<Citation[]>;
   /** The run's memory system (`--memory`): its tools as functions. */
   readonly memory: MemoryHandle;
-  /** Ends the run cleanly after the current bar, with this status (e.g. a spent budget). */
-  stop(status: "budget_exhausted" | "stopped", reason: string): void;
+  /** Ends the run cleanly after the current bar, with this status (e.g. a spent budget;
+   * `interrupted` leaves it for `agenticbt resume` to go on with later). */
+  stop(status: "budget_exhausted" | "stopped" | "interrupted", reason: string): void;
   readonly stopRequested: boolean;
   /** Adds fields to the decisions.jsonl line of the current decision or hook. */
   annotate(details: Record<string, unknown>): void;

@@ -1,3 +1,4 @@
+import { retryWaitLine } from "../agent/agent-events.js";
 import type { UsageSnapshot } from "../agent/llm/usage-meter.js";
 import type { Order } from "../engine/types.js";
 import type { RunResult } from "../rundir/run-result.js";
@@ -62,6 +63,8 @@ export interface LiveState {
   };
   /** The latest warnings (at most WARNINGS_KEPT). */
   warnings: string[];
+  /** A model call waiting before its retry (what the wait is), until a call or decision ends. */
+  waiting: string | null;
   status: string | null;
 }
 
@@ -87,6 +90,7 @@ export function initialLiveState(budget: LiveBudget | null = null): LiveState {
     llm: budget === null ? null : emptyLlm(budget),
     counts: { fills: 0, tradesClosed: 0, rejected: 0, failedDecisions: 0, retries: 0 },
     warnings: [],
+    waiting: null,
     status: null,
   };
 }
@@ -175,6 +179,7 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
       counts.rejected++;
       return;
     case "decision_finished": {
+      s.waiting = null;
       s.toolCalls = keepLast(
         s.toolCalls,
         e.toolCalls.map((c) => (c.error ? `${c.name} ✗` : c.name)),
@@ -186,12 +191,16 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
         time: e.time,
         bar: e.bar,
         orders: [],
-        rationale: e.error ? `${e.error.type}: ${e.error.message}` : (e.rationale ?? ""),
+        // Shown on one line: a runaway answer is not copied into every frame.
+        rationale: e.error
+          ? `${e.error.type}: ${e.error.message}`
+          : (e.rationale ?? "").slice(0, 1000),
         failed: e.failed,
       };
       return;
     }
     case "llm_call": {
+      s.waiting = null;
       const llm = s.llm ?? emptyLlm(null);
       llm.calls += 1;
       llm.tokens += e.tokens.prompt + e.tokens.completion;
@@ -201,6 +210,7 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
     }
     case "retry":
       counts.retries++;
+      s.waiting = retryWaitLine(e);
       return;
     case "fill":
       counts.fills++;
@@ -212,6 +222,7 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
       s.warnings = keepLast(s.warnings, [e.message], WARNINGS_KEPT);
       return;
     case "run_finished":
+      s.waiting = null;
       finished(s, e.result);
       return;
     default:

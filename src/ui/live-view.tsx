@@ -118,6 +118,7 @@ export function LiveView({ state: s, elapsedMs, notice = null }: LiveViewProps) 
         </Text>{" "}
         · <Text color={c.retries > 0 ? "yellow" : undefined}>retries {int(c.retries)}</Text>
       </Text>
+      {s.waiting ? <Text color="yellow">{oneLine(s.waiting, 110)}</Text> : null}
       {s.warnings.map((w, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: warnings are only appended, never reordered
         <Text key={i} color="yellow">

@@ -7,6 +7,12 @@ export interface BackoffSettings {
 }
 
 /**
+ * The longest wait a model call makes before its next attempt, unless told otherwise
+ * (`--max-retry-wait`): a server asking for more is refused, not obeyed (docs/llm-traders.md).
+ */
+export const DEFAULT_MAX_RETRY_WAIT_MS = 120_000;
+
+/**
  * A server-requested wait longer than this is cut to it: a bogus header must not stall a run for
  * hours, and a wait this long is better reported as a failure by the next attempt.
  */
@@ -26,11 +32,20 @@ export function backoffDelayMs(
   return Math.floor(clampUnit(random()) * ceiling);
 }
 
-/**
- * The wait a server asked for: `retry-after-ms` (milliseconds, as OpenAI sends) or `Retry-After`
- * (seconds or an HTTP date, RFC 9110). Null when absent or unreadable.
- */
+/** The wait a server asked for (see requestedWaitMs), cut to MAX_RETRY_AFTER_MS. */
 export function retryAfterMs(
+  headers: Headers | undefined,
+  now: number = Date.now(),
+): number | null {
+  const wait = requestedWaitMs(headers, now);
+  return wait === null ? null : Math.min(wait, MAX_RETRY_AFTER_MS);
+}
+
+/**
+ * The wait a server asked for, as asked: `retry-after-ms` (milliseconds, as OpenAI sends) or
+ * `Retry-After` (seconds or an HTTP date, RFC 9110). Null when absent or unreadable.
+ */
+export function requestedWaitMs(
   headers: Headers | undefined,
   now: number = Date.now(),
 ): number | null {
@@ -38,16 +53,15 @@ export function retryAfterMs(
   const ms = headers.get("retry-after-ms");
   if (ms !== null && ms.trim() !== "") {
     const value = Number(ms);
-    if (Number.isFinite(value) && value >= 0) return Math.min(value, MAX_RETRY_AFTER_MS);
+    if (Number.isFinite(value) && value >= 0) return value;
   }
   const after = headers.get("retry-after");
   if (after === null || after.trim() === "") return null;
   const seconds = Number(after);
-  if (Number.isFinite(seconds))
-    return seconds < 0 ? null : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+  if (Number.isFinite(seconds)) return seconds < 0 ? null : seconds * 1000;
   const date = Date.parse(after);
   if (Number.isNaN(date)) return null;
-  return Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
+  return Math.max(0, date - now);
 }
 
 function clampUnit(x: number): number {

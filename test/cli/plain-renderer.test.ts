@@ -115,3 +115,25 @@ describe("plain renderer", () => {
     expect(out.lines()).toEqual(["warning: w"]);
   });
 });
+
+describe("plain renderer: retry waits", () => {
+  it("prints each wait the moment it starts, with its length and where it comes from", () => {
+    const out = sink();
+    const render = plainRenderer(out.stream as unknown as NodeJS.WritableStream, { now: () => 0 });
+    const retry = (delayMs: number, waitFrom: "server" | "backoff"): RunEvent => ({
+      type: "retry",
+      model: "gpt-4o-mini",
+      error: waitFrom === "server" ? "rate_limit" : "server_error",
+      message: "…",
+      attempt: 1,
+      delayMs,
+      waitFrom,
+    });
+    render(retry(3_600_000, "server"));
+    render(retry(1234, "backoff"));
+    expect(out.lines()).toEqual([
+      "waiting 3,600 s (as the server asked) to retry gpt-4o-mini after rate_limit on attempt 1",
+      "waiting 1.2 s (backoff) to retry gpt-4o-mini after server_error on attempt 1",
+    ]);
+  });
+});

@@ -157,10 +157,41 @@ describe("liveState", () => {
       },
     ]);
     expect(s.counts).toMatchObject({ rejected: 1, retries: 1, failedDecisions: 1 });
+    // The wait was shown while it lasted, and is gone once the decision ended.
+    expect(s.waiting).toBeNull();
     expect(s.lastDecision).toMatchObject({
       failed: true,
       rationale: "empty_reply: the model answered nothing",
     });
+  });
+
+  it("shows a retry's wait, its length and where it comes from, until the call ends", () => {
+    const waiting = fold([
+      started,
+      {
+        type: "retry",
+        model: "gpt-4o-mini",
+        error: "rate_limit",
+        message: "429",
+        attempt: 2,
+        delayMs: 95_000,
+        waitFrom: "server",
+      },
+    ]);
+    expect(waiting.waiting).toBe(
+      "waiting 95 s (as the server asked) to retry gpt-4o-mini after rate_limit on attempt 2",
+    );
+    const answered = liveState(waiting, {
+      type: "llm_call",
+      model: "gpt-4o-mini",
+      source: "network",
+      tokens: { prompt: 1, completion: 1, cached: 0 },
+      costUsd: 0,
+      latencyMs: 1,
+      attempts: 3,
+      error: null,
+    });
+    expect(answered.waiting).toBeNull();
   });
 
   it("adds up LLM calls, tokens and cost, against the budget it was given", () => {

@@ -247,7 +247,7 @@ export class AnonymizedContext implements StrategyContext {
     }
   }
 
-  stop(status: "budget_exhausted" | "stopped", reason: string): void {
+  stop(status: "budget_exhausted" | "stopped" | "interrupted", reason: string): void {
     this.real.stop(status, reason);
   }
 

@@ -1,5 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import { retryAfterMs } from "../../util/backoff.js";
+import { requestedWaitMs } from "../../util/backoff.js";
 import { LlmError, type LlmErrorType } from "../types.js";
 
 /** One failed attempt of a model call, as far as retrying is concerned. */
@@ -8,7 +8,7 @@ export interface AttemptFailure {
   status: number | null;
   /** Worth another attempt: rate limits, server errors, timeouts, lost connections. */
   retryable: boolean;
-  /** The wait the server asked for (Retry-After), if any. */
+  /** The wait the server asked for (Retry-After), as asked, if any. */
   retryAfterMs: number | null;
   /** What went wrong, in the words of the server or the HTTP client (not yet redacted). */
   detail: string;
@@ -37,7 +37,7 @@ export function classifyFailure(err: unknown, timedOut: boolean): AttemptFailure
   }
   if (err instanceof APIError && typeof err.status === "number") {
     const status = err.status;
-    const wait = retryAfterMs(err.headers);
+    const wait = requestedWaitMs(err.headers);
     if (status === 429) return failure("rate_limit", true, err.message, status, wait);
     if (status === 408) return failure("timeout", true, err.message, status, wait);
     if (status >= 500) return failure("server_error", true, err.message, status, wait);
@@ -163,6 +163,29 @@ export function failureMessage(f: AttemptFailure, ctx: FailureContext): string {
     default:
       return f.detail;
   }
+}
+
+/**
+ * The server asked for a wait (Retry-After) longer than the client's cap: what it asked, what the
+ * cap is, and what to do.
+ */
+export function waitTooLongMessage(
+  f: AttemptFailure,
+  waitMs: number,
+  capMs: number,
+  ctx: FailureContext,
+): string {
+  const status = f.status === null ? f.type : `HTTP ${f.status} ${f.type}`;
+  return (
+    `${capitalise(`the model server at ${ctx.baseURL}`)} asked to wait ${seconds(waitMs)} before ` +
+    `the next attempt (${status}: ${f.detail}), longer than the ${seconds(capMs)} a wait may ` +
+    "last (--max-retry-wait). Try again once the wait is over, or raise --max-retry-wait."
+  );
+}
+
+function seconds(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${Number((ms / 1000).toFixed(1)).toLocaleString("en-US")} s`;
 }
 
 function capitalise(s: string): string {

@@ -5,10 +5,11 @@ import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
 } from "openai/resources/chat/completions";
-import { backoffDelayMs } from "../../util/backoff.js";
+import { backoffDelayMs, DEFAULT_MAX_RETRY_WAIT_MS } from "../../util/backoff.js";
 import { isJsonObject } from "../../util/json-object.js";
 import type { AgentEventListener } from "../agent-events.js";
 import {
+  CallStoppedError,
   type ChatCompletionMessage,
   type ChatModel,
   type ChatRequest,
@@ -22,9 +23,10 @@ import {
   classifyFailure,
   failureMessage,
   UNREACHABLE_RETRY,
+  waitTooLongMessage,
 } from "./classify-failure.js";
 import { DEFAULT_BASE_URL, NO_API_KEY } from "./llm-settings.js";
-import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
+import { MAX_TOKENS_PER_CALL, type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
 import { redactSecret } from "./redact.js";
 import type { ReplaySource } from "./replay-source.js";
 import { canonicalRequest, hashRequest } from "./request-hash.js";
@@ -58,6 +60,9 @@ export interface LlmClientOptions {
   retryBaseMs?: number;
   /** Default 20000. */
   retryMaxMs?: number;
+  /** The longest wait before a retry. A server asking for a longer one (Retry-After) fails the
+   * call at once as `retry_wait_too_long`. Default DEFAULT_MAX_RETRY_WAIT_MS. */
+  maxRetryWaitMs?: number;
   /** Calls in flight at once (a call keeps its slot through its retries). Default 4. */
   concurrency?: number;
   cache?: ResponseCache | null;
@@ -101,6 +106,10 @@ export class LlmClient implements ChatModel {
   private readonly maxRetries: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
+  private readonly maxRetryWaitMs: number;
+  /** Aborted by stop(): ends every wait and request of this client at once. */
+  private readonly stopper = new AbortController();
+  private waitRefused = false;
   private readonly semaphore: Semaphore;
   private readonly cache: ResponseCache | null;
   private readonly replay: ReplaySource | null;
@@ -119,6 +128,10 @@ export class LlmClient implements ChatModel {
     this.maxRetries = wholeNumber(options.maxRetries ?? 4, "maxRetries");
     this.retryBaseMs = wholeNumber(options.retryBaseMs ?? 500, "retryBaseMs");
     this.retryMaxMs = wholeNumber(options.retryMaxMs ?? 20_000, "retryMaxMs");
+    this.maxRetryWaitMs = wholeNumber(
+      options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
+      "maxRetryWaitMs",
+    );
     this.semaphore = new Semaphore(options.concurrency ?? 4);
     this.cache = options.cache ?? null;
     this.replay = options.replay ?? null;
@@ -141,6 +154,19 @@ export class LlmClient implements ChatModel {
     });
   }
 
+  /**
+   * The run is stopping: every wait and request in flight ends now, and every later call, with a
+   * CallStoppedError (recorded nowhere: the provider did nothing wrong).
+   */
+  stop(): void {
+    this.stopper.abort();
+  }
+
+  /** Whether a call was cut short: by stop(), or by a server asking for a wait over the cap. */
+  get cutShort(): boolean {
+    return this.stopper.signal.aborted || this.waitRefused;
+  }
+
   async complete(request: ChatRequest): Promise<ChatResponse> {
     const effective = canonicalRequest({ ...request, model: request.model || this.model || "" });
     const requestHash = hashRequest(effective);
@@ -151,20 +177,25 @@ export class LlmClient implements ChatModel {
     try {
       outcome = await this.answer(effective, requestHash);
     } catch (err) {
+      if (err instanceof CallStoppedError) throw err;
       outcome = err instanceof LlmError ? err : this.unexpected(err);
     }
     if (outcome instanceof LlmError) {
       const source: ResponseSource = this.replay ? "replay" : "network";
-      this.transcript?.append({
-        requestHash,
-        request: effective,
-        response: null,
-        error: { type: outcome.type, message: outcome.message, status: outcome.status },
-        usage: ZERO_USAGE,
-        latencyMs: Math.round(performance.now() - started),
-        attempts: outcome.attempts,
-        source,
-      });
+      // A wait over the cap ends the run to be resumed, and a resume answers recorded calls as
+      // they were: this one is asked again then, so it is not recorded.
+      if (outcome.type !== "retry_wait_too_long") {
+        this.transcript?.append({
+          requestHash,
+          request: effective,
+          response: null,
+          error: { type: outcome.type, message: outcome.message, status: outcome.status },
+          usage: ZERO_USAGE,
+          latencyMs: Math.round(performance.now() - started),
+          attempts: outcome.attempts,
+          source,
+        });
+      }
       this.meter?.record({
         model: effective.model,
         source,
@@ -316,8 +347,12 @@ export class LlmClient implements ChatModel {
     // Faults of this call so far: counted as retried only if a later attempt succeeds; a call
     // that fails for good is one failure (in `errors`), not also a pile of retries.
     const overcome: AttemptFailure["type"][] = [];
+    const stopping = this.stopper.signal;
     for (let attempt = 1; attempt <= totalAttempts; attempt++) {
+      if (stopping.aborted) throw stoppedError();
       const controller = new AbortController();
+      const stop = () => controller.abort();
+      stopping.addEventListener("abort", stop, { once: true });
       let timedOut = false;
       // The client's own timeout stops at the response headers; this one also covers the body.
       const deadline = setTimeout(() => {
@@ -334,48 +369,63 @@ export class LlmClient implements ChatModel {
         for (const type of overcome) this.meter?.recordRetry(type);
         return { answer, usage, latencyMs, attempts: attempt, source: "network" };
       } catch (err) {
+        if (stopping.aborted) throw stoppedError();
         const failure = classifyFailure(err, timedOut);
         const unreachable = failure.type === "unreachable";
         const lastAttempt = unreachable
           ? attempt > Math.min(this.maxRetries, UNREACHABLE_RETRY.maxRetries)
           : attempt === totalAttempts;
+        const context = {
+          baseURL: this.baseURL,
+          model: request.model,
+          attempts: attempt,
+          timeoutMs: this.timeoutMs,
+        };
         if (!failure.retryable || lastAttempt) {
-          const context = {
-            baseURL: this.baseURL,
-            model: request.model,
-            attempts: attempt,
-            timeoutMs: this.timeoutMs,
-          };
           const message = redactSecret(failureMessage(failure, context), this.apiKey);
           throw new LlmError(failure.type, message, failure.status, attempt);
         }
+        const asked = failure.retryAfterMs;
+        if (asked !== null && asked > this.maxRetryWaitMs) {
+          this.waitRefused = true;
+          const message = waitTooLongMessage(failure, asked, this.maxRetryWaitMs, context);
+          throw new LlmError(
+            "retry_wait_too_long",
+            redactSecret(message, this.apiKey),
+            failure.status,
+            attempt,
+          );
+        }
         overcome.push(failure.type);
         const wait =
-          failure.retryAfterMs ??
-          backoffDelayMs(
-            attempt - 1,
-            unreachable ? UNREACHABLE_RETRY : { baseMs: this.retryBaseMs, maxMs: this.retryMaxMs },
-            this.random,
+          asked ??
+          Math.min(
+            this.maxRetryWaitMs,
+            backoffDelayMs(
+              attempt - 1,
+              unreachable
+                ? UNREACHABLE_RETRY
+                : { baseMs: this.retryBaseMs, maxMs: this.retryMaxMs },
+              this.random,
+            ),
           );
         this.onEvent?.({
           type: "retry",
           model: request.model,
           error: failure.type,
-          message: redactSecret(
-            failureMessage(failure, {
-              baseURL: this.baseURL,
-              model: request.model,
-              attempts: attempt,
-              timeoutMs: this.timeoutMs,
-            }),
-            this.apiKey,
-          ),
+          message: redactSecret(failureMessage(failure, context), this.apiKey),
           attempt,
           delayMs: wait,
+          waitFrom: asked === null ? "backoff" : "server",
         });
-        await sleep(wait);
+        try {
+          await sleep(wait, undefined, { signal: stopping });
+        } catch {
+          throw stoppedError();
+        }
       } finally {
         clearTimeout(deadline);
+        stopping.removeEventListener("abort", stop);
       }
     }
     // The loop returns or throws on its last attempt; this satisfies the type checker.
@@ -404,6 +454,10 @@ export class LlmClient implements ChatModel {
   }
 }
 
+function stoppedError(): CallStoppedError {
+  return new CallStoppedError("the run is stopping: the model call was cut short");
+}
+
 /** The answer and token counts of a chat completion; a 200 without a usable choice is an error. */
 function readCompletion(completion: ChatCompletion): { answer: RecordedAnswer; usage: TokenUsage } {
   // Typed as a ChatCompletion, but it is whatever the server sent (even a string).
@@ -429,16 +483,26 @@ function readCompletion(completion: ChatCompletion): { answer: RecordedAnswer; u
   return {
     answer: { message, finishReason },
     usage: {
-      prompt: count(usage.prompt_tokens),
-      completion: count(usage.completion_tokens),
-      cached: count(details.cached_tokens),
+      prompt: count(usage.prompt_tokens, "usage.prompt_tokens"),
+      completion: count(usage.completion_tokens, "usage.completion_tokens"),
+      cached: count(details.cached_tokens, "usage.prompt_tokens_details.cached_tokens"),
     },
   };
 }
 
-/** A token count, or 0 when the server left it out (many local servers do). */
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
+/**
+ * A token count, or 0 when the server left it out (many local servers do). A number that cannot
+ * be one (negative, not finite, beyond any call) is refused: counted, it would turn the run's
+ * cost and token budget into nonsense.
+ */
+function count(value: unknown, field: string): number {
+  if (typeof value !== "number") return 0;
+  if (Number.isFinite(value) && value >= 0 && value <= MAX_TOKENS_PER_CALL)
+    return Math.round(value);
+  throw new LlmError(
+    "invalid_response",
+    `${field} is ${value}, which is not a token count (a whole number from 0 to ${MAX_TOKENS_PER_CALL.toLocaleString("en-US")})`,
+  );
 }
 
 function positive(value: number, name: string): number {

@@ -37,7 +37,9 @@ export class PriceTableError extends Error {
   override readonly name = "PriceTableError";
 }
 
-const priceNumber = z.number().finite().nonnegative();
+/** No model costs more per 1M tokens; a larger figure is a typo that would overflow the cost. */
+const MAX_PRICE_PER_M = 1_000_000;
+const priceNumber = z.number().finite().nonnegative().max(MAX_PRICE_PER_M);
 const priceFileSchema = z.record(
   z.string().min(1),
   z.strictObject({

@@ -7,10 +7,17 @@ export interface RecordedAnswer {
   finishReason: string | null;
 }
 
+/**
+ * The most tokens one model call can count: far above any model's context, low enough that no
+ * sum or cost of a run's counts overflows. A server reporting more is reporting nonsense.
+ */
+export const MAX_TOKENS_PER_CALL = 1_000_000_000;
+
+const tokenCount = z.number().int().nonnegative().max(MAX_TOKENS_PER_CALL);
 const usageSchema = z.object({
-  prompt: z.number().int().nonnegative(),
-  completion: z.number().int().nonnegative(),
-  cached: z.number().int().nonnegative(),
+  prompt: tokenCount,
+  completion: tokenCount,
+  cached: tokenCount,
 });
 
 // Loose: providers add fields (annotations, reasoning_content…) that must survive a round trip.

@@ -134,6 +134,14 @@ export class UsageMeter {
       if (price) usd += costUsd(price, tally.billed);
       else unpriced.push(model);
     }
+    // Each call's counts are bounded (MAX_TOKENS_PER_CALL), so this holds for any sane price
+    // table; if it ever does not, the figure is unknown with its reason, never a bare null.
+    if (!Number.isFinite(usd)) {
+      return {
+        usd: null,
+        reason: `the cost of the billed tokens is not a finite number (${usd}): check the prices`,
+      };
+    }
     if (unpriced.length === 0) return { usd, reason: null };
     const names = unpriced.sort().map((m) => `"${m}"`);
     return {

@@ -111,6 +111,29 @@ describe("LlmClient over real HTTP", () => {
     });
   });
 
+  it("refuses token counts no call can have, naming the field, and bills nothing", async () => {
+    const cases = [
+      { usage: { prompt: 10, completion: 1e308 }, field: "usage.completion_tokens is 1e+308" },
+      { usage: { prompt: -5, completion: 1 }, field: "usage.prompt_tokens is -5" },
+      { usage: { prompt: 5, completion: 1, cached: 2e9 }, field: "cached_tokens is 2000000000" },
+    ];
+    server = await startScriptedServer(cases.map((c) => ({ content: "hold", usage: c.usage })));
+    const meter = new UsageMeter(DEFAULT_PRICE_TABLE);
+    const client = new LlmClient({ baseURL: server.url, apiKey: SECRET, meter, maxRetries: 3 });
+    for (const [i, c] of cases.entries()) {
+      const err = await failure(client.complete(request(String(i))));
+      expect(err.type).toBe("invalid_response");
+      expect(err.message).toContain(c.field);
+      expect(err.message).toContain("not a token count");
+    }
+    // Not retried: the same server would count the same way.
+    expect(server.requests).toHaveLength(cases.length);
+    const s = meter.snapshot();
+    expect(s.calls.failed).toBe(cases.length);
+    expect(s.billedTokens).toEqual({ prompt: 0, completion: 0, cached: 0 });
+    expect(s.cost).toEqual({ usd: 0, reason: null });
+  });
+
   it("sends maxTokens, seed and tools in the provider's names", async () => {
     const client = await setUp([{ content: "ok" }]);
     const tools = [

@@ -73,6 +73,11 @@ describe("loadPriceTable", () => {
   it.each([
     ["not JSON", "{", /Could not read the price file .*prices\.json/],
     ["a negative price", '{"m":{"input":-1,"output":1}}', /prices\.json is invalid at m\.input/],
+    [
+      "a price beyond any model's",
+      '{"m":{"input":1,"output":1e308}}',
+      /prices\.json is invalid at m\.output/,
+    ],
     ["a missing output", '{"m":{"input":1}}', /prices\.json is invalid at m\.output/],
     ["an unknown field", '{"m":{"input":1,"output":1,"outptu":2}}', /prices\.json is invalid/],
   ])("rejects %s with a message naming the file", (_, content, pattern) => {

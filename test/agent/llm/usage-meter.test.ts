@@ -65,6 +65,16 @@ describe("UsageMeter", () => {
     expect(s.byModel["llama3.1"]?.costUsd).toBeNull();
   });
 
+  it("never gives a null cost without its reason, even when the sum overflows", () => {
+    // A table built in code is not bounded like a price file.
+    const meter = new UsageMeter({ m1: { input: 1e300, cachedInput: 1e300, output: 1e300 } });
+    meter.record(call({ usage: { prompt: 1e9, completion: 1e9, cached: 0 } }));
+    const s = meter.snapshot();
+    expect(s.cost.usd).toBeNull();
+    expect(s.cost.reason).toMatch(/not a finite number/);
+    expect(JSON.parse(JSON.stringify(s.cost))).toEqual(s.cost);
+  });
+
   it("has no latency percentiles and zero cost before any call", () => {
     const s = new UsageMeter(prices).snapshot();
     expect(s.latencyMs).toEqual({ p50: null, p95: null });
