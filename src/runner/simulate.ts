@@ -1,5 +1,6 @@
 import type { BrokerConfig } from "../engine/broker-config.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
+import type { FeeModel } from "../engine/fee-model.js";
 import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData, Order } from "../engine/types.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
@@ -30,6 +31,8 @@ export interface RunHandle {
 export interface SimulateInput {
   data: MarketData;
   broker: BrokerConfig;
+  /** The commission of each fill; default the broker's rate and fixed fee. */
+  fees?: FeeModel;
   strategy: Strategy<unknown>;
   /** Bars before it are history for indicators only (the `--from` warm-up). Default 0. */
   startIndex?: number;
@@ -184,6 +187,7 @@ class CoreRun {
       sink,
       { bars: false, calendar: wantsCalendar },
       sharedFloat64(data.times.length),
+      input.fees ? { fees: input.fees } : {},
     );
     this.sim = sim;
     const ctx = new BacktestContext(
