@@ -1,4 +1,5 @@
 import type { RunEvent, RunEventListener } from "../runner/run-events.js";
+import { assertNever } from "../util/assert-never.js";
 import { escapeControl } from "./terminal-text.js";
 
 /** A progress line at most this often: enough to see a long run move, few enough for a log. */
@@ -56,8 +57,20 @@ export function plainRenderer(
         out(`run ${r.id}: ${r.status} in ${(r.timings.totalMs / 1000).toFixed(2)} s${vs}`);
         return;
       }
-      default:
+      // The live view's business: a line each would drown the progress lines.
+      case "decision_started":
+      case "order_accepted":
+      case "order_rejected":
+      case "order_cancelled":
+      case "fill":
+      case "trade_closed":
+      case "memory_write":
+      case "recall":
+      case "llm_call":
+      case "retry":
         return;
+      default:
+        assertNever(e, "run event");
     }
   };
 }

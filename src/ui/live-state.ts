@@ -2,6 +2,7 @@ import type { UsageSnapshot } from "../agent/llm/usage-meter.js";
 import type { Order } from "../engine/types.js";
 import type { RunEvent } from "../runner/run-events.js";
 import type { RunResult } from "../runner/run-result.js";
+import { assertNever } from "../util/assert-never.js";
 
 /** An open position as the live view shows it. */
 export interface LivePosition {
@@ -214,8 +215,13 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
     case "run_finished":
       finished(s, e.result);
       return;
-    default:
+    case "decision_started":
+    case "order_cancelled":
+    case "memory_write":
+    case "recall":
       return;
+    default:
+      assertNever(e, "run event");
   }
 }
 

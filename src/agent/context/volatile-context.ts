@@ -1,5 +1,6 @@
 import type { AccountSnapshot, Bar, Order } from "../../engine/types.js";
 import type { MemorySection } from "../../memory/memory-system.js";
+import { assertNever } from "../../util/assert-never.js";
 import { money, pct, price } from "./format-numbers.js";
 
 export interface VolatileParts {
@@ -63,6 +64,20 @@ function accountLines(a: AccountSnapshot): string {
   return lines.join("\n");
 }
 
+/** The price an order waits for, as its line shows it (none for a market order). */
+function priceOf(o: Order): string {
+  switch (o.type) {
+    case "market":
+      return "";
+    case "limit":
+      return ` @ ${price(o.limitPrice ?? 0)}`;
+    case "stop":
+      return ` stop ${price(o.stopPrice ?? 0)}`;
+    default:
+      return assertNever(o.type, "order type");
+  }
+}
+
 function orderLine(o: Order): string {
   const size =
     o.size.kind === "qty"
@@ -70,12 +85,7 @@ function orderLine(o: Order): string {
       : o.size.kind === "fraction"
         ? `${pct(o.size.fraction)} of equity`
         : `to weight ${o.size.weight}`;
-  const at =
-    o.type === "limit"
-      ? ` @ ${price(o.limitPrice ?? 0)}`
-      : o.type === "stop"
-        ? ` stop ${price(o.stopPrice ?? 0)}`
-        : "";
+  const at = priceOf(o);
   const tif = o.tif.kind === "bars" ? `${o.tif.bars} bars` : o.tif.kind;
   const role = o.parentId !== null ? ` (${o.tag ?? "child"} of #${o.parentId})` : "";
   return `- #${o.id} ${o.side ?? ""} ${o.type} ${size} ${o.symbol}${at}${role}, ${tif}`.replace(
