@@ -1,4 +1,5 @@
 import type { BrokerConfig } from "./broker-config.js";
+import { MAX_TARGET_WEIGHT, ORDER_TYPES, orList } from "./order-schema.js";
 import { unitStep } from "./sizing.js";
 import type { OrderRequest } from "./types.js";
 
@@ -20,8 +21,8 @@ export function validateOrderRequest(
   const fractional = lenient || config.fractional;
   if (!symbolKnown) return `unknown symbol ${JSON.stringify(r.symbol)}`;
   const type = r.type ?? "market";
-  if (type !== "market" && type !== "limit" && type !== "stop") {
-    return `unknown order type ${JSON.stringify(type)}: use market, limit or stop`;
+  if (!(ORDER_TYPES as readonly string[]).includes(type)) {
+    return `unknown order type ${JSON.stringify(type)}: use ${orList(ORDER_TYPES)}`;
   }
   const size = r.size;
   if (size.kind === "qty") {
@@ -38,8 +39,8 @@ export function validateOrderRequest(
       return "fraction of equity must be in (0, 1]";
     }
   } else if (size.kind === "weight") {
-    if (!Number.isFinite(size.weight) || Math.abs(size.weight) > 10) {
-      return "target weight must be a number between -10 and 10";
+    if (!Number.isFinite(size.weight) || Math.abs(size.weight) > MAX_TARGET_WEIGHT) {
+      return `target weight must be a number between -${MAX_TARGET_WEIGHT} and ${MAX_TARGET_WEIGHT}`;
     }
     if (size.weight < 0 && !lenient && !config.allowShort) {
       return "a negative target weight is a short; pass --allow-short to permit shorts";
