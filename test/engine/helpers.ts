@@ -7,6 +7,7 @@ import {
   type RiskLimits,
 } from "../../src/engine/broker-config.js";
 import type { FeeModel } from "../../src/engine/fee-model.js";
+import type { FillModel } from "../../src/engine/fill-model.js";
 import type { Simulation } from "../../src/engine/simulation.js";
 import type {
   ClosedTrade,
@@ -82,6 +83,7 @@ export function run(
   config: TestConfig,
   script: Script,
   fees?: FeeModel,
+  fillModel?: FillModel,
 ): RunResult {
   const list = Array.isArray(input) ? (input as readonly SymbolSeries[]) : [input as SymbolSeries];
   const data = alignSeries(list);
@@ -101,6 +103,7 @@ export function run(
       strategy,
       records: false,
       ...(fees ? { fees } : {}),
+      ...(fillModel ? { fills: fillModel } : {}),
     },
     {
       onEvent: (e) => events.push(e),
