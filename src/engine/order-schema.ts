@@ -224,6 +224,36 @@ export function orderAliases(api: OrderApi | "sizeKey"): Readonly<Record<string,
   return out;
 }
 
+/**
+ * The price rules of an order's type, in the names of `api`: a limit order needs its limit price
+ * and no other type takes one; the same for a stop (whose price is easily mistaken for a
+ * stop-loss). Each problem names the field it is about.
+ */
+export function typePriceProblems(
+  api: "tool" | "request",
+  type: OrderType,
+  given: { limitPrice: boolean; stopPrice: boolean },
+): { field: string; message: string }[] {
+  const limit = ORDER_FIELDS.limitPrice[api];
+  const stop = ORDER_FIELDS.stopPrice[api];
+  const problems: { field: string; message: string }[] = [];
+  if (type === "limit" && !given.limitPrice)
+    problems.push({ field: limit, message: `type limit needs ${limit}` });
+  if (type !== "limit" && given.limitPrice)
+    problems.push({
+      field: limit,
+      message: `${limit} is only used with type "limit" (type is "${type}")`,
+    });
+  if (type === "stop" && !given.stopPrice)
+    problems.push({ field: stop, message: `type stop needs ${stop}` });
+  if (type !== "stop" && given.stopPrice)
+    problems.push({
+      field: stop,
+      message: `${stop} is only used with type "stop" (type is "${type}"); for a protective stop use ${ORDER_FIELDS.stopLoss[api]}`,
+    });
+  return problems;
+}
+
 /** Why `v` is not a value of the field `name` names, or null when it is one. */
 export function fieldProblem(key: OrderFieldKey, name: string, v: unknown): string | null {
   const f: OrderField = ORDER_FIELDS[key];

@@ -5,6 +5,7 @@ import {
   orderAliases,
   orderKeys,
   shown,
+  typePriceProblems,
 } from "../engine/order-schema.js";
 import type { OrderRequest, OrderSize, Side, TimeInForce } from "../engine/types.js";
 import { validateOrderRequest } from "../engine/validate-order.js";
@@ -164,11 +165,9 @@ export function checkOrderRequest(request: unknown, config: BrokerConfig): Order
   for (const key of ["limitPrice", "stopPrice", "stopLoss", "takeProfit"] as const)
     checkOptional(key, key, request[key]);
   const r = request as unknown as OrderRequest;
-  const type = r.type ?? "market";
-  if (r.limitPrice !== undefined && type !== "limit")
-    throw new StrategyUsageError(`limitPrice is only used with type "limit" (type is "${type}").`);
-  if (r.stopPrice !== undefined && type !== "stop")
-    throw new StrategyUsageError(`stopPrice is only used with type "stop" (type is "${type}").`);
+  const given = { limitPrice: r.limitPrice !== undefined, stopPrice: r.stopPrice !== undefined };
+  const [problem] = typePriceProblems("request", r.type ?? "market", given);
+  if (problem !== undefined) throw new StrategyUsageError(`${problem.message}.`);
   checkWithBroker(r, config);
   return r;
 }

@@ -8,6 +8,7 @@ import {
   orderAliases,
   orderKeys,
   orList,
+  typePriceProblems,
 } from "../../engine/order-schema.js";
 import type { OrderType, Side, TimeInForce } from "../../engine/types.js";
 import { didYouMean } from "../../util/did-you-mean.js";
@@ -102,30 +103,12 @@ function checkPlaceOrder(args: PlaceOrderInput, ctx: z.RefinementCtx): void {
       message: 'side ("buy" or "sell") is required unless target_weight is given',
     });
   }
-  if (args.type === "limit" && args.limit_price === undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["limit_price"],
-      message: "type limit needs limit_price",
-    });
-  }
-  if (args.type !== "limit" && args.limit_price !== undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["limit_price"],
-      message: `limit_price is only used with type "limit" (type is "${args.type}")`,
-    });
-  }
-  if (args.type === "stop" && args.stop_price === undefined) {
-    ctx.addIssue({ code: "custom", path: ["stop_price"], message: "type stop needs stop_price" });
-  }
-  if (args.type !== "stop" && args.stop_price !== undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["stop_price"],
-      message: `stop_price is only used with type "stop" (type is "${args.type}"); for a protective stop use stop_loss`,
-    });
-  }
+  const prices = {
+    limitPrice: args.limit_price !== undefined,
+    stopPrice: args.stop_price !== undefined,
+  };
+  for (const { field, message } of typePriceProblems("tool", args.type, prices))
+    ctx.addIssue({ code: "custom", path: [field], message });
 }
 
 function toTimeInForce(value: PlaceOrderInput["time_in_force"]): TimeInForce {
