@@ -32,6 +32,8 @@ export const MAX_ORDER_NUMBER = 1e12;
 export const MAX_TARGET_WEIGHT = 10;
 /** Longest time in force in bars. */
 export const MAX_TIF_BARS = 100_000;
+/** Longest reason the model may give an order (kept in its records). */
+export const MAX_REASON_CHARS = 500;
 
 /** What a value may be. Numbers are finite; `above` is exclusive, `min` and `max` inclusive. */
 export type FieldValue =
@@ -187,7 +189,7 @@ export const ORDER_FIELDS = {
     aliases: ["reason"],
     value: { kind: "string" },
     expect: "a string",
-    help: "Why, in one sentence (<= 500 characters); kept in the order records.",
+    help: `Why, in one sentence (<= ${MAX_REASON_CHARS} characters); kept in the order records.`,
   },
 } as const satisfies Record<string, OrderField>;
 
@@ -207,7 +209,7 @@ export function orderKeys(api: OrderApi): string[] {
 
 /**
  * The one alias table, read for one API: every other name of a field (its name in the other APIs
- * and its aliases) maps to the field's name in `api`. `sizeKeys` reads the size fields by their
+ * and its aliases) maps to the field's name in `api`. `sizeKey` reads the size fields by their
  * `OrderSize` keys instead (the inside of a request's `size`).
  */
 export function orderAliases(api: OrderApi | "sizeKey"): Readonly<Record<string, string>> {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   fieldSchema,
+  MAX_REASON_CHARS,
   MAX_TIF_BARS,
   ORDER_FIELDS,
   type OrderField,
@@ -38,7 +39,7 @@ function unknownKeyMessage(keys: readonly PropertyKey[]): string {
 const WIRE_FORMS: Partial<Record<OrderFieldKey, z.ZodType>> = {
   symbol: symbolParameter,
   tif: z.union([z.enum(["gtc", "day"]), z.number().int().min(1).max(MAX_TIF_BARS)]),
-  tag: plainText(0, 500),
+  tag: plainText(0, MAX_REASON_CHARS),
 };
 /** What the model may leave out and gets: the engine's defaults, in the tool's form. */
 const WIRE_DEFAULTS: Partial<Record<OrderFieldKey, unknown>> = { type: "market", tif: "gtc" };
