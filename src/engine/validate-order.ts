@@ -1,5 +1,11 @@
 import type { BrokerConfig } from "./broker-config.js";
-import { MAX_TARGET_WEIGHT, ORDER_TYPES, orList } from "./order-schema.js";
+import {
+  fieldAccepts,
+  MAX_TARGET_WEIGHT,
+  ORDER_FIELDS,
+  ORDER_TYPES,
+  orList,
+} from "./order-schema.js";
 import { unitStep } from "./sizing.js";
 import type { OrderRequest } from "./types.js";
 
@@ -35,11 +41,11 @@ export function validateOrderRequest(
       return `quantity ${size.qty} is below the smallest tradable step of ${step} units`;
     }
   } else if (size.kind === "fraction") {
-    if (!positive(size.fraction) || size.fraction > 1) {
+    if (!fieldAccepts(ORDER_FIELDS.fraction.value, size.fraction)) {
       return "fraction of equity must be in (0, 1]";
     }
   } else if (size.kind === "weight") {
-    if (!Number.isFinite(size.weight) || Math.abs(size.weight) > MAX_TARGET_WEIGHT) {
+    if (!fieldAccepts(ORDER_FIELDS.weight.value, size.weight)) {
       return `target weight must be a number between -${MAX_TARGET_WEIGHT} and ${MAX_TARGET_WEIGHT}`;
     }
     if (size.weight < 0 && !lenient && !config.allowShort) {
@@ -53,8 +59,8 @@ export function validateOrderRequest(
     return "a limit order needs a positive limit price";
   if (type === "stop" && !positive(r.stopPrice)) return "a stop order needs a positive stop price";
   const tif = r.tif;
-  if (tif && tif.kind === "bars" && !(Number.isInteger(tif.bars) && tif.bars >= 1)) {
-    return "time in force in bars must be a whole number >= 1";
+  if (tif && !fieldAccepts(ORDER_FIELDS.tif.value, tif)) {
+    return `time in force must be ${ORDER_FIELDS.tif.expect}`;
   }
   if (r.stopLoss !== undefined || r.takeProfit !== undefined) {
     if (size.kind === "weight")
