@@ -1,3 +1,4 @@
+import { assertNever } from "../util/assert-never.js";
 import type { BrokerConfig } from "./broker-config.js";
 import { dayKey, isIntraday, timeLabel } from "./calendar.js";
 import { lastBarIndices } from "./data-end.js";
@@ -548,21 +549,29 @@ export class Broker {
     const o = w.order;
     if (o.remainingQty === null) {
       let units: number;
-      if (o.size.kind === "fraction") {
-        units = unitsForBudget(
-          this.equityAt(w.sym, price) * o.size.fraction,
-          price,
-          this.config,
-          this.sizingFees(o),
-          !o.fixedFeeCharged,
-        );
-      } else if (o.size.kind === "weight") {
-        const target = this.targetUnits(w.sym, o, o.size.weight, price);
-        const held = this.portfolio.qty[w.sym] as number;
-        // A close closes exactly what is held; otherwise both ends are on the unit grid.
-        units = target === 0 ? Math.abs(held) : Math.abs(roundToStep(target - held, this.config));
-      } else {
-        units = o.size.qty;
+      const size = o.size;
+      switch (size.kind) {
+        case "fraction":
+          units = unitsForBudget(
+            this.equityAt(w.sym, price) * size.fraction,
+            price,
+            this.config,
+            this.sizingFees(o),
+            !o.fixedFeeCharged,
+          );
+          break;
+        case "weight": {
+          const target = this.targetUnits(w.sym, o, size.weight, price);
+          const held = this.portfolio.qty[w.sym] as number;
+          // A close closes exactly what is held; otherwise both ends are on the unit grid.
+          units = target === 0 ? Math.abs(held) : Math.abs(roundToStep(target - held, this.config));
+          break;
+        }
+        case "qty":
+          units = size.qty;
+          break;
+        default:
+          return assertNever(size, "order size");
       }
       if (units <= EPS) {
         this.finish(w, "rejected", SIZES_TO_ZERO, index);

@@ -1,3 +1,4 @@
+import { assertNever } from "../util/assert-never.js";
 import type { BrokerConfig } from "./broker-config.js";
 import {
   fieldAccepts,
@@ -31,26 +32,33 @@ export function validateOrderRequest(
     return `unknown order type ${JSON.stringify(type)}: use ${orList(ORDER_TYPES)}`;
   }
   const size = r.size;
-  if (size.kind === "qty") {
-    if (!positive(size.qty)) return "quantity must be a positive number";
-    if (!fractional && !Number.isInteger(size.qty)) {
-      return `quantity ${size.qty} is not a whole number of units; pass --fractional to trade fractions`;
+  switch (size.kind) {
+    case "qty": {
+      if (!positive(size.qty)) return "quantity must be a positive number";
+      if (!fractional && !Number.isInteger(size.qty)) {
+        return `quantity ${size.qty} is not a whole number of units; pass --fractional to trade fractions`;
+      }
+      const step = unitStep(fractional ? LENIENT : config);
+      if (size.qty < step) {
+        return `quantity ${size.qty} is below the smallest tradable step of ${step} units`;
+      }
+      break;
     }
-    const step = unitStep(fractional ? LENIENT : config);
-    if (size.qty < step) {
-      return `quantity ${size.qty} is below the smallest tradable step of ${step} units`;
-    }
-  } else if (size.kind === "fraction") {
-    if (!fieldAccepts(ORDER_FIELDS.fraction.value, size.fraction)) {
-      return "fraction of equity must be in (0, 1]";
-    }
-  } else if (size.kind === "weight") {
-    if (!fieldAccepts(ORDER_FIELDS.weight.value, size.weight)) {
-      return `target weight must be a number between -${MAX_TARGET_WEIGHT} and ${MAX_TARGET_WEIGHT}`;
-    }
-    if (size.weight < 0 && !lenient && !config.allowShort) {
-      return "a negative target weight is a short; pass --allow-short to permit shorts";
-    }
+    case "fraction":
+      if (!fieldAccepts(ORDER_FIELDS.fraction.value, size.fraction)) {
+        return "fraction of equity must be in (0, 1]";
+      }
+      break;
+    case "weight":
+      if (!fieldAccepts(ORDER_FIELDS.weight.value, size.weight)) {
+        return `target weight must be a number between -${MAX_TARGET_WEIGHT} and ${MAX_TARGET_WEIGHT}`;
+      }
+      if (size.weight < 0 && !lenient && !config.allowShort) {
+        return "a negative target weight is a short; pass --allow-short to permit shorts";
+      }
+      break;
+    default:
+      return assertNever(size, "order size");
   }
   if (size.kind !== "weight" && r.side !== "buy" && r.side !== "sell") {
     return "side must be buy or sell";

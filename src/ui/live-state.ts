@@ -99,14 +99,22 @@ function emptyLlm(budget: LiveBudget | null): NonNullable<LiveState["llm"]> {
 const keepLast = <T>(list: readonly T[], items: readonly T[], n: number): T[] =>
   list.length + items.length <= n ? [...list, ...items] : [...list, ...items].slice(-n);
 
+function sizeText(size: Order["size"]): string {
+  switch (size.kind) {
+    case "qty":
+      return `${size.qty}`;
+    case "fraction":
+      return `${round(size.fraction * 100)}%`;
+    case "weight":
+      return `weight ${size.weight}`;
+    default:
+      return assertNever(size, "order size");
+  }
+}
+
 /** `BUY 10 GOOG limit 101.5`, `SELL 50% SPY market`; a side-less order (a target weight) reads `ORDER`. */
 export function orderLine(o: Order): string {
-  const size =
-    o.size.kind === "qty"
-      ? `${o.size.qty}`
-      : o.size.kind === "fraction"
-        ? `${round(o.size.fraction * 100)}%`
-        : `weight ${o.size.weight}`;
+  const size = sizeText(o.size);
   const price =
     o.limitPrice !== null
       ? `limit ${o.limitPrice}`
