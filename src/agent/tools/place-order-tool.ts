@@ -41,6 +41,8 @@ const WIRE_FORMS: Partial<Record<OrderFieldKey, z.ZodType>> = {
   tif: z.union([z.enum(["gtc", "day"]), z.number().int().min(1).max(MAX_TIF_BARS)]),
   tag: plainText(0, MAX_REASON_CHARS),
 };
+/** The one parameter the model must give. */
+const REQUIRED: readonly OrderFieldKey[] = ["symbol"];
 /** What the model may leave out and gets: the engine's defaults, in the tool's form. */
 const WIRE_DEFAULTS: Partial<Record<OrderFieldKey, unknown>> = { type: "market", tif: "gtc" };
 
@@ -50,7 +52,7 @@ const placeOrderShape = Object.fromEntries(
     const base = WIRE_FORMS[key] ?? fieldSchema(f.value);
     const given = Object.hasOwn(WIRE_DEFAULTS, key)
       ? base.default(WIRE_DEFAULTS[key] as never)
-      : key === "symbol"
+      : REQUIRED.includes(key)
         ? base
         : base.optional();
     return [f.tool, given.describe(f.help)];
@@ -72,6 +74,15 @@ interface PlaceOrderInput {
   time_in_force: "gtc" | "day" | number;
   reason?: string;
 }
+
+// Compile-time: a field added to ORDER_FIELDS is a type error here until the tool reads it too.
+const everyField: Exclude<
+  (typeof ORDER_FIELDS)[OrderFieldKey]["tool"],
+  keyof PlaceOrderInput
+> extends never
+  ? true
+  : never = true;
+void everyField;
 
 const placeOrderFields = z.strictObject(placeOrderShape, {
   error: (issue) =>
