@@ -11,6 +11,19 @@ export {
   DEFAULT_BROKER_CONFIG,
   type RiskLimits,
 } from "./engine/broker-config.js";
+export {
+  brokerFees,
+  type FeeFunction,
+  type FeeModel,
+  FeeModelError,
+  feeFunction,
+} from "./engine/fee-model.js";
+export {
+  type BarPrices,
+  DEFAULT_FILL_MODEL,
+  type FillModel,
+  type PriceMatch,
+} from "./engine/fill-model.js";
 export type {
   Bar,
   ClosedTrade,

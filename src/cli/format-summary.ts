@@ -1,24 +1,6 @@
-import { formatMetric, metricFormat } from "../metrics/metric-labels.js";
-import type { Metrics } from "../metrics/types.js";
+import { formatMetric, HEADLINE_METRICS, metricFormat } from "../metrics/metric-labels.js";
 import { reasonLines } from "../rundir/order-outcomes.js";
 import { describeRunError, type RunResult } from "../rundir/run-result.js";
-
-/** The headline rows: a metric, and what buy-and-hold shows beside it (its own metric, a fixed
- * figure, or nothing). */
-const HEADLINE: [key: keyof Metrics, benchmark: "metric" | number | null][] = [
-  ["returnPct", "metric"],
-  ["returnAnnPct", "metric"],
-  ["volatilityAnnPct", "metric"],
-  ["sharpe", "metric"],
-  ["sortino", "metric"],
-  ["maxDrawdownPct", "metric"],
-  ["exposurePct", 100],
-  ["trades", null],
-  ["winRatePct", null],
-  ["profitFactor", null],
-  ["commissions", 0],
-  ["equityFinal", null],
-];
 
 /**
  * The short strategy-vs-buy-and-hold table printed at the end of a run; with `allMetrics`, every
@@ -36,7 +18,7 @@ export function formatSummary(r: RunResult, opts: { allMetrics?: boolean } = {})
     lines.push(...allMetricLines(m, b));
   } else if (m) {
     const bench = (b ?? {}) as Record<string, unknown>;
-    const cells = HEADLINE.map(
+    const cells = HEADLINE_METRICS.map(
       ([key, other]): Cells => [
         metricFormat(key).label,
         formatMetric(key, m[key]),

@@ -1,5 +1,6 @@
 import { retryWaitLine } from "../agent/agent-events.js";
 import type { RunEvent, RunEventListener } from "../runner/run-events.js";
+import { assertNever } from "../util/assert-never.js";
 import { escapeControl } from "../util/terminal-text.js";
 
 /** A progress line at most this often: enough to see a long run move, few enough for a log. */
@@ -12,8 +13,8 @@ export interface PlainRendererOptions {
 
 /**
  * Plain progress lines (no escape codes), for logs, CI and any non-TTY: a start line, a progress
- * line every 5 s of wall time, warnings, retry waits and failed decisions the moment they happen, and an end
- * line. Names and warnings can quote stored text, so every line goes out through escapeControl.
+ * line every 5 s of wall time, warnings, retry waits and failed decisions the moment they happen,
+ * and an end line. Names and warnings can quote stored text, so every line goes out through escapeControl.
  */
 export function plainRenderer(
   stream: NodeJS.WritableStream,
@@ -61,8 +62,19 @@ export function plainRenderer(
         out(`run ${r.id}: ${r.status} in ${(r.timings.totalMs / 1000).toFixed(2)} s${vs}`);
         return;
       }
-      default:
+      // The live view's business: a line each would drown the progress lines.
+      case "decision_started":
+      case "order_accepted":
+      case "order_rejected":
+      case "order_cancelled":
+      case "fill":
+      case "trade_closed":
+      case "memory_write":
+      case "recall":
+      case "llm_call":
         return;
+      default:
+        assertNever(e, "run event");
     }
   };
 }

@@ -1,7 +1,9 @@
+import { assertNever } from "../util/assert-never.js";
 import type { BrokerConfig } from "./broker-config.js";
 import { dayKey, isIntraday, timeLabel } from "./calendar.js";
 import { lastBarIndices } from "./data-end.js";
-import { applySlippage, type BarPrices, commissionFor, matchPrice } from "./fill-model.js";
+import { brokerFees, type FeeModel, FeeModelError } from "./fee-model.js";
+import { type BarPrices, DEFAULT_FILL_MODEL, type FillModel } from "./fill-model.js";
 import { Portfolio } from "./portfolio.js";
 import { checkRisk } from "./risk-check.js";
 import {
@@ -55,6 +57,14 @@ interface Working {
 
 export type EventSink = (event: EngineEvent) => void;
 
+/** The rules a run may swap: what a fill costs, and where and at what price an order fills. */
+export interface EngineModels {
+  /** Default: the config's commission rate and fixed fee (`brokerFees`). */
+  fees?: FeeModel;
+  /** Default: the rules of docs/fill-conventions.md (`DEFAULT_FILL_MODEL`). */
+  fills?: FillModel;
+}
+
 /**
  * The simulated broker: validates orders, fills them bar by bar by the documented rules, keeps the
  * portfolio and reports everything as typed events. Pure and synchronous: same data and same
@@ -75,12 +85,17 @@ export class Broker {
   /** Per symbol, the master index of its last bar, and 1 once its data-ended close has run. */
   private lastBars: Int32Array | null = null;
   private ended: Uint8Array | null = null;
+  private readonly fees: FeeModel;
+  private readonly fills: FillModel;
 
   constructor(
     readonly data: MarketData,
     readonly config: BrokerConfig,
     private readonly emit: EventSink | null = null,
+    models: EngineModels = {},
   ) {
+    this.fees = models.fees ?? brokerFees(config);
+    this.fills = models.fills ?? DEFAULT_FILL_MODEL;
     this.portfolio = new Portfolio(data.symbols, config.initialCash);
     this.peakEquity = config.initialCash;
     this.dust = unitStep(config) * (1 - 1e-6);
@@ -303,8 +318,8 @@ export class Broker {
     );
     const time = this.data.times[index] ?? 0;
     this.emit?.({ type: "order_accepted", index, time, order });
-    const price = applySlippage(close, side, "market", this.config);
-    const commission = commissionFor(qty, price, true, this.config);
+    const price = this.fills.slip(close, side, "market", this.config);
+    const commission = this.commission(order, qty, price, true);
     const w = working(order, sym, index);
     this.executeFill(w, side, qty, price, close, commission, index, "data_ended", "data_ended");
   }
@@ -401,7 +416,7 @@ export class Broker {
     const o = w.order;
     const side = this.resolveSide(w, reference, index);
     if (side === null) return;
-    const match = matchPrice(o.type, side, o.limitPrice, o.stopPrice, this.bar, reference);
+    const match = this.fills.match(o.type, side, o.limitPrice, o.stopPrice, this.bar, reference);
     if (match === null) return;
     if (
       phase === "open" &&
@@ -426,10 +441,10 @@ export class Broker {
       const sibSide = sib.side as Side;
       // Both legs of one bracket share the same remaining range, already in this.bar.
       const sibRef = w.sibling.sameBarIndex === index ? w.sibling.sameBarReference : this.bar.open;
-      if (matchPrice(sib.type, sibSide, sib.limitPrice, sib.stopPrice, this.bar, sibRef) !== null)
+      if (this.fills.match(sib.type, sibSide, sib.limitPrice, sib.stopPrice, this.bar, sibRef))
         return;
     }
-    const price = applySlippage(match.price, side, o.type, this.config);
+    const price = this.fills.slip(match.price, side, o.type, this.config);
     let qty = this.resolveQty(w, side, price, index);
     if (qty === null) return;
     if (o.parentId !== null) {
@@ -455,7 +470,7 @@ export class Broker {
     const held = this.portfolio.qty[w.sym] as number;
     const after = held + (side === "buy" ? qty : -qty);
     if (held !== 0 && after !== 0 && Math.abs(after) < this.dust) qty = Math.abs(held);
-    const commission = commissionFor(qty, price, !o.fixedFeeCharged, this.config);
+    const commission = this.commission(o, qty, price, !o.fixedFeeCharged);
     const rejection =
       nonFinite(qty, price, commission, this.portfolio.cash) ??
       this.checkAffordable(w, side, qty, price, commission);
@@ -475,12 +490,28 @@ export class Broker {
     );
   }
 
+  /** The commission on a fill. A fee model without the closed form (a user's function) is checked:
+   * a NaN, infinite or negative fee stops the run rather than enter the account. */
+  private commission(o: Order, qty: number, price: number, firstFill: boolean): number {
+    const fee = this.fees.commission(qty, price, firstFill);
+    if (this.fees.linear === null && !(typeof fee === "number" && fee >= 0 && fee < Infinity))
+      throw new FeeModelError(o.id, qty, price, fee);
+    return fee;
+  }
+
+  /** The fees sizing asks for order `o`: a fee function's answers are checked there too (a NaN
+   * would otherwise size the order to nothing, and the run end "every order rejected"). */
+  private sizingFees(o: Order): FeeModel {
+    if (this.fees.linear !== null) return this.fees;
+    return { commission: (u, p, first) => this.commission(o, u, p, first), linear: null };
+  }
+
   /** Weight orders choose their side when they fill: towards the target. */
   private resolveSide(w: Working, price: number, index: number): Side | null {
     const o = w.order;
     if (o.side !== null) return o.side;
     if (o.size.kind !== "weight") return null;
-    const target = this.targetUnits(w.sym, o.size.weight, price, !o.fixedFeeCharged);
+    const target = this.targetUnits(w.sym, o, o.size.weight, price);
     const current = this.portfolio.qty[w.sym] as number;
     // Less than a step away is there already; a close, though, always closes what is held.
     if (target === 0 ? current === 0 : Math.abs(target - current) < this.dust) {
@@ -493,13 +524,14 @@ export class Broker {
     return target > current ? "buy" : "sell";
   }
 
-  private targetUnits(sym: number, weight: number, price: number, chargeFixed: boolean): number {
+  private targetUnits(sym: number, o: Order, weight: number, price: number): number {
     if (weight === 0) return 0;
     const equity = this.equityAt(sym, price);
     const sign = weight < 0 ? -1 : 1;
     const held = (this.portfolio.qty[sym] as number) * sign;
     const budget = equity * Math.abs(weight);
-    const units = targetUnitsForBudget(budget, price, held, this.config, chargeFixed);
+    const fees = this.sizingFees(o);
+    const units = targetUnitsForBudget(budget, price, held, this.config, fees, !o.fixedFeeCharged);
     // Never −0 (a short target of no unit): V8 compiles this as integer arithmetic, and a −0
     // result throws the compiled code away (a deoptimization and a new compile mid-run).
     return units === 0 ? 0 : sign * units;
@@ -517,20 +549,29 @@ export class Broker {
     const o = w.order;
     if (o.remainingQty === null) {
       let units: number;
-      if (o.size.kind === "fraction") {
-        units = unitsForBudget(
-          this.equityAt(w.sym, price) * o.size.fraction,
-          price,
-          this.config,
-          !o.fixedFeeCharged,
-        );
-      } else if (o.size.kind === "weight") {
-        const target = this.targetUnits(w.sym, o.size.weight, price, !o.fixedFeeCharged);
-        const held = this.portfolio.qty[w.sym] as number;
-        // A close closes exactly what is held; otherwise both ends are on the unit grid.
-        units = target === 0 ? Math.abs(held) : Math.abs(roundToStep(target - held, this.config));
-      } else {
-        units = o.size.qty;
+      const size = o.size;
+      switch (size.kind) {
+        case "fraction":
+          units = unitsForBudget(
+            this.equityAt(w.sym, price) * size.fraction,
+            price,
+            this.config,
+            this.sizingFees(o),
+            !o.fixedFeeCharged,
+          );
+          break;
+        case "weight": {
+          const target = this.targetUnits(w.sym, o, size.weight, price);
+          const held = this.portfolio.qty[w.sym] as number;
+          // A close closes exactly what is held; otherwise both ends are on the unit grid.
+          units = target === 0 ? Math.abs(held) : Math.abs(roundToStep(target - held, this.config));
+          break;
+        }
+        case "qty":
+          units = size.qty;
+          break;
+        default:
+          return assertNever(size, "order size");
       }
       if (units <= EPS) {
         this.finish(w, "rejected", SIZES_TO_ZERO, index);

@@ -1,5 +1,5 @@
 import { NonFiniteAccountError } from "./account-error.js";
-import { Broker, type EventSink } from "./broker.js";
+import { Broker, type EngineModels, type EventSink } from "./broker.js";
 import type { BrokerConfig } from "./broker-config.js";
 import {
   type CalendarFlags,
@@ -40,10 +40,12 @@ export class Simulation {
     events: { bars?: boolean; calendar?: boolean } = { bars: true, calendar: true },
     /** The array to hold the equity at each close (one per bar; default a new one). */
     equity?: Float64Array,
+    /** The fee and fill models (default: the config's commission, the documented fill rules). */
+    models: EngineModels = {},
   ) {
     this.barEvents = emit !== null && events.bars === true;
     this.calendarEvents = emit !== null && events.calendar === true;
-    this.broker = new Broker(data, config, emit);
+    this.broker = new Broker(data, config, emit, models);
     if (equity !== undefined && equity.length !== data.times.length) {
       throw new RangeError(`equity holds ${equity.length} bars, the data ${data.times.length}`);
     }

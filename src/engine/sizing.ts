@@ -1,4 +1,5 @@
 import type { BrokerConfig } from "./broker-config.js";
+import type { FeeModel } from "./fee-model.js";
 
 /** Fractional units are rounded down to 1e-8 so the cost never exceeds the budget through a
  * floating-point remainder. */
@@ -31,17 +32,27 @@ export function roundToStep(units: number, config: BrokerConfig): number {
 
 /**
  * Units that a budget buys, commission included, so that an all-in order never overdraws:
- * floor((budget - fixed fee) / (price × (1 + commission rate))).
+ * floor((budget - fixed fee) / (price × (1 + commission rate))) for the rate-and-fixed model.
  */
 export function unitsForBudget(
   budget: number,
   price: number,
   config: BrokerConfig,
+  fees: FeeModel,
   chargeFixed: boolean,
 ): number {
-  const net = budget - (chargeFixed ? config.commissionFixed : 0);
+  const linear = fees.linear;
+  if (linear === null) {
+    if (budget <= 0 || price <= 0) return 0;
+    return largestFitting(
+      budget / price,
+      config,
+      (n) => n * price + fees.commission(n, price, chargeFixed) <= budget,
+    );
+  }
+  const net = budget - (chargeFixed ? linear.fixed : 0);
   if (net <= 0 || price <= 0) return 0;
-  return roundUnits(net / (price * (1 + config.commissionRate)), config);
+  return roundUnits(net / (price * (1 + linear.rate)), config);
 }
 
 /**
@@ -55,11 +66,21 @@ export function targetUnitsForBudget(
   price: number,
   held: number,
   config: BrokerConfig,
+  fees: FeeModel,
   chargeFixed: boolean,
 ): number {
-  const c = config.commissionRate;
-  const net = budget - (chargeFixed ? config.commissionFixed : 0);
+  const linear = fees.linear;
   if (price <= 0) return 0;
+  if (linear === null) {
+    if (budget <= 0) return 0;
+    const fits = (n: number): boolean => {
+      const traded = Math.abs(n - held);
+      return n * price + (traded > 0 ? fees.commission(traded, price, chargeFixed) : 0) <= budget;
+    };
+    return largestFitting(budget / price, config, fits);
+  }
+  const c = linear.rate;
+  const net = budget - (chargeFixed ? linear.fixed : 0);
   // From flat, from the other side (every unit held is traded too) or adding to the position
   // (only the added units pay): n·p + c·p·(n − held) ≤ net. Trimming it instead: the units sold
   // pay, so a smaller target costs more: n·p + c·p·(held − n) ≤ net.
@@ -68,4 +89,26 @@ export function targetUnitsForBudget(
       ? (net + c * price * held) / (price * (1 + c))
       : (net - c * price * held) / (price * (1 - c));
   return n > 0 ? roundUnits(n, config) : 0;
+}
+
+/**
+ * A fee function has no closed form: the largest tradable size up to `most` that `fits`, by
+ * bisection on the unit grid (about 50 fee calls at most), assuming a larger size never costs less.
+ */
+function largestFitting(
+  most: number,
+  config: BrokerConfig,
+  fits: (units: number) => boolean,
+): number {
+  const perUnit = config.fractional ? FRACTIONAL_STEP : 1;
+  let lo = 0;
+  // Beyond 2^53 steps the midpoint is no longer exact and the bisection would not end.
+  let hi = Math.min(Math.floor(roundUnits(most, config) * perUnit + 0.5), Number.MAX_SAFE_INTEGER);
+  if (!(hi > 0)) return 0;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid / perUnit)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo / perUnit;
 }

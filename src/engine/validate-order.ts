@@ -1,4 +1,12 @@
+import { assertNever } from "../util/assert-never.js";
 import type { BrokerConfig } from "./broker-config.js";
+import {
+  fieldAccepts,
+  MAX_TARGET_WEIGHT,
+  ORDER_FIELDS,
+  ORDER_TYPES,
+  orList,
+} from "./order-schema.js";
 import { unitStep } from "./sizing.js";
 import type { OrderRequest } from "./types.js";
 
@@ -20,30 +28,37 @@ export function validateOrderRequest(
   const fractional = lenient || config.fractional;
   if (!symbolKnown) return `unknown symbol ${JSON.stringify(r.symbol)}`;
   const type = r.type ?? "market";
-  if (type !== "market" && type !== "limit" && type !== "stop") {
-    return `unknown order type ${JSON.stringify(type)}: use market, limit or stop`;
+  if (!(ORDER_TYPES as readonly string[]).includes(type)) {
+    return `unknown order type ${JSON.stringify(type)}: use ${orList(ORDER_TYPES)}`;
   }
   const size = r.size;
-  if (size.kind === "qty") {
-    if (!positive(size.qty)) return "quantity must be a positive number";
-    if (!fractional && !Number.isInteger(size.qty)) {
-      return `quantity ${size.qty} is not a whole number of units; pass --fractional to trade fractions`;
+  switch (size.kind) {
+    case "qty": {
+      if (!positive(size.qty)) return "quantity must be a positive number";
+      if (!fractional && !Number.isInteger(size.qty)) {
+        return `quantity ${size.qty} is not a whole number of units; pass --fractional to trade fractions`;
+      }
+      const step = unitStep(fractional ? LENIENT : config);
+      if (size.qty < step) {
+        return `quantity ${size.qty} is below the smallest tradable step of ${step} units`;
+      }
+      break;
     }
-    const step = unitStep(fractional ? LENIENT : config);
-    if (size.qty < step) {
-      return `quantity ${size.qty} is below the smallest tradable step of ${step} units`;
-    }
-  } else if (size.kind === "fraction") {
-    if (!positive(size.fraction) || size.fraction > 1) {
-      return "fraction of equity must be in (0, 1]";
-    }
-  } else if (size.kind === "weight") {
-    if (!Number.isFinite(size.weight) || Math.abs(size.weight) > 10) {
-      return "target weight must be a number between -10 and 10";
-    }
-    if (size.weight < 0 && !lenient && !config.allowShort) {
-      return "a negative target weight is a short; pass --allow-short to permit shorts";
-    }
+    case "fraction":
+      if (!fieldAccepts(ORDER_FIELDS.fraction.value, size.fraction)) {
+        return "fraction of equity must be in (0, 1]";
+      }
+      break;
+    case "weight":
+      if (!fieldAccepts(ORDER_FIELDS.weight.value, size.weight)) {
+        return `target weight must be a number between -${MAX_TARGET_WEIGHT} and ${MAX_TARGET_WEIGHT}`;
+      }
+      if (size.weight < 0 && !lenient && !config.allowShort) {
+        return "a negative target weight is a short; pass --allow-short to permit shorts";
+      }
+      break;
+    default:
+      return assertNever(size, "order size");
   }
   if (size.kind !== "weight" && r.side !== "buy" && r.side !== "sell") {
     return "side must be buy or sell";
@@ -52,8 +67,8 @@ export function validateOrderRequest(
     return "a limit order needs a positive limit price";
   if (type === "stop" && !positive(r.stopPrice)) return "a stop order needs a positive stop price";
   const tif = r.tif;
-  if (tif && tif.kind === "bars" && !(Number.isInteger(tif.bars) && tif.bars >= 1)) {
-    return "time in force in bars must be a whole number >= 1";
+  if (tif && !fieldAccepts(ORDER_FIELDS.tif.value, tif)) {
+    return `time in force must be ${ORDER_FIELDS.tif.expect}`;
   }
   if (r.stopLoss !== undefined || r.takeProfit !== undefined) {
     if (size.kind === "weight")

@@ -1,20 +1,9 @@
 import path from "node:path";
 import { UsageError } from "../errors/run-errors.js";
 import { DEFAULT_MEMORY_SYSTEM } from "../memory/memory-registry.js";
-import { formatMetric, metricFormat } from "../metrics/metric-labels.js";
+import { COMPARED_METRICS, formatMetric, metricFormat } from "../metrics/metric-labels.js";
 import { llmCostUsd, numberAt, type ResultFile, readResult } from "../rundir/run-record.js";
 import { keyWords } from "../util/key-words.js";
-
-/** The metrics compared, in this order (result.json `metrics`). */
-export const COMPARED_METRICS = [
-  "equityFinal",
-  "returnPct",
-  "buyHoldReturnPct",
-  "sharpe",
-  "maxDrawdownPct",
-  "trades",
-  "winRatePct",
-] as const;
 
 export interface ComparedRun {
   id: string;

@@ -1,28 +1,10 @@
+import { DIFF_METRICS } from "../metrics/metric-labels.js";
 import { llmCostUsd, numberAt, type ResultFile } from "../rundir/run-record.js";
 import type { MetricRow } from "../rundir/schemas.js";
 
-// The metrics worth comparing, in reading order; anything else in result.json is left out.
-const KEYS = [
-  "returnPct",
-  "buyHoldReturnPct",
-  "returnAnnPct",
-  "volatilityAnnPct",
-  "sharpe",
-  "sortino",
-  "calmar",
-  "maxDrawdownPct",
-  "exposurePct",
-  "trades",
-  "winRatePct",
-  "profitFactor",
-  "avgTradePct",
-  "commissions",
-  "equityFinal",
-] as const;
-
 /** Metrics of two runs side by side, with the delta B − A (null when either is missing). */
 export function diffMetrics(a: ResultFile, b: ResultFile): MetricRow[] {
-  const rows: MetricRow[] = KEYS.map((key) => {
+  const rows: MetricRow[] = DIFF_METRICS.map((key) => {
     const x = numberAt(a.metrics, key);
     const y = numberAt(b.metrics, key);
     return { key, a: x, b: y, delta: x !== null && y !== null ? y - x : null };

@@ -6,12 +6,14 @@ import {
   type RiskLimits,
 } from "../engine/broker-config.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
+import type { FeeFunction } from "../engine/fee-model.js";
 import type { MarketData, Order, SymbolSeries } from "../engine/types.js";
 import { UsageError } from "../errors/run-errors.js";
 import type { RunResult } from "../rundir/run-result.js";
 import type { ReportedTrade } from "../rundir/write-outputs.js";
 import type { Params, Strategy } from "../strategy/types.js";
 import { firstUnknownKey, guessTail } from "../util/did-you-mean.js";
+import { feesOption } from "./fees-option.js";
 import { finishResult, roundMs, startResult } from "./finish-result.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy, strategyFrom } from "./load-strategy.js";
@@ -36,6 +38,9 @@ export interface BacktestOptions<S = unknown> {
   /** Reject unsorted CSV rows instead of sorting them with a warning (files only). */
   strict?: boolean;
   tz?: string;
+  /** Commission of one fill, `(units, price) => fee`, in place of the broker's commissionRate and
+   * commissionFixed (see docs/library.md). */
+  fees?: FeeFunction;
   /** Run events as they happen (the same the CLI's renderers read). */
   onEvent?: RunEventListener;
   onStart?: (handle: RunHandle) => void;
@@ -73,6 +78,7 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
   });
   checkKeys("risk limit", options.broker?.risk ?? {}, Object.keys(DEFAULT_BROKER_CONFIG.risk));
   const broker = brokerConfig(options.broker as Partial<BrokerConfig>);
+  const fees = feesOption(options.fees, broker);
   const loadMs = performance.now() - t0;
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
@@ -115,6 +121,7 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
     params,
     memory: null,
     records: false,
+    ...fees,
     ...(emit ? { onEvent: emit } : {}),
     ...(options.onStart ? { onStart: options.onStart } : {}),
     ...(typeof options.strategy === "string" ? { strategyPath: options.strategy } : {}),
@@ -150,6 +157,7 @@ const OPTION_KEYS = [
   "to",
   "strict",
   "tz",
+  "fees",
   "onEvent",
   "onStart",
 ];

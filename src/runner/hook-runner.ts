@@ -5,6 +5,7 @@ import type { ReportedTrade } from "../rundir/write-outputs.js";
 import type { BacktestContext, ContextActivity } from "../strategy/context.js";
 import { HOOK_NAMES } from "../strategy/hook-names.js";
 import type { Strategy } from "../strategy/types.js";
+import { assertNever } from "../util/assert-never.js";
 import {
   decisionAt,
   decisionRecord,
@@ -177,8 +178,11 @@ export class HookRunner {
           : undefined;
       case "run_end":
         return s.onRunEnd ? this.hook("run_end", index, () => s.onRunEnd?.(ctx, state)) : undefined;
-      default:
+      case "bar":
+        // The loop calls onBar itself, at its place between the two halves of the bar.
         return undefined;
+      default:
+        return assertNever(e, "engine event");
     }
   }
 
@@ -203,8 +207,14 @@ export class HookRunner {
         return { kind: "month_end", time: e.time, index: e.index, month: e.key };
       case "run_end":
         return { kind: "run_end", time: e.time, index: e.index, equity: this.ctx.equity };
-      default:
+      case "bar":
+      case "order_accepted":
+      case "order_rejected":
+      case "order_cancelled":
+      case "order_expired":
         return null;
+      default:
+        return assertNever(e, "engine event");
     }
   }
 

@@ -1,5 +1,7 @@
 import type { BrokerConfig } from "../engine/broker-config.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
+import type { FeeModel } from "../engine/fee-model.js";
+import type { FillModel } from "../engine/fill-model.js";
 import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData, Order } from "../engine/types.js";
 import { isEnvironmentError } from "../errors/environment-error.js";
@@ -31,6 +33,10 @@ export interface RunHandle {
 export interface SimulateInput {
   data: MarketData;
   broker: BrokerConfig;
+  /** The commission of each fill; default the broker's rate and fixed fee. */
+  fees?: FeeModel;
+  /** Where and at what price orders fill; default the rules of docs/fill-conventions.md. */
+  fills?: FillModel;
   strategy: Strategy<unknown>;
   /** Bars before it are history for indicators only (the `--from` warm-up). Default 0. */
   startIndex?: number;
@@ -185,6 +191,10 @@ class CoreRun {
       sink,
       { bars: false, calendar: wantsCalendar },
       sharedFloat64(data.times.length),
+      {
+        ...(input.fees ? { fees: input.fees } : {}),
+        ...(input.fills ? { fills: input.fills } : {}),
+      },
     );
     this.sim = sim;
     const ctx = new BacktestContext(

@@ -1,4 +1,12 @@
 import type { BrokerConfig } from "../engine/broker-config.js";
+import {
+  fieldProblem,
+  type OrderFieldKey,
+  orderAliases,
+  orderKeys,
+  shown,
+  typePriceProblems,
+} from "../engine/order-schema.js";
 import type { OrderRequest, OrderSize, Side, TimeInForce } from "../engine/types.js";
 import { validateOrderRequest } from "../engine/validate-order.js";
 import { firstUnknownKey, guessTail } from "../util/did-you-mean.js";
@@ -6,65 +14,17 @@ import { isJsonObject } from "../util/json-object.js";
 import { StrategyUsageError } from "./strategy-usage-error.js";
 import type { OrderOptions } from "./types.js";
 
-/** The keys of `buy` / `sell` options, in the order the error message lists them. */
-const OPTION_KEYS = [
-  "symbol",
-  "qty",
-  "fraction",
-  "limit",
-  "stop",
-  "stopLoss",
-  "takeProfit",
-  "tif",
-  "tag",
-] as const satisfies readonly (keyof OrderOptions)[];
+/** The keys of `buy` / `sell` options and of a raw request, in the order messages list them,
+ * and the other spellings that lead to them (one alias table, the engine's). */
+const OPTION_KEYS = orderKeys("option");
+const OPTION_ALIASES = orderAliases("option");
+const REQUEST_KEYS = orderKeys("request");
+const REQUEST_ALIASES = orderAliases("request");
+const SIZE_ALIASES = orderAliases("sizeKey");
 
-/** Spellings from other libraries and from the LLM tool that mean one of our keys. */
-const OPTION_ALIASES: Readonly<Record<string, string>> = {
-  quantity: "qty",
-  size: "qty",
-  units: "qty",
-  shares: "qty",
-  amount: "qty",
-  fractionOfEquity: "fraction",
-  pct: "fraction",
-  percent: "fraction",
-  limitPrice: "limit",
-  price: "limit",
-  stopPrice: "stop",
-  sl: "stopLoss",
-  tp: "takeProfit",
-  timeInForce: "tif",
-  reason: "tag",
-  ticker: "symbol",
-};
-
-const REQUEST_KEYS = [
-  "symbol",
-  "side",
-  "type",
-  "size",
-  "limitPrice",
-  "stopPrice",
-  "tif",
-  "stopLoss",
-  "takeProfit",
-  "tag",
-] as const satisfies readonly (keyof OrderRequest)[];
-
-const REQUEST_ALIASES: Readonly<Record<string, string>> = {
-  qty: "size",
-  quantity: "size",
-  fraction: "size",
-  weight: "size",
-  limit: "limitPrice",
-  stop: "stopPrice",
-  timeInForce: "tif",
-  reason: "tag",
-};
-
-const SIZE_KEYS: Readonly<Record<OrderSize["kind"], string>> = {
-  qty: "qty",
+/** The order field each size kind is. */
+const SIZE_FIELDS: Readonly<Record<OrderSize["kind"], OrderFieldKey>> = {
+  qty: "quantity",
   fraction: "fraction",
   weight: "weight",
 };
@@ -72,14 +32,6 @@ const SIZE_KEYS: Readonly<Record<OrderSize["kind"], string>> = {
 const NO_SIZE =
   "an order needs a size: give qty (units) or fraction (of equity, 0 < fraction <= 1), " +
   "e.g. ctx.buy({ fraction: 1 }) for all in, or use targetWeight(w)";
-
-/** `5`, `NaN`, `"10"`: how a bad value reads in a message. */
-const shown = (v: unknown): string =>
-  typeof v === "number"
-    ? String(v)
-    : v === undefined
-      ? "nothing"
-      : (JSON.stringify(v) ?? String(v));
 
 function checkKeys(
   what: string,
@@ -95,38 +47,15 @@ function checkKeys(
   );
 }
 
-function positiveNumber(name: string, v: unknown, what = "number"): number {
-  if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
-    throw new StrategyUsageError(`${name} must be a finite ${what} > 0 (got ${shown(v)}).`);
-  }
-  return v;
+/** The field's range and type, the same the LLM tool's schema states, as a usage error. */
+function checkField(key: OrderFieldKey, name: string, v: unknown): void {
+  const problem = fieldProblem(key, name, v);
+  if (problem !== null) throw new StrategyUsageError(`${problem}.`);
 }
 
-function optionalPrice(name: string, v: unknown): number | undefined {
-  return v === undefined ? undefined : positiveNumber(name, v, "price");
-}
-
-function checkString(name: string, v: unknown): void {
-  if (v !== undefined && typeof v !== "string") {
-    throw new StrategyUsageError(`${name} must be a string (got ${shown(v)}).`);
-  }
-}
-
-function checkTif(v: unknown): void {
-  if (v === undefined) return;
-  const ok =
-    isJsonObject(v) &&
-    ((Object.keys(v).length === 1 && (v.kind === "gtc" || v.kind === "day")) ||
-      (Object.keys(v).length === 2 &&
-        v.kind === "bars" &&
-        typeof v.bars === "number" &&
-        Number.isInteger(v.bars) &&
-        v.bars >= 1));
-  if (!ok) {
-    throw new StrategyUsageError(
-      `tif must be { kind: "gtc" }, { kind: "day" } or { kind: "bars", bars: N } with N a whole number >= 1 (got ${shown(v)}).`,
-    );
-  }
+/** An optional field: absent is fine. */
+function checkOptional(key: OrderFieldKey, name: string, v: unknown): void {
+  if (v !== undefined) checkField(key, name, v);
 }
 
 /** Ranges and cross-field rules shared with the broker, as usage errors. The run's options do not
@@ -158,27 +87,26 @@ export function orderFromOptions(
   }
   checkKeys("order option", options, OPTION_KEYS, OPTION_ALIASES);
   const o = options as OrderOptions;
-  checkString("symbol", o.symbol);
-  checkString("tag", o.tag);
-  checkTif(o.tif);
+  checkOptional("symbol", "symbol", o.symbol);
+  checkOptional("tag", "tag", o.tag);
+  checkOptional("tif", "tif", o.tif);
   let size: OrderSize;
   if (o.qty !== undefined && o.fraction !== undefined) {
     throw new StrategyUsageError("give one size, qty or fraction, not both.");
   } else if (o.qty !== undefined) {
-    size = Object.freeze({ kind: "qty", qty: positiveNumber("qty", o.qty) });
+    checkField("quantity", "qty", o.qty);
+    size = Object.freeze({ kind: "qty", qty: o.qty });
   } else if (o.fraction !== undefined) {
-    const f = o.fraction;
-    if (typeof f !== "number" || !Number.isFinite(f) || f <= 0 || f > 1) {
-      throw new StrategyUsageError(`fraction must be a finite number in (0, 1] (got ${shown(f)}).`);
-    }
-    size = Object.freeze({ kind: "fraction", fraction: f });
+    checkField("fraction", "fraction", o.fraction);
+    size = Object.freeze({ kind: "fraction", fraction: o.fraction });
   } else {
     throw new StrategyUsageError(`${NO_SIZE}.`);
   }
-  const limit = optionalPrice("limit", o.limit);
-  const stop = optionalPrice("stop", o.stop);
-  const stopLoss = optionalPrice("stopLoss", o.stopLoss);
-  const takeProfit = optionalPrice("takeProfit", o.takeProfit);
+  const { limit, stop, stopLoss, takeProfit } = o;
+  checkOptional("limitPrice", "limit", limit);
+  checkOptional("stopPrice", "stop", stop);
+  checkOptional("stopLoss", "stopLoss", stopLoss);
+  checkOptional("takeProfit", "takeProfit", takeProfit);
   if (limit !== undefined && stop !== undefined) {
     throw new StrategyUsageError(
       "give limit or stop, not both (stop-limit orders are not supported).",
@@ -204,12 +132,11 @@ export function orderForWeight(
   symbol: string,
   config: BrokerConfig,
 ): OrderRequest {
-  if (typeof weight !== "number" || !Number.isFinite(weight) || Math.abs(weight) > 10) {
-    throw new StrategyUsageError(
-      `target weight must be a finite number between -10 and 10 (got ${shown(weight)}).`,
-    );
-  }
-  const request: OrderRequest = { symbol, size: Object.freeze({ kind: "weight", weight }) };
+  checkField("weight", "target weight", weight);
+  const request: OrderRequest = {
+    symbol,
+    size: Object.freeze({ kind: "weight", weight: weight as number }),
+  };
   checkWithBroker(request, config);
   return request;
 }
@@ -228,25 +155,19 @@ export function checkOrderRequest(request: unknown, config: BrokerConfig): Order
       `size must be { kind: "qty", qty }, { kind: "fraction", fraction } or { kind: "weight", weight } (got ${shown(size)}).`,
     );
   }
-  checkKeys("size field", size, ["kind", SIZE_KEYS[kind]], { quantity: "qty" });
-  const amount = size[SIZE_KEYS[kind]];
-  if (typeof amount !== "number" || !Number.isFinite(amount)) {
-    throw new StrategyUsageError(
-      `size.${SIZE_KEYS[kind]} must be a finite number (got ${shown(amount)}).`,
-    );
-  }
-  if (typeof request.symbol !== "string")
-    throw new StrategyUsageError(`symbol must be a string (got ${shown(request.symbol)}).`);
-  checkString("tag", request.tag);
-  checkTif(request.tif);
+  checkKeys("size field", size, ["kind", kind], SIZE_ALIASES);
+  checkField(SIZE_FIELDS[kind], `size.${kind}`, size[kind]);
+  checkField("symbol", "symbol", request.symbol);
+  checkOptional("side", "side", request.side);
+  checkOptional("type", "type", request.type);
+  checkOptional("tag", "tag", request.tag);
+  checkOptional("tif", "tif", request.tif);
   for (const key of ["limitPrice", "stopPrice", "stopLoss", "takeProfit"] as const)
-    optionalPrice(key, request[key]);
+    checkOptional(key, key, request[key]);
   const r = request as unknown as OrderRequest;
-  const type = r.type ?? "market";
-  if (r.limitPrice !== undefined && type !== "limit")
-    throw new StrategyUsageError(`limitPrice is only used with type "limit" (type is "${type}").`);
-  if (r.stopPrice !== undefined && type !== "stop")
-    throw new StrategyUsageError(`stopPrice is only used with type "stop" (type is "${type}").`);
+  const given = { limitPrice: r.limitPrice !== undefined, stopPrice: r.stopPrice !== undefined };
+  const [problem] = typePriceProblems("request", r.type ?? "market", given);
+  if (problem !== undefined) throw new StrategyUsageError(`${problem.message}.`);
   checkWithBroker(r, config);
   return r;
 }

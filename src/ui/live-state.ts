@@ -3,6 +3,7 @@ import type { UsageSnapshot } from "../agent/llm/usage-meter.js";
 import type { Order } from "../engine/types.js";
 import type { RunResult } from "../rundir/run-result.js";
 import type { RunEvent } from "../runner/run-events.js";
+import { assertNever } from "../util/assert-never.js";
 
 /** An open position as the live view shows it. */
 export interface LivePosition {
@@ -102,14 +103,22 @@ function emptyLlm(budget: LiveBudget | null): NonNullable<LiveState["llm"]> {
 const keepLast = <T>(list: readonly T[], items: readonly T[], n: number): T[] =>
   list.length + items.length <= n ? [...list, ...items] : [...list, ...items].slice(-n);
 
+function sizeText(size: Order["size"]): string {
+  switch (size.kind) {
+    case "qty":
+      return `${size.qty}`;
+    case "fraction":
+      return `${round(size.fraction * 100)}%`;
+    case "weight":
+      return `weight ${size.weight}`;
+    default:
+      return assertNever(size, "order size");
+  }
+}
+
 /** `BUY 10 GOOG limit 101.5`, `SELL 50% SPY market`; a side-less order (a target weight) reads `ORDER`. */
 export function orderLine(o: Order): string {
-  const size =
-    o.size.kind === "qty"
-      ? `${o.size.qty}`
-      : o.size.kind === "fraction"
-        ? `${round(o.size.fraction * 100)}%`
-        : `weight ${o.size.weight}`;
+  const size = sizeText(o.size);
   const price =
     o.limitPrice !== null
       ? `limit ${o.limitPrice}`
@@ -225,8 +234,13 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
       s.waiting = null;
       finished(s, e.result);
       return;
-    default:
+    case "decision_started":
+    case "order_cancelled":
+    case "memory_write":
+    case "recall":
       return;
+    default:
+      assertNever(e, "run event");
   }
 }
 

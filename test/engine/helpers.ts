@@ -6,6 +6,8 @@ import {
   DEFAULT_BROKER_CONFIG,
   type RiskLimits,
 } from "../../src/engine/broker-config.js";
+import type { FeeModel } from "../../src/engine/fee-model.js";
+import type { FillModel } from "../../src/engine/fill-model.js";
 import type { Simulation } from "../../src/engine/simulation.js";
 import type {
   ClosedTrade,
@@ -80,6 +82,8 @@ export function run(
   input: SymbolSeries | readonly SymbolSeries[],
   config: TestConfig,
   script: Script,
+  fees?: FeeModel,
+  fillModel?: FillModel,
 ): RunResult {
   const list = Array.isArray(input) ? (input as readonly SymbolSeries[]) : [input as SymbolSeries];
   const data = alignSeries(list);
@@ -98,6 +102,8 @@ export function run(
       broker: brokerConfig({ ...config, risk: { ...DEFAULT_BROKER_CONFIG.risk, ...config.risk } }),
       strategy,
       records: false,
+      ...(fees ? { fees } : {}),
+      ...(fillModel ? { fills: fillModel } : {}),
     },
     {
       onEvent: (e) => events.push(e),

@@ -65,6 +65,40 @@ describe("the library API", () => {
     ).rejects.toThrow('Unknown broker option "comission": did you mean "commissionRate"?');
   });
 
+  it("`fees` charges a commission function on every fill, in place of the broker's rate", async () => {
+    const fee = (units: number, price: number) => Math.max(1, units * price * 0.0005);
+    const seen: number[] = [];
+    const withFees = await backtest({
+      strategy: sma,
+      data: [goog],
+      fees: fee,
+      onEvent: (e) => {
+        if (e.type === "fill") seen.push(e.fill.commission - fee(e.fill.qty, e.fill.price));
+      },
+    });
+    const free = await backtest({ strategy: sma, data: [goog] });
+    expect(withFees.status).toBe("completed");
+    expect(seen.length).toBeGreaterThan(2);
+    expect(seen.every((d) => d === 0)).toBe(true);
+    expect(withFees.metrics?.commissions).toBeGreaterThan(0);
+    expect(free.metrics?.commissions).toBe(0);
+    await expect(
+      backtest({ strategy: sma, data: [goog], fees: fee, broker: { commissionRate: 0.001 } }),
+    ).rejects.toThrow("Give either a `fees` function or broker.commissionRate");
+    await expect(backtest({ strategy: sma, data: [goog], fees: 0.001 as never })).rejects.toThrow(
+      "The `fees` option must be a function (units, price) => fee (got number).",
+    );
+  });
+
+  it("a fee function answering NaN fails the run, naming the order and the value", async () => {
+    const r = await backtest({ strategy: sma, data: [goog], fees: () => Number.NaN });
+    expect(r.status).toBe("failed");
+    expect(r.error?.type).toBe("FeeModelError");
+    expect(r.error?.message).toMatch(
+      /^the fee function returned NaN for order 1 \(\d+ units at [\d.]+\)/,
+    );
+  });
+
   it("a strategy object is checked: a module's wrapped default export is unwrapped, anything else is refused saying what is missing", async () => {
     const plain = {
       name: "hold",

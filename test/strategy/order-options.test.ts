@@ -154,6 +154,14 @@ describe("order options are validated strictly", () => {
     expect(
       usageError(() => ctx.order({ ...base, size: { kind: "fraction", fraction: 2 } })),
     ).toContain("fraction");
+    // The price rules of a type, as the LLM tool states them, in the request's names.
+    const qty = { kind: "qty", qty: 1 } as const;
+    expect(usageError(() => ctx.order({ ...base, size: qty, type: "limit" }))).toBe(
+      "type limit needs limitPrice.",
+    );
+    expect(usageError(() => ctx.order({ ...base, size: qty, stopPrice: 90 }))).toBe(
+      'stopPrice is only used with type "stop" (type is "market"); for a protective stop use stopLoss.',
+    );
     expect(sim.broker.orders).toHaveLength(0);
   });
 

@@ -1,5 +1,6 @@
 import type { AccountSnapshot, Bar, Order } from "../../engine/types.js";
 import type { MemorySection } from "../../memory/memory-system.js";
+import { assertNever } from "../../util/assert-never.js";
 import { money, pct, price } from "./format-numbers.js";
 
 export interface VolatileParts {
@@ -63,22 +64,40 @@ function accountLines(a: AccountSnapshot): string {
   return lines.join("\n");
 }
 
+/** An order's size as its line shows it: units left, a share of equity or a target weight. */
+function sizeOf(o: Order): string {
+  const size = o.size;
+  switch (size.kind) {
+    case "qty":
+      return `${o.remainingQty ?? size.qty}`;
+    case "fraction":
+      return `${pct(size.fraction)} of equity`;
+    case "weight":
+      return `to weight ${size.weight}`;
+    default:
+      return assertNever(size, "order size");
+  }
+}
+
+/** The price an order waits for, as its line shows it (none for a market order). */
+function priceOf(o: Order): string {
+  switch (o.type) {
+    case "market":
+      return "";
+    case "limit":
+      return ` @ ${price(o.limitPrice ?? 0)}`;
+    case "stop":
+      return ` stop ${price(o.stopPrice ?? 0)}`;
+    default:
+      return assertNever(o.type, "order type");
+  }
+}
+
 function orderLine(o: Order): string {
-  const size =
-    o.size.kind === "qty"
-      ? `${o.remainingQty ?? o.size.qty}`
-      : o.size.kind === "fraction"
-        ? `${pct(o.size.fraction)} of equity`
-        : `to weight ${o.size.weight}`;
-  const at =
-    o.type === "limit"
-      ? ` @ ${price(o.limitPrice ?? 0)}`
-      : o.type === "stop"
-        ? ` stop ${price(o.stopPrice ?? 0)}`
-        : "";
+  const at = priceOf(o);
   const tif = o.tif.kind === "bars" ? `${o.tif.bars} bars` : o.tif.kind;
   const role = o.parentId !== null ? ` (${o.tag ?? "child"} of #${o.parentId})` : "";
-  return `- #${o.id} ${o.side ?? ""} ${o.type} ${size} ${o.symbol}${at}${role}, ${tif}`.replace(
+  return `- #${o.id} ${o.side ?? ""} ${o.type} ${sizeOf(o)} ${o.symbol}${at}${role}, ${tif}`.replace(
     / +/g,
     " ",
   );

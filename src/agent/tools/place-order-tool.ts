@@ -1,132 +1,110 @@
 import { z } from "zod";
-import type { TimeInForce } from "../../engine/types.js";
+import {
+  fieldSchema,
+  MAX_REASON_CHARS,
+  MAX_TIF_BARS,
+  ORDER_FIELDS,
+  type OrderField,
+  type OrderFieldKey,
+  orderAliases,
+  orderKeys,
+  orList,
+  typePriceProblems,
+} from "../../engine/order-schema.js";
+import type { OrderType, Side, TimeInForce } from "../../engine/types.js";
 import { didYouMean } from "../../util/did-you-mean.js";
 import { plainText } from "../../util/plain-text.js";
 import { resolveSymbol, symbolParameter } from "./resolve-symbol.js";
 import { defineTool } from "./tool-definition.js";
 import type { PlaceOrderArgs } from "./tool-host.js";
 
-/**
- * Largest quantity or price an order may state. Far above any real instrument (a price of 1e12, or
- * 1e12 units), yet small enough that quantity × price stays exact enough in a double and finite:
- * 1e308 passes `positive()` and would otherwise reach the broker as a real order.
- */
-export const MAX_ORDER_NUMBER = 1e12;
-
-const priceParameter = (what: string) => z.number().positive().max(MAX_ORDER_NUMBER).describe(what);
-
-/** Names a model may borrow from elsewhere (the code strategy API, other brokers' APIs). */
-const PARAMETER_ALIASES: Readonly<Record<string, string>> = {
-  qty: "quantity",
-  size: "quantity",
-  units: "quantity",
-  shares: "quantity",
-  amount: "quantity",
-  fraction: "fraction_of_equity",
-  weight: "target_weight",
-  limit: "limit_price",
-  price: "limit_price",
-  stop: "stop_price",
-  tif: "time_in_force",
-  tag: "reason",
-  ticker: "symbol",
-};
+/** The tool's parameters: the engine's order fields under their snake_case names. */
+const TOOL_KEYS = orderKeys("tool");
+const TOOL_ALIASES = orderAliases("tool");
 
 /** An unknown key names the parameter it probably meant (a misspelled size must never pass). */
 function unknownKeyMessage(keys: readonly PropertyKey[]): string {
-  const valid = Object.keys(placeOrderShape);
   return keys
     .map((key) => {
       const name = String(key);
-      const guess = didYouMean(name, valid, PARAMETER_ALIASES);
+      const guess = didYouMean(name, TOOL_KEYS, TOOL_ALIASES);
       return `unknown parameter ${JSON.stringify(name)}${guess ? `: did you mean ${JSON.stringify(guess)}?` : "."}`;
     })
-    .concat(`Valid parameters: ${valid.join(", ")}.`)
+    .concat(`Valid parameters: ${TOOL_KEYS.join(", ")}.`)
     .join(" ");
 }
 
-const placeOrderShape = {
+/** Where the model writes a field in a form of its own: a time in force as "gtc", "day" or a
+ * number of bars, a reason as plain text of bounded length, a symbol as any tool takes it. */
+const WIRE_FORMS: Partial<Record<OrderFieldKey, z.ZodType>> = {
   symbol: symbolParameter,
-  side: z
-    .enum(["buy", "sell"])
-    .optional()
-    .describe(
-      "buy or sell. Required with quantity or fraction_of_equity; ignored with target_weight.",
-    ),
-  type: z
-    .enum(["market", "limit", "stop"])
-    .default("market")
-    .describe(
-      "market (default): fills at the next bar's open. limit: buy fills at or below limit_price, " +
-        "sell at or above. stop: buy triggers at or above stop_price, sell at or below.",
-    ),
-  quantity: z
-    .number()
-    .positive()
-    .max(MAX_ORDER_NUMBER)
-    .optional()
-    .describe("Size in units (shares, coins), > 0."),
-  fraction_of_equity: z
-    .number()
-    .positive()
-    .max(1)
-    .optional()
-    .describe(
-      "Size as a fraction of current equity, 0 < f <= 1 (0.25 = a quarter); converted to whole " +
-        "units at the fill price.",
-    ),
-  target_weight: z
-    .number()
-    .min(-10)
-    .max(10)
-    .optional()
-    .describe(
-      "Trade to this position weight of equity, -10..10 (1 = fully long, 0 = flat, -0.5 = " +
-        "half short); buys or sells the difference, so side is ignored.",
-    ),
-  limit_price: priceParameter(
-    "Limit price; required for and only allowed with type limit.",
-  ).optional(),
-  stop_price: priceParameter(
-    "Stop trigger price; required for and only allowed with type stop.",
-  ).optional(),
-  stop_loss: priceParameter(
-    "Absolute price of a protective stop, placed once this order fills (bracket, OCO with take_profit).",
-  ).optional(),
-  take_profit: priceParameter(
-    "Absolute price of a profit-taking limit, placed once this order fills (bracket, OCO with stop_loss).",
-  ).optional(),
-  time_in_force: z
-    .union([z.enum(["gtc", "day"]), z.number().int().min(1).max(100_000)])
-    .default("gtc")
-    .describe(
-      'How long the order works: "gtc" until filled or cancelled (default), "day" until the end ' +
-        "of its first trading day, or a number of bars.",
-    ),
-  reason: plainText(0, 500)
-    .optional()
-    .describe("Why, in one sentence (<= 500 characters); kept in the order records."),
+  tif: z.union([z.enum(["gtc", "day"]), z.number().int().min(1).max(MAX_TIF_BARS)]),
+  tag: plainText(0, MAX_REASON_CHARS),
 };
+/** The one parameter the model must give. */
+const REQUIRED: readonly OrderFieldKey[] = ["symbol"];
+/** What the model may leave out and gets: the engine's defaults, in the tool's form. */
+const WIRE_DEFAULTS: Partial<Record<OrderFieldKey, unknown>> = { type: "market", tif: "gtc" };
+
+/** Every order field as a parameter: a field added to ORDER_FIELDS appears here too. */
+const placeOrderShape = Object.fromEntries(
+  (Object.entries(ORDER_FIELDS) as [OrderFieldKey, OrderField][]).map(([key, f]) => {
+    const base = WIRE_FORMS[key] ?? fieldSchema(f.value);
+    const given = Object.hasOwn(WIRE_DEFAULTS, key)
+      ? base.default(WIRE_DEFAULTS[key] as never)
+      : REQUIRED.includes(key)
+        ? base
+        : base.optional();
+    return [f.tool, given.describe(f.help)];
+  }),
+);
+
+/** The parameters once parsed (defaults filled). */
+interface PlaceOrderInput {
+  symbol: string;
+  side?: Side;
+  type: OrderType;
+  quantity?: number;
+  fraction_of_equity?: number;
+  target_weight?: number;
+  limit_price?: number;
+  stop_price?: number;
+  stop_loss?: number;
+  take_profit?: number;
+  time_in_force: "gtc" | "day" | number;
+  reason?: string;
+}
+
+// Compile-time: a field added to ORDER_FIELDS is a type error here until the tool reads it too.
+const everyField: Exclude<
+  (typeof ORDER_FIELDS)[OrderFieldKey]["tool"],
+  keyof PlaceOrderInput
+> extends never
+  ? true
+  : never = true;
+void everyField;
 
 const placeOrderFields = z.strictObject(placeOrderShape, {
   error: (issue) =>
     issue.code === "unrecognized_keys" ? unknownKeyMessage(issue.keys) : undefined,
-});
+}) as unknown as z.ZodType<PlaceOrderInput>;
 
-type PlaceOrderInput = z.output<typeof placeOrderFields>;
+/** The size parameters, in the table's order. */
+const SIZE_KEYS = Object.values(ORDER_FIELDS as Record<string, OrderField>)
+  .filter((f) => f.sizeKind !== undefined)
+  .map((f) => f.tool);
 
 /** Cross-field rules; they run only once every field has the right type. */
 function checkPlaceOrder(args: PlaceOrderInput, ctx: z.RefinementCtx): void {
-  const sizes = (["quantity", "fraction_of_equity", "target_weight"] as const).filter(
-    (key) => args[key] !== undefined,
-  );
+  const given = args as unknown as Record<string, unknown>;
+  const sizes = SIZE_KEYS.filter((key) => given[key] !== undefined);
   if (sizes.length !== 1) {
     ctx.addIssue({
       code: "custom",
       path: sizes.length === 0 ? [] : [sizes[1]!],
       message:
         sizes.length === 0
-          ? "give exactly one size: quantity, fraction_of_equity or target_weight"
+          ? `give exactly one size: ${orList(SIZE_KEYS)}`
           : `give exactly one size, got ${sizes.join(" and ")}`,
     });
   }
@@ -137,30 +115,12 @@ function checkPlaceOrder(args: PlaceOrderInput, ctx: z.RefinementCtx): void {
       message: 'side ("buy" or "sell") is required unless target_weight is given',
     });
   }
-  if (args.type === "limit" && args.limit_price === undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["limit_price"],
-      message: "type limit needs limit_price",
-    });
-  }
-  if (args.type !== "limit" && args.limit_price !== undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["limit_price"],
-      message: `limit_price is only used with type "limit" (type is "${args.type}")`,
-    });
-  }
-  if (args.type === "stop" && args.stop_price === undefined) {
-    ctx.addIssue({ code: "custom", path: ["stop_price"], message: "type stop needs stop_price" });
-  }
-  if (args.type !== "stop" && args.stop_price !== undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["stop_price"],
-      message: `stop_price is only used with type "stop" (type is "${args.type}"); for a protective stop use stop_loss`,
-    });
-  }
+  const prices = {
+    limitPrice: args.limit_price !== undefined,
+    stopPrice: args.stop_price !== undefined,
+  };
+  for (const { field, message } of typePriceProblems("tool", args.type, prices))
+    ctx.addIssue({ code: "custom", path: [field], message });
 }
 
 function toTimeInForce(value: PlaceOrderInput["time_in_force"]): TimeInForce {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ORDER_FIELDS } from "../../engine/order-schema.js";
 import { quote } from "./clip-text.js";
 import type { ToolHost } from "./tool-host.js";
 
@@ -20,8 +21,4 @@ export function resolveSymbol(host: ToolHost, symbol: string): string {
 }
 
 /** The `symbol` argument of every tool that takes one; membership is checked at run time. */
-export const symbolParameter = z
-  .string()
-  .min(1)
-  .max(100)
-  .describe('Ticker exactly as listed in the context, e.g. "AAPL".');
+export const symbolParameter = z.string().min(1).max(100).describe(ORDER_FIELDS.symbol.help);

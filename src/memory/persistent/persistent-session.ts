@@ -1,4 +1,5 @@
 import type { Millis } from "../../engine/types.js";
+import { assertNever } from "../../util/assert-never.js";
 import { DEFAULT_ENTRY_TYPE, type EntryType } from "./entry-file.js";
 import { reachesPast } from "./look-ahead.js";
 import {
@@ -148,6 +149,8 @@ export class PersistentSession {
         this.counts.forgets++;
         return { ok: true, removed };
       }
+      default:
+        return assertNever(args, "remember action");
     }
   }
 
