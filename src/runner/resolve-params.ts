@@ -1,5 +1,5 @@
-import { DECIMAL_NOTATION, parseDecimal } from "../data/parse-decimal.js";
 import type { Params, ParamValue } from "../strategy/types.js";
+import { DECIMAL_NOTATION, parseDecimal } from "../util/parse-decimal.js";
 import { UsageError } from "./run-errors.js";
 
 /** Parses `key=value` pairs from `--param`. Values stay strings until matched to a default. */

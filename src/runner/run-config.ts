@@ -1,9 +1,15 @@
+import {
+  type BrokerConfig,
+  DEFAULT_RECALL_OPTIONS,
+  type RecallOptions,
+  type TimeUnit,
+} from "../config/run-settings.js";
 import type { ColumnMapping } from "../data/columns.js";
-import type { TimeUnit } from "../data/timestamp-reader.js";
-import type { BrokerConfig } from "../engine/broker-config.js";
 import type { ResolvedPolicy } from "../memory/policy/policy-sources.js";
 import type { Params } from "../strategy/types.js";
 import type { AgentOptions } from "./agent-options.js";
+
+export { DEFAULT_RECALL_OPTIONS, type RecallOptions };
 
 export interface DataSpec {
   file: string;
@@ -64,26 +70,5 @@ export interface MemoryChoice {
   /** The system's own settings, as it validated them (null: its defaults). */
   config: unknown;
 }
-
-export interface RecallOptions {
-  /** Embeddings for hybrid search; null for BM25 alone. The key comes from OPENAI_API_KEY. */
-  embedModel: string | null;
-  embedBaseURL: string | null;
-  weightFts: number;
-  weightVec: number;
-  /** Citations scoring below this are dropped; null: 0.1 when hybrid, 0 for BM25 alone. */
-  minScore: number | null;
-  /** Extra decay by age on top of the tiers, or null. */
-  halfLifeDays: number | null;
-}
-
-export const DEFAULT_RECALL_OPTIONS: RecallOptions = {
-  embedModel: null,
-  embedBaseURL: null,
-  weightFts: 0.5,
-  weightVec: 0.5,
-  minScore: null,
-  halfLifeDays: null,
-};
 
 export const RESULT_SCHEMA_VERSION = 1;

@@ -11,6 +11,7 @@ import { BarLoop, type LoopEnd } from "./bar-loop.js";
 import type { BarView } from "./checkpoint.js";
 import type { EquityColumns } from "./equity-csv.js";
 import { HookRunner } from "./hook-runner.js";
+import { checkBroker } from "./library-settings.js";
 import type { RecordLog } from "./record-log.js";
 import type { RunEventListener } from "./run-events.js";
 import type { RunError } from "./run-result.js";
@@ -109,7 +110,8 @@ export interface EngineTap {
  * run `failed` with the error; nothing is thrown past here once the first bar may have run.
  */
 export async function simulate(input: SimulateInput): Promise<Simulated> {
-  const run = new CoreRun(input);
+  // The library's entry to the core: its broker is checked as the command line's is.
+  const run = new CoreRun({ ...input, broker: checkBroker(input.broker) });
   const t0 = performance.now();
   let status: Simulated["status"];
   let error: RunError | null = null;

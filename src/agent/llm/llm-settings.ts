@@ -1,5 +1,6 @@
-/** OpenAI's own endpoint, used when neither --base-url nor OPENAI_BASE_URL is given. */
-export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+import { DEFAULT_BASE_URL } from "../../config/run-settings.js";
+
+export { DEFAULT_BASE_URL };
 
 /**
  * Sent when no key is configured: local servers (Ollama, llama.cpp, vLLM) need none, but the

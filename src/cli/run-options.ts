@@ -1,0 +1,91 @@
+import { type Command, Option } from "commander";
+import { SETTING_GROUPS } from "../config/run-settings.js";
+import type { Setting, SettingGroup } from "../config/setting.js";
+
+// `agenticbt run`'s options, made from the settings (src/config): no zod is loaded to build
+// them, so `--help` stays fast. run-option-values.ts reads them back through the schema.
+
+/** `run --help`'s heading of each group (the rest go under "Options:"). */
+const HEADINGS: Partial<Record<SettingGroup, string>> = {
+  agent: "LLM trader (strategies/*.md or --prompt):",
+  output: "Output:",
+};
+
+/** One command-line option and the settings it gives (two for `--recall-weights fts,vec`). */
+export interface RunOption {
+  flag: string;
+  setting: Setting;
+  settings: Setting[];
+}
+
+/** Every option of `agenticbt run`, in help order, one per flag. */
+export function runOptions(): RunOption[] {
+  const byFlag = new Map<string, RunOption>();
+  for (const group of SETTING_GROUPS) {
+    for (const setting of Object.values(group)) {
+      // A setting without a flag is the library's alone.
+      if (setting.flag === undefined) continue;
+      const seen = byFlag.get(setting.flag);
+      if (seen) seen.settings.push(setting);
+      else byFlag.set(setting.flag, { flag: setting.flag, setting, settings: [setting] });
+    }
+  }
+  return [...byFlag.values()];
+}
+
+/** The default as help and README show it: numbers plain, text quoted, an environment
+ * variable first; null when there is none to show (a switch, or decided at run time). */
+export function shownDefault({ setting, settings }: RunOption): string | null {
+  const values = settings.map((s) => s.default);
+  if (setting.kind === "switch" || setting.kind === "list") return null;
+  if (values.some((v) => v === undefined || v === null)) return null;
+  const joined =
+    settings.length > 1
+      ? JSON.stringify(values.join(","))
+      : typeof values[0] === "string"
+        ? JSON.stringify(values[0])
+        : String(values[0]);
+  return setting.env ? `$${setting.env}, else ${joined}` : joined;
+}
+
+/** What help adds after an option's text: its choices and default. */
+export function optionExtras(option: RunOption): string[] {
+  const extra: string[] = [];
+  const { setting } = option;
+  if (setting.kind === "choice")
+    extra.push(`choices: ${setting.choices.map((c) => JSON.stringify(c)).join(", ")}`);
+  const shown = shownDefault(option);
+  if (shown !== null) extra.push(`default: ${shown}`);
+  return extra;
+}
+
+/** `-d, --data <csv...>`, as help writes an option. */
+export function optionFlags({ flag, setting }: RunOption): string {
+  return `${setting.short ? `${setting.short}, ` : ""}${flag}${setting.arg ? ` ${setting.arg}` : ""}`;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Adds every run option to `command`. No commander defaults: an option not given stays
+ * undefined, and the settings' defaults apply when its value is read. */
+export function addRunOptions(command: Command): void {
+  let heading: string | undefined;
+  for (const option of runOptions()) {
+    const { setting } = option;
+    const next = HEADINGS[setting.group];
+    if (next !== undefined && next !== heading) {
+      command.optionsGroup(next);
+      heading = next;
+    }
+    const extra = optionExtras(option);
+    const help = extra.length > 0 ? `${setting.help} (${extra.join(", ")})` : setting.help;
+    if (!setting.negate || setting.negate.both) {
+      const o = new Option(optionFlags(option), help);
+      const repeated = setting.kind === "list" && !setting.variadic && !setting.choices;
+      if (repeated) o.argParser(collect);
+      command.addOption(o);
+    }
+    if (setting.negate)
+      command.addOption(new Option(option.flag.replace(/^--/, "--no-"), setting.negate.help));
+  }
+}
