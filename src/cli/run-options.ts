@@ -1,6 +1,6 @@
 import { type Command, Option } from "commander";
 import { SETTING_GROUPS } from "../config/run-settings.js";
-import type { Setting, SettingGroup } from "../config/setting.js";
+import { rangeText, type Setting, type SettingGroup } from "../config/setting.js";
 
 // `agenticbt run`'s options, made from the settings (src/config): no zod is loaded to build
 // them, so `--help` stays fast. run-option-values.ts reads them back through the schema.
@@ -88,4 +88,58 @@ export function addRunOptions(command: Command): void {
     if (setting.negate)
       command.addOption(new Option(option.flag.replace(/^--/, "--no-"), setting.negate.help));
   }
+}
+
+/** The values an option takes, as README's table says: range, choices, unit. */
+function valuesText({ setting }: RunOption): string {
+  const parts: string[] = [];
+  if (setting.kind === "number") {
+    const bounds = rangeText(setting.range);
+    if (setting.range.integer) parts.push(bounds ? `whole, ${bounds}` : "whole");
+    else if (bounds) parts.push(bounds);
+  }
+  if (setting.kind === "choice" || (setting.kind === "list" && setting.choices))
+    parts.push((setting.choices ?? []).join(", "));
+  if (setting.unit) parts.push(setting.unit);
+  return parts.join("; ");
+}
+
+const cell = (s: string) => s.replace(/\|/g, "\\|");
+
+/** README's table of `agenticbt run`'s options (between its `run-options` markers). */
+export function runOptionsTable(): string {
+  const rows = [
+    "| option | default | values | meaning |",
+    "| ------ | ------- | ------ | ------- |",
+  ];
+  for (const option of runOptions()) {
+    const { setting } = option;
+    const { negate } = setting;
+    const flags = !negate || negate.both ? [`\`${cell(optionFlags(option))}\``] : [];
+    if (negate) flags.push(`\`${option.flag.replace(/^--/, "--no-")}\``);
+    const meaning = !negate
+      ? setting.help
+      : negate.both
+        ? `${setting.help}; \`--no-…\`: ${negate.help}`
+        : negate.help;
+    rows.push(
+      `| ${flags.join(", ")} | ${cell(shownDefault(option) ?? "")} | ${cell(valuesText(option))} | ${cell(meaning)} |`,
+    );
+  }
+  return rows.join("\n");
+}
+
+/** The markers around README's table. */
+export const README_OPTIONS = {
+  begin: "<!-- run-options: written by `npm run docs:options` from src/config -->",
+  end: "<!-- /run-options -->",
+};
+
+/** `readme` with the table between its markers made anew (unchanged when it is current). */
+export function withOptionsTable(readme: string): string {
+  const start = readme.indexOf(README_OPTIONS.begin);
+  const end = readme.indexOf(README_OPTIONS.end);
+  if (start < 0 || end < start) throw new Error("README.md has no run-options markers");
+  const head = readme.slice(0, start + README_OPTIONS.begin.length);
+  return `${head}\n\n${runOptionsTable()}\n\n${readme.slice(end)}`;
 }

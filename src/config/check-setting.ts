@@ -1,19 +1,19 @@
 import { firstUnknownKey, guessTail } from "../util/did-you-mean.js";
 import { DECIMAL_NOTATION } from "../util/parse-decimal.js";
-import type { NumberRange, Setting, ValueOf, ValuesOf } from "./setting.js";
+import {
+  type NumberRange,
+  rangeText,
+  type Setting,
+  type ValueOf,
+  type ValuesOf,
+} from "./setting.js";
 import { fieldSchema } from "./settings-schema.js";
 import { UsageError } from "./usage-error.js";
 
 /** "a decimal number >= 1", "a whole number > 0 and <= 1"... */
-function wanted(noun: string, { min, above, max, integer }: NumberRange = {}): string {
-  const range = [
-    min !== undefined ? `>= ${min}` : "",
-    above !== undefined ? `> ${above}` : "",
-    max !== undefined ? `<= ${max}` : "",
-  ]
-    .filter(Boolean)
-    .join(" and ");
-  return `a ${integer === true ? "whole " : ""}${noun}${range ? ` ${range}` : ""}`;
+function wanted(noun: string, range: NumberRange = {}): string {
+  const bounds = rangeText(range);
+  return `a ${range.integer === true ? "whole " : ""}${noun}${bounds ? ` ${bounds}` : ""}`;
 }
 
 /** "s or ms", "a, b or c". */
@@ -45,10 +45,14 @@ export function settingMessage(
       return refined !== undefined
         ? `${subject} ${shown}: ${refined}`
         : `${subject} ${shown} is not valid: expected a text.`;
-    case "list":
-      return meta.choices
-        ? `${subject} ${shown} is not valid: expected a list of ${either(meta.choices)}.`
-        : `${subject} ${shown} is not valid: expected a list of texts.`;
+    case "list": {
+      const { choices } = meta;
+      const odd =
+        Array.isArray(value) && choices ? value.find((v) => !choices.includes(v)) : undefined;
+      if (odd !== undefined && choices)
+        return `${subject} ${shown} is not valid: ${shownValue(odd)} is none of ${either(choices)}.`;
+      return `${subject} ${shown} is not valid: expected a list of ${choices ? either(choices) : "texts"}.`;
+    }
     case "function":
       return `${subject} ${shown} is not valid: expected a function.`;
   }

@@ -177,7 +177,7 @@ export const DATA_SETTINGS = {
     flag: "--data",
     short: "-d",
     arg: "<csv...>",
-    help: "OHLCV CSV file(s); SYM=path names the symbol (default: file name)",
+    help: "OHLCV CSV file(s); SYM=path names the symbol (by default the file name up to the first -, _ or ., upper-cased)",
     variadic: true,
   }),
   from: text({
@@ -198,7 +198,7 @@ export const DATA_SETTINGS = {
     flag: "--param",
     short: "-p",
     arg: "<key=value>",
-    help: "strategy parameter (repeatable)",
+    help: "strategy parameter (repeatable); the value takes the type of the strategy's default",
   }),
   strict: switchOf({
     group: "data",
@@ -217,7 +217,7 @@ export const DATA_SETTINGS = {
     group: "data",
     flag: "--time-unit",
     arg: "<s|ms>",
-    help: "unit of epoch timestamps (default: detected from the digits)",
+    help: "unit of epoch timestamps (by default detected from the digits)",
   }),
   dateFormat: text({
     group: "data",
@@ -239,7 +239,7 @@ export const RUN_SETTINGS = {
     group: "run",
     flag: "--name",
     arg: "<name>",
-    help: "run name (default: the strategy's name)",
+    help: "run name (by default the strategy's name)",
   }),
   runsDir: textWithDefault({
     group: "run",
@@ -533,13 +533,17 @@ export const AGENT_SETTINGS = {
     group: "agent",
     flag: "--model-cutoff",
     arg: "<date>",
-    help: "the model's training cut-off (YYYY-MM-DD); default: a built-in table of common models",
+    help: "the model's training cut-off (YYYY-MM-DD); by default a built-in table of common models",
   }),
 };
 
 /** What the command prints. */
 export const OUTPUT_SETTINGS = {
-  json: switchOf({ group: "output", flag: "--json", help: "print result.json alone on stdout" }),
+  json: switchOf({
+    group: "output",
+    flag: "--json",
+    help: "print result.json alone on stdout (progress goes to stderr)",
+  }),
   quiet: switchOf({ group: "output", flag: "--quiet", short: "-q", help: "no progress output" }),
   metrics: choice({
     choices: ["headline", "all"],

@@ -156,6 +156,17 @@ export const fn = <F>(
   default: null,
 });
 
+/** "> 0 and <= 1", ">= 1": a range as messages, help and README write it. */
+export function rangeText({ min, above, max }: NumberRange): string {
+  return [
+    min !== undefined ? `>= ${min}` : "",
+    above !== undefined ? `> ${above}` : "",
+    max !== undefined ? `<= ${max}` : "",
+  ]
+    .filter(Boolean)
+    .join(" and ");
+}
+
 /** Inside the range (NaN and ±Infinity never are). */
 export function inRange(n: number, { min, above, max, integer }: NumberRange): boolean {
   return (

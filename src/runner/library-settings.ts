@@ -3,6 +3,7 @@ import {
   AGENT_SETTINGS,
   BROKER_SETTINGS,
   type BrokerConfig,
+  DATA_SETTINGS,
   RECALL_SETTINGS,
   RISK_SETTINGS,
   RUN_SETTINGS,
@@ -49,6 +50,8 @@ export function checkRunConfig(config: RunConfig): RunConfig {
       prefix: "recall.",
     }),
   };
+  for (const key of ["from", "to", "strict", "tz", "timeUnit"] as const)
+    checkSetting(DATA_SETTINGS[key], config[key], key);
   if (config.checkpointEvery !== undefined)
     checkSetting(RUN_SETTINGS.checkpointEvery, config.checkpointEvery, "checkpointEvery");
   const ms = config.hookTimeoutMs;
