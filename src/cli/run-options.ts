@@ -108,10 +108,7 @@ const cell = (s: string) => s.replace(/\|/g, "\\|");
 
 /** README's table of `agenticbt run`'s options (between its `run-options` markers). */
 export function runOptionsTable(): string {
-  const rows = [
-    "| option | default | values | meaning |",
-    "| ------ | ------- | ------ | ------- |",
-  ];
+  const rows = [["option", "default", "values", "meaning"]];
   for (const option of runOptions()) {
     const { setting } = option;
     const { negate } = setting;
@@ -122,11 +119,22 @@ export function runOptionsTable(): string {
       : negate.both
         ? `${setting.help}; \`--no-…\`: ${negate.help}`
         : negate.help;
-    rows.push(
-      `| ${flags.join(", ")} | ${cell(shownDefault(option) ?? "")} | ${cell(valuesText(option))} | ${cell(meaning)} |`,
-    );
+    rows.push([
+      flags.join(", "),
+      cell(shownDefault(option) ?? ""),
+      cell(valuesText(option)),
+      cell(meaning),
+    ]);
   }
-  return rows.join("\n");
+  // Padded as the formatter (biome) writes a Markdown table.
+  const widths = (rows[0] as string[]).map((_, k) =>
+    Math.max(...rows.map((r) => (r[k] as string).length)),
+  );
+  const line = (r: string[]) => `| ${r.map((c, k) => c.padEnd(widths[k] as number)).join(" | ")} |`;
+  const [head, ...body] = rows;
+  return [line(head as string[]), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join(
+    "\n",
+  );
 }
 
 /** The markers around README's table. */
