@@ -264,6 +264,8 @@ export async function runCommand(
     );
   }
   if (o.resume) {
+    // Only the output settings apply (the run's own are in its config.json): checked all the same.
+    runSettingsOf(o);
     const { planResume } = await import("../runner/resume-run.js");
     const resume = planResume(o.resume, runsRootOf(o.runsDir));
     return (await runOne(resume.config, o, o.json === true, resume, view)).code;

@@ -71,23 +71,33 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 export function addRunOptions(command: Command): void {
   let heading: string | undefined;
   for (const option of runOptions()) {
-    const { setting } = option;
-    const next = HEADINGS[setting.group];
+    const next = HEADINGS[option.setting.group];
     if (next !== undefined && next !== heading) {
       command.optionsGroup(next);
       heading = next;
     }
-    const extra = optionExtras(option);
-    const help = extra.length > 0 ? `${setting.help} (${extra.join(", ")})` : setting.help;
-    if (!setting.negate || setting.negate.both) {
-      const o = new Option(optionFlags(option), help);
-      const repeated = setting.kind === "list" && !setting.variadic && !setting.choices;
-      if (repeated) o.argParser(collect);
-      command.addOption(o);
-    }
-    if (setting.negate)
-      command.addOption(new Option(option.flag.replace(/^--/, "--no-"), setting.negate.help));
+    addOption(command, option);
   }
+}
+
+/** Adds the run options of `settings` alone (a command that takes a few of run's). */
+export function addSomeRunOptions(command: Command, settings: readonly Setting[]): void {
+  for (const option of runOptions())
+    if (settings.includes(option.setting)) addOption(command, option);
+}
+
+function addOption(command: Command, option: RunOption): void {
+  const { setting } = option;
+  const extra = optionExtras(option);
+  const help = extra.length > 0 ? `${setting.help} (${extra.join(", ")})` : setting.help;
+  if (!setting.negate || setting.negate.both) {
+    const o = new Option(optionFlags(option), help);
+    const repeated = setting.kind === "list" && !setting.variadic && !setting.choices;
+    if (repeated) o.argParser(collect);
+    command.addOption(o);
+  }
+  if (setting.negate)
+    command.addOption(new Option(option.flag.replace(/^--/, "--no-"), setting.negate.help));
 }
 
 /** The values an option takes, as README's table says: range, choices, unit. */

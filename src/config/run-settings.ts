@@ -1,4 +1,5 @@
 import path from "node:path";
+import { DEFAULT_BASE_URL } from "./base-url.js";
 import {
   choice,
   defaultsOf,
@@ -26,8 +27,6 @@ export type TimeUnit = (typeof TIME_UNITS)[number];
 
 /** The default runs root, as `agenticbt run` uses it. */
 export const DEFAULT_RUNS_DIR = path.join(".agenticbt", "runs");
-/** OpenAI's own endpoint, used when neither --base-url nor OPENAI_BASE_URL is given. */
-export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_MEMORY_SYSTEM = "files";
 /** The persistent memory store's namespace when --memory-namespace is not given. */
 export const DEFAULT_NAMESPACE = "default";

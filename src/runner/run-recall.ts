@@ -1,5 +1,5 @@
 import path from "node:path";
-import { DEFAULT_BASE_URL, nonEmpty } from "../agent/llm/llm-settings.js";
+import { baseUrlOf, isHttpUrl, nonEmpty } from "../config/base-url.js";
 import type { Millis } from "../engine/types.js";
 import {
   INDEX_FILE,
@@ -179,7 +179,7 @@ export function recallSearchOptions(
 
 /** Where embeddings come from: --embed-base-url, then $OPENAI_BASE_URL, then OpenAI. */
 function embedBaseUrl(o: RecallOptions, env: Readonly<Record<string, string | undefined>>): string {
-  return nonEmpty(o.embedBaseURL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? DEFAULT_BASE_URL;
+  return baseUrlOf(o.embedBaseURL, env);
 }
 
 /** Options that cannot work together are bad usage, found before a run directory exists. */
@@ -190,7 +190,7 @@ export function checkRecallOptions(o: RecallOptions): void {
         "(e.g. --embed-model text-embedding-3-small), or drop --embed-base-url for keyword recall.",
     );
   }
-  if (o.embedBaseURL !== null && !/^https?:\/\/[^/]/.test(o.embedBaseURL.trim())) {
+  if (o.embedBaseURL !== null && !isHttpUrl(o.embedBaseURL)) {
     throw new UsageError(
       `--embed-base-url ${JSON.stringify(o.embedBaseURL)} is not an http(s) URL; pass one like ` +
         "http://localhost:11434/v1 or https://api.openai.com/v1.",
