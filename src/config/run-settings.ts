@@ -34,6 +34,10 @@ export const DEFAULT_NAMESPACE = "default";
 export const DEFAULT_HOOK_TIMEOUT_S = 600;
 /** Bars between checkpoints when --checkpoint-every is not given. */
 export const DEFAULT_CHECKPOINT_EVERY = { llm: 1, code: 1000 } as const;
+/** Hybrid recall only: below this merged score a hit is noise (every chunk has some cosine). */
+export const DEFAULT_HYBRID_MIN_SCORE = 0.1;
+/** The LLM response cache's directory under the working directory. */
+export const DEFAULT_CACHE_DIR = path.join(".agenticbt", "cache");
 /** Hybrid recall weighs keywords and vectors evenly unless told otherwise. */
 const EVEN_WEIGHT = 0.5;
 
@@ -339,7 +343,7 @@ export const RECALL_SETTINGS = {
     group: "recall",
     flag: "--recall-min-score",
     arg: "<s>",
-    help: "drop citations scoring below this, 0..1 (default 0.1 with --embed-model, else 0)",
+    help: `drop citations scoring below this (by default ${DEFAULT_HYBRID_MIN_SCORE} with --embed-model, else 0)`,
     min: 0,
     max: 1,
   }),
@@ -508,7 +512,7 @@ export const AGENT_SETTINGS = {
     group: "agent",
     flag: "--cache-dir",
     arg: "<dir>",
-    help: "the response cache's directory (default .agenticbt/cache)",
+    help: `the response cache's directory (by default ${DEFAULT_CACHE_DIR})`,
     rule: { ok: (s) => s.trim() !== "", message: "it is empty: pass a directory." },
   }),
   replay: text({
