@@ -3,6 +3,7 @@
  * this file (its `--help` stays fast); everything here is also what the `agenticbt` command runs.
  */
 export type { AgentEvent, AgentEventListener } from "./agent/agent-events.js";
+export { UsageError } from "./config/usage-error.js";
 export { type LoadCsvOptions, type LoadedCsv, loadCsv } from "./data/load-csv.js";
 export { alignSeries } from "./engine/align-series.js";
 export {
