@@ -1,11 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runOptions } from "../../src/cli/run-options.js";
+import { checkSettings } from "../../src/config/check-setting.js";
 import {
+  BROKER_SETTINGS,
   DEFAULT_AGENT_OPTIONS,
   DEFAULT_BROKER_CONFIG,
   DEFAULT_RECALL_OPTIONS,
 } from "../../src/config/run-settings.js";
+import { fn } from "../../src/config/setting.js";
 import { RUN_SETTINGS_SCHEMA } from "../../src/config/settings-schema.js";
 import { UsageError } from "../../src/config/usage-error.js";
 import { loadCsv } from "../../src/data/load-csv.js";
@@ -90,6 +94,29 @@ describe("the library checks every setting as the command line does", () => {
         broker: { risk: { maxOpenPosition: 2 } } as never,
       }),
     ).rejects.toThrow('Unknown risk limit "maxOpenPosition": did you mean "maxOpenPositions"?');
+  });
+
+  it("a function-valued setting (the library's alone) is checked like the others", () => {
+    // How a commission function joins the broker's settings: one entry, no flag.
+    const settings = {
+      ...BROKER_SETTINGS,
+      fee: fn<(units: number, price: number) => number>({
+        group: "broker",
+        help: "commission of a fill",
+      }),
+    };
+    const what = { name: "broker option", prefix: "broker." };
+    const fee = (units: number, price: number) => units * price * 0.001;
+    expect(checkSettings(settings, { fee }, what).fee).toBe(fee);
+    expect(checkSettings(settings, {}, what).fee).toBeNull();
+    expect(() => checkSettings(settings, { fee: 0.001 }, what)).toThrow(
+      "broker.fee 0.001 is not valid: expected a function.",
+    );
+    expect(() => checkSettings(settings, { fees: fee }, what)).toThrow(
+      'Unknown broker option "fees": did you mean "fee"?',
+    );
+    // No command-line option is made for it.
+    expect(runOptions().some((o) => o.settings.includes(settings.fee))).toBe(false);
   });
 
   it("the one zod schema gives the defaults the library exports", () => {
