@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { SETTING_GROUPS } from "../config/run-settings.js";
+import { RUN_SETTINGS, SETTING_GROUPS } from "../config/run-settings.js";
 import { rangeText, type Setting, type SettingGroup } from "../config/setting.js";
 
 // `agenticbt run`'s options, made from the settings (src/config): no zod is loaded to build
@@ -80,18 +80,28 @@ export function addRunOptions(command: Command): void {
   }
 }
 
+/** The runs root's option, as every command that reads run directories takes it. */
+export function runsDirOption(): Option {
+  const [option] = runOptions().filter((o) => o.setting === RUN_SETTINGS.runsDir);
+  return new Option(optionFlags(option as RunOption), helpOf(option as RunOption));
+}
+
 /** Adds the run options of `settings` alone (a command that takes a few of run's). */
 export function addSomeRunOptions(command: Command, settings: readonly Setting[]): void {
   for (const option of runOptions())
     if (settings.includes(option.setting)) addOption(command, option);
 }
 
+/** An option's help: its text, then its choices and default. */
+function helpOf(option: RunOption): string {
+  const extra = optionExtras(option);
+  return extra.length > 0 ? `${option.setting.help} (${extra.join(", ")})` : option.setting.help;
+}
+
 function addOption(command: Command, option: RunOption): void {
   const { setting } = option;
-  const extra = optionExtras(option);
-  const help = extra.length > 0 ? `${setting.help} (${extra.join(", ")})` : setting.help;
   if (!setting.negate || setting.negate.both) {
-    const o = new Option(optionFlags(option), help);
+    const o = new Option(optionFlags(option), helpOf(option));
     const repeated = setting.kind === "list" && !setting.variadic && !setting.choices;
     if (repeated) o.argParser(collect);
     command.addOption(o);

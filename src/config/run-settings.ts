@@ -248,7 +248,7 @@ export const RUN_SETTINGS = {
     group: "run",
     flag: "--runs-dir",
     arg: "<dir>",
-    help: "where run directories go",
+    help: "where run directories are",
     default: DEFAULT_RUNS_DIR,
   }),
   hookTimeout: optionalNum({
