@@ -15,7 +15,8 @@ import {
 
 // Every setting of `agenticbt run`, once: its flag, default, range or choices, unit and help.
 // The command line's options, the zod schema the library's values go through
-// (settings-schema.ts), the defaults and README's table are made from these. Each object's key order is the order config.json writes.
+// (settings-schema.ts), the defaults and README's table are made from these. Each group's key
+// order is the order config.json writes its keys in.
 
 /** Memory moments, in the order the agent is prompted at them. */
 export const MOMENT_KINDS = ["fill", "close", "eod", "week", "month", "run_end"] as const;
