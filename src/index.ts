@@ -40,6 +40,7 @@ export type {
   SymbolSeries,
   TimeInForce,
 } from "./engine/types.js";
+export { UsageError } from "./errors/usage-error.js";
 export type { BenchmarkMetrics, Metrics } from "./metrics/types.js";
 export type { RunError, RunResult, RunStatus } from "./rundir/run-result.js";
 export type { ReportedTrade } from "./rundir/write-outputs.js";

@@ -2,8 +2,6 @@ import path from "node:path";
 import { parseColumnMapping } from "../data/columns.js";
 import { DATE_FORMAT_HELP, parseDateFormat } from "../data/date-format.js";
 import { parseSymbolArg } from "../data/symbol-name.js";
-import { TIME_UNITS } from "../data/timestamp-reader.js";
-import { brokerConfig } from "../engine/broker-config.js";
 import { UsageError } from "../errors/run-errors.js";
 import {
   DEFAULT_MEMORY_SYSTEM,
@@ -27,20 +25,14 @@ import { resolveRunDir } from "../rundir/resolve-run.js";
 import { readJsonFile } from "../rundir/run-files.js";
 import { exitNow } from "../rundir/run-guard.js";
 import { type StrategyCopy, storedPrompt } from "../rundir/strategy-copy.js";
-import { type AgentOptions, DEFAULT_AGENT_OPTIONS, parseMoments } from "../runner/agent-options.js";
+import { type AgentOptions, DEFAULT_AGENT_OPTIONS } from "../runner/agent-options.js";
 import { DataPreload } from "../runner/data-preload.js";
-import { HOOK_TIMEOUT_RANGE } from "../runner/hook-timeout.js";
 import { cacheFailureWarning } from "../runner/llm-cache-warning.js";
 import { parseModelCutoff } from "../runner/model-cutoff.js";
 import { PROJECT_CONFIG_FILE, readMemoryConfig } from "../runner/project-config.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import type { ResumePlan } from "../runner/resume-run.js";
-import {
-  DEFAULT_RECALL_OPTIONS,
-  type MemoryChoice,
-  type RecallOptions,
-  type RunConfig,
-} from "../runner/run-config.js";
+import { DEFAULT_RECALL_OPTIONS, type MemoryChoice, type RunConfig } from "../runner/run-config.js";
 import type { RunHandle } from "../runner/simulate.js";
 import type { LiveRenderer } from "../ui/live-renderer.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "../util/terminal-text.js";
@@ -48,80 +40,31 @@ import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError, relativeIfInside } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
 import { wantsLiveView } from "./live-view-choice.js";
-import { numberOption } from "./parse-number.js";
 import { chooseRenderer } from "./plain-renderer.js";
+import { type RunSettings, runSettingsOf } from "./run-option-values.js";
 import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
 
+/** commander's options of `agenticbt run` (see run-options.ts); the ones read here by name. */
 export interface RunCommandOptions {
+  [option: string]: unknown;
   data?: string[];
-  cash?: string;
-  commission?: string;
-  commissionFixed?: string;
-  slippage?: string;
-  slippageTicks?: string;
-  tickSize?: string;
-  tradeOnClose?: boolean;
-  fractional?: boolean;
-  allowShort?: boolean;
-  shortMargin?: string;
-  volumeCap?: string;
-  maxPositionWeight?: string;
-  maxOpenPositions?: string;
-  maxGrossExposure?: string;
-  haltDrawdown?: string;
-  from?: string;
-  to?: string;
-  param?: string[];
   name?: string;
   runsDir?: string;
-  strict?: boolean;
-  tz?: string;
-  timeUnit?: string;
-  dateFormat?: string;
-  columns?: string;
   json?: boolean;
   quiet?: boolean;
   /** `all`: the summary prints every metric in result.json, not only the headline ones. */
-  metrics?: "headline" | "all";
+  metrics?: string;
   /** `--no-ui` sets false: plain progress lines even on a TTY. */
   ui?: boolean;
-  model?: string;
-  baseUrl?: string;
-  temperature?: string;
-  seed?: string;
-  maxOutputTokens?: string;
-  timeout?: string;
-  maxRetries?: string;
-  maxRetryWait?: string;
-  concurrency?: string;
-  maxSteps?: string;
-  maxFailedDecisions?: string;
-  every?: string;
-  contextBars?: string;
-  moments?: string | false;
-  maxTokens?: string;
-  maxCost?: string;
-  prices?: string;
-  cache?: boolean;
-  cacheDir?: string;
   replay?: string;
   /** `agenticbt resume <run>`: continue that run instead of starting one. */
   resume?: string;
-  checkpointEvery?: string;
   prompt?: string;
   anonymize?: boolean;
   modelCutoff?: string;
-  preset?: string[];
-  memoryFrom?: string;
-  embedModel?: string;
-  embedBaseUrl?: string;
-  recallWeights?: string;
-  recallMinScore?: string;
-  recallHalfLife?: string;
-  hookTimeout?: string;
   /** `--memory files` or a comma list (one run per system, then a comparison). */
   memory?: string;
-  /** `--memory-namespace`: the persistent store's namespace (default "default"). */
+  /** `--memory-namespace`: the persistent store's namespace. */
   memoryNamespace?: string;
   /** `--policy-overrides <file.json>`: memory policy values over agenticbt.config.json's. */
   policyOverrides?: string;
@@ -134,52 +77,13 @@ export function isLlmStrategy(strategy: string | undefined, o: RunCommandOptions
   );
 }
 
-function agentOptions(strategy: string | undefined, o: RunCommandOptions): AgentOptions | null {
-  if (!isLlmStrategy(strategy, o)) return null;
-  const d = DEFAULT_AGENT_OPTIONS;
-  const nullable = (v: number | undefined) => (v === undefined ? null : v);
+/** The agent's settings as checked, with the paths and dates they name resolved. */
+function agentOptions(agent: AgentOptions): AgentOptions {
   return {
-    model: o.model ?? process.env.AGENTICBT_MODEL ?? d.model,
-    baseURL: o.baseUrl ?? null,
-    temperature: nullable(numberOption("--temperature", o.temperature, { min: 0, max: 2 })),
-    seed: nullable(numberOption("--seed", o.seed, { integer: true })),
-    maxOutputTokens: nullable(
-      numberOption("--max-output-tokens", o.maxOutputTokens, { min: 1, integer: true }),
-    ),
-    timeoutMs: numberOption("--timeout", o.timeout, { min: 1, integer: true }) ?? d.timeoutMs,
-    maxRetries:
-      numberOption("--max-retries", o.maxRetries, { min: 0, max: 20, integer: true }) ??
-      d.maxRetries,
-    maxRetryWaitMs: maxRetryWaitOf(o),
-    concurrency:
-      numberOption("--concurrency", o.concurrency, { min: 1, max: 64, integer: true }) ??
-      d.concurrency,
-    maxSteps:
-      numberOption("--max-steps", o.maxSteps, { min: 1, max: 100, integer: true }) ?? d.maxSteps,
-    maxFailedDecisions:
-      numberOption("--max-failed-decisions", o.maxFailedDecisions, { min: 1, integer: true }) ??
-      d.maxFailedDecisions,
-    every: numberOption("--every", o.every, { min: 1, integer: true }) ?? d.every,
-    contextBars:
-      numberOption("--context-bars", o.contextBars, { min: 1, max: 500, integer: true }) ??
-      d.contextBars,
-    moments:
-      o.moments === false ? [] : o.moments === undefined ? d.moments : parseMoments(o.moments),
-    maxTokens: nullable(numberOption("--max-tokens", o.maxTokens, { min: 1, integer: true })),
-    maxCost: nullable(numberOption("--max-cost", o.maxCost, { min: 0 })),
-    pricesFile: o.prices ?? null,
-    cache: o.cache !== false,
-    cacheDir: o.cacheDir === undefined ? null : path.resolve(nonBlank("--cache-dir", o.cacheDir)),
-    replay: o.replay ?? null,
-    prompt: o.prompt ?? null,
-    anonymize: o.anonymize === true,
-    modelCutoff: o.modelCutoff === undefined ? null : parseModelCutoff(o.modelCutoff),
+    ...agent,
+    cacheDir: agent.cacheDir === null ? null : path.resolve(agent.cacheDir),
+    modelCutoff: agent.modelCutoff === null ? null : parseModelCutoff(agent.modelCutoff),
   };
-}
-
-function nonBlank(flag: string, value: string): string {
-  if (value.trim() === "") throw new UsageError(`${flag} is empty: pass a directory.`);
-  return value;
 }
 
 /** Turns command-line options into a resolved run config, refusing bad values (exit code 2). */
@@ -204,53 +108,29 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
       "No data: pass --data <csv> (several files, or SYM=path, for several symbols).",
     );
   }
-  const nullable = (v: number | undefined) => (v === undefined ? null : v);
-  const broker = brokerConfig({
-    initialCash: numberOption("--cash", o.cash, { above: 0 }) ?? 10_000,
-    commissionRate: numberOption("--commission", o.commission, { min: 0, max: 0.5 }) ?? 0,
-    commissionFixed: numberOption("--commission-fixed", o.commissionFixed, { min: 0 }) ?? 0,
-    slippageRate: numberOption("--slippage", o.slippage, { min: 0, max: 0.5 }) ?? 0,
-    slippageTicks: numberOption("--slippage-ticks", o.slippageTicks, { min: 0 }) ?? 0,
-    tickSize: numberOption("--tick-size", o.tickSize, { above: 0 }) ?? 0.01,
-    tradeOnClose: o.tradeOnClose === true,
-    fractional: o.fractional === true,
-    allowShort: o.allowShort === true,
-    shortMargin: numberOption("--short-margin", o.shortMargin, { min: 0, max: 10 }) ?? 0.5,
-    volumeCap: nullable(numberOption("--volume-cap", o.volumeCap, { above: 0, max: 1 })),
-    risk: {
-      maxPositionWeight: nullable(
-        numberOption("--max-position-weight", o.maxPositionWeight, { min: 0 }),
-      ),
-      maxOpenPositions: nullable(
-        numberOption("--max-open-positions", o.maxOpenPositions, { min: 1, integer: true }),
-      ),
-      maxGrossExposure: nullable(
-        numberOption("--max-gross-exposure", o.maxGrossExposure, { min: 0 }),
-      ),
-      haltDrawdown: nullable(numberOption("--halt-drawdown", o.haltDrawdown, { above: 0, max: 1 })),
-    },
-  });
+  const s = runSettingsOf(o);
   return {
     strategyPath: strategy ?? "(--prompt)",
     data: o.data.map((arg) => {
       const { symbol, file } = parseSymbolArg(arg);
       return symbol ? { file, symbol } : { file };
     }),
-    broker,
-    params: parseParamArgs(o.param ?? []),
-    from: o.from ?? null,
-    to: o.to ?? null,
-    name: o.name ?? null,
-    runsRoot: runsRootOf(o.runsDir),
-    strict: o.strict === true,
-    tz: o.tz ?? null,
-    ...dataFormatOptions(o),
-    agent: agentOptions(strategy, o),
-    presets: (o.preset ?? []).map(parsePreset),
-    memoryFrom: o.memoryFrom ?? null,
-    recall: recallOptions(o),
-    ...checkpointOption(o),
-    ...hookTimeoutOption(o),
+    broker: s.broker,
+    params: parseParamArgs(s.data.param ?? []),
+    from: s.data.from,
+    to: s.data.to,
+    name: s.run.name,
+    runsRoot: path.resolve(s.run.runsDir),
+    strict: s.data.strict,
+    tz: s.data.tz,
+    ...dataFormatOptions(s.data),
+    agent: isLlmStrategy(strategy, o) ? agentOptions(s.agent) : null,
+    presets: (s.run.preset ?? []).map(parsePreset),
+    memoryFrom: s.memory.memoryFrom,
+    recall: s.recall,
+    ...(s.run.checkpointEvery === null ? {} : { checkpointEvery: s.run.checkpointEvery }),
+    // Absent, the runner's default applies (see hookTimeoutOf).
+    ...(s.run.hookTimeout === null ? {} : { hookTimeoutMs: Math.round(s.run.hookTimeout * 1000) }),
     ...memorySettings(o),
   };
 }
@@ -263,23 +143,6 @@ function memorySettings(o: RunCommandOptions): Pick<RunConfig, "memory" | "memor
     memory: memoryChoice(system, o, memoryBlock),
     memoryPolicy: memoryPolicyOf(o, memoryBlock),
   };
-}
-
-function checkpointOption(o: RunCommandOptions): Pick<RunConfig, "checkpointEvery"> {
-  const every = numberOption("--checkpoint-every", o.checkpointEvery, { min: 1, integer: true });
-  return every === undefined ? {} : { checkpointEvery: every };
-}
-
-/** `--max-retry-wait <seconds>`, in ms; up to a day (a longer wait is no retry). */
-function maxRetryWaitOf(o: RunCommandOptions): number {
-  const s = numberOption("--max-retry-wait", o.maxRetryWait, { min: 0, max: 86_400 });
-  return s === undefined ? DEFAULT_AGENT_OPTIONS.maxRetryWaitMs : Math.round(s * 1000);
-}
-
-/** `--hook-timeout <seconds>`: absent, the runner's default applies (see hookTimeoutOf). */
-function hookTimeoutOption(o: RunCommandOptions): Pick<RunConfig, "hookTimeoutMs"> {
-  const s = numberOption("--hook-timeout", o.hookTimeout, HOOK_TIMEOUT_RANGE);
-  return s === undefined ? {} : { hookTimeoutMs: Math.round(s * 1000) };
 }
 
 /**
@@ -351,51 +214,22 @@ export function memoryChoice(
   }
 }
 
-/** `--time-unit`, `--date-format`, `--columns`, checked before any file is read (exit 2). */
+/** `--date-format` and `--columns` read, before any file is (exit 2). */
 function dataFormatOptions(
-  o: RunCommandOptions,
+  d: RunSettings["data"],
 ): Pick<RunConfig, "timeUnit" | "dateFormat" | "columns"> {
   const out: Pick<RunConfig, "timeUnit" | "dateFormat" | "columns"> = {};
-  if (o.timeUnit !== undefined) {
-    const unit = TIME_UNITS.find((u) => u === o.timeUnit);
-    if (unit === undefined) {
-      throw new UsageError(`--time-unit ${JSON.stringify(o.timeUnit)}: use s or ms.`);
-    }
-    out.timeUnit = unit;
-  }
-  if (o.dateFormat !== undefined) {
-    if (parseDateFormat(o.dateFormat) === null) {
+  if (d.timeUnit !== undefined) out.timeUnit = d.timeUnit;
+  if (d.dateFormat !== null) {
+    if (parseDateFormat(d.dateFormat) === null) {
       throw new UsageError(
-        `--date-format ${JSON.stringify(o.dateFormat)} is not a date format. Use ${DATE_FORMAT_HELP}.`,
+        `--date-format ${JSON.stringify(d.dateFormat)} is not a date format. Use ${DATE_FORMAT_HELP}.`,
       );
     }
-    out.dateFormat = o.dateFormat;
+    out.dateFormat = d.dateFormat;
   }
-  if (o.columns !== undefined) out.columns = parseColumnMapping(o.columns);
+  if (d.columns !== null) out.columns = parseColumnMapping(d.columns);
   return out;
-}
-
-/** `--embed-model`, `--embed-base-url`, `--recall-weights 0.5,0.5`, `--recall-min-score`, `--recall-half-life`. */
-export function recallOptions(o: RunCommandOptions): RecallOptions {
-  const d = DEFAULT_RECALL_OPTIONS;
-  let weightFts = d.weightFts;
-  let weightVec = d.weightVec;
-  if (o.recallWeights !== undefined) {
-    const [f, v, ...rest] = o.recallWeights.split(",");
-    weightFts = numberOption("--recall-weights (fts)", f, { min: 0, max: 1 }) ?? d.weightFts;
-    weightVec = numberOption("--recall-weights (vec)", v, { min: 0, max: 1 }) ?? d.weightVec;
-    if (rest.length || v === undefined)
-      throw new UsageError("--recall-weights takes two numbers: w_fts,w_vec (e.g. 0.5,0.5).");
-  }
-  return {
-    embedModel: o.embedModel ?? null,
-    embedBaseURL: o.embedBaseUrl ?? null,
-    weightFts,
-    weightVec,
-    minScore:
-      numberOption("--recall-min-score", o.recallMinScore, { min: 0, max: 1 }) ?? d.minScore,
-    halfLifeDays: numberOption("--recall-half-life", o.recallHalfLife, { min: 0.001 }) ?? null,
-  };
 }
 
 function parsePreset(arg: string): { target: string; file: string } {
@@ -431,6 +265,8 @@ export async function runCommand(
     );
   }
   if (o.resume) {
+    // Only the output settings apply (the run's own are in its config.json): checked all the same.
+    runSettingsOf(o);
     const { planResume } = await import("../runner/resume-run.js");
     const resume = planResume(o.resume, runsRootOf(o.runsDir));
     return (await runOne(resume.config, o, o.json === true, resume, view)).code;

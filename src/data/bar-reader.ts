@@ -1,9 +1,9 @@
+import { DECIMAL_NOTATION, parseDecimalIn } from "../util/parse-decimal.js";
 import { sharedFloat64 } from "../util/shared-float64.js";
 import { type BarSink, ByteRows } from "./byte-rows.js";
 import type { BarColumns } from "./chronological-order.js";
 import { type ColumnLayout, type ColumnMapping, resolveColumns } from "./columns.js";
 import { DataError, quoteCell } from "./data-error.js";
-import { DECIMAL_NOTATION, parseDecimalIn } from "./parse-decimal.js";
 import { type TimestampOptions, TimestampReader, type TimeUnit } from "./timestamp-reader.js";
 
 const INITIAL_CAPACITY = 1024;

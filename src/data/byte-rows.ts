@@ -1,6 +1,6 @@
 import type { Millis } from "../engine/types.js";
+import { POW10 } from "../util/parse-decimal.js";
 import type { ColumnLayout } from "./columns.js";
-import { POW10 } from "./parse-decimal.js";
 import { daysFromCivil, daysInMonth, wallClockIn } from "./parse-timestamp.js";
 import type { TimestampOptions, TimeUnit } from "./timestamp-reader.js";
 

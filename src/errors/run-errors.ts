@@ -1,8 +1,4 @@
-/** Bad usage or input found before anything is simulated: the CLI exits with code 2. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-  readonly exitCode = 2;
-}
+export { UsageError } from "./usage-error.js";
 
 /**
  * Another live process holds the run directory's lock: it is running, or being resumed. Refused

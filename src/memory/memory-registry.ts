@@ -1,8 +1,9 @@
+import { DEFAULT_MEMORY_SYSTEM } from "../config/run-settings.js";
 import type { MemorySystemEntry, MemorySystemFactory } from "./memory-system.js";
 import { MEMORY_SYSTEMS } from "./systems/index.js";
 
 /** The default of `--memory`: the files memory. */
-export const DEFAULT_MEMORY_SYSTEM = "files";
+export { DEFAULT_MEMORY_SYSTEM };
 
 /** `--memory <name>` names no registered system: bad usage (exit code 2). */
 export class UnknownMemorySystemError extends Error {

@@ -12,8 +12,6 @@ import type { RecordLog } from "./record-log.js";
 export const CHECKPOINT_FILE = RUN_FILE.checkpoint;
 const CHECKPOINT_VERSION = 2;
 
-/** Bars between two checkpoints of a code strategy (an LLM run saves one after every bar). */
-export const DEFAULT_CODE_CHECKPOINT_EVERY = 1000;
 /**
  * And, unless `--checkpoint-every` was given, at most one every 5 seconds for a code strategy: a
  * resume re-executes from the first bar anyway (the checkpoint only verifies it), and a

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { DEFAULT_BASE_URL, nonEmpty } from "../agent/llm/llm-settings.js";
+import { baseUrlOf, isHttpUrl, nonEmpty } from "../config/base-url.js";
+import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../config/run-settings.js";
 import type { Millis } from "../engine/types.js";
 import { UsageError } from "../errors/run-errors.js";
 import {
@@ -13,26 +14,8 @@ import {
 } from "../memory/recall/index.js";
 import type { RecallAnswer } from "../strategy/types.js";
 
-export interface RecallOptions {
-  /** Embeddings for hybrid search; null for BM25 alone. The key comes from OPENAI_API_KEY. */
-  embedModel: string | null;
-  embedBaseURL: string | null;
-  weightFts: number;
-  weightVec: number;
-  /** Citations scoring below this are dropped; null: 0.1 when hybrid, 0 for BM25 alone. */
-  minScore: number | null;
-  /** Extra decay by age on top of the tiers, or null. */
-  halfLifeDays: number | null;
-}
-
-export const DEFAULT_RECALL_OPTIONS: RecallOptions = {
-  embedModel: null,
-  embedBaseURL: null,
-  weightFts: 0.5,
-  weightVec: 0.5,
-  minScore: null,
-  halfLifeDays: null,
-};
+// How recall searches: run settings (src/config), recorded in config.json and index.sqlite.
+export { DEFAULT_RECALL_OPTIONS, type RecallOptions };
 
 /** ctx.recall() was called in a run with embeddings: hybrid recall cannot answer synchronously. */
 export class SyncRecallError extends Error {
@@ -233,7 +216,7 @@ export function recallSearchOptions(
 
 /** Where embeddings come from: --embed-base-url, then $OPENAI_BASE_URL, then OpenAI. */
 function embedBaseUrl(o: RecallOptions, env: Readonly<Record<string, string | undefined>>): string {
-  return nonEmpty(o.embedBaseURL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? DEFAULT_BASE_URL;
+  return baseUrlOf(o.embedBaseURL, env);
 }
 
 /** Options that cannot work together are bad usage, found before a run directory exists. */
@@ -244,7 +227,7 @@ export function checkRecallOptions(o: RecallOptions): void {
         "(e.g. --embed-model text-embedding-3-small), or drop --embed-base-url for keyword recall.",
     );
   }
-  if (o.embedBaseURL !== null && !/^https?:\/\/[^/]/.test(o.embedBaseURL.trim())) {
+  if (o.embedBaseURL !== null && !isHttpUrl(o.embedBaseURL)) {
     throw new UsageError(
       `--embed-base-url ${JSON.stringify(o.embedBaseURL)} is not an http(s) URL; pass one like ` +
         "http://localhost:11434/v1 or https://api.openai.com/v1.",

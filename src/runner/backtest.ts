@@ -1,20 +1,16 @@
+import { checkKeys, checkSetting } from "../config/check-setting.js";
+import { DATA_SETTINGS } from "../config/run-settings.js";
 import { alignSeries } from "../engine/align-series.js";
-import {
-  type BrokerConfig,
-  brokerConfig,
-  DEFAULT_BROKER_CONFIG,
-  type RiskLimits,
-} from "../engine/broker-config.js";
+import type { BrokerConfig, RiskLimits } from "../engine/broker-config.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import type { FeeFunction } from "../engine/fee-model.js";
 import type { MarketData, Order, SymbolSeries } from "../engine/types.js";
-import { UsageError } from "../errors/run-errors.js";
 import type { RunResult } from "../rundir/run-result.js";
 import type { ReportedTrade } from "../rundir/write-outputs.js";
 import type { Params, Strategy } from "../strategy/types.js";
-import { firstUnknownKey, guessTail } from "../util/did-you-mean.js";
 import { feesOption } from "./fees-option.js";
 import { finishResult, roundMs, startResult } from "./finish-result.js";
+import { checkBroker } from "./library-settings.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy, strategyFrom } from "./load-strategy.js";
 import { resolveParams } from "./resolve-params.js";
@@ -68,17 +64,17 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
     typeof options.strategy === "string"
       ? await loadStrategy(options.strategy)
       : strategyFrom(options.strategy, "backtest(): the `strategy` option is not a strategy");
-  const { data, startIndex, warnings, files } = inputData(options);
-  const params = resolveParams(strategy.params ?? {}, options.params ?? {});
   checkKeys("backtest() option", options, OPTION_KEYS);
-  checkKeys("broker option", options.broker ?? {}, Object.keys(DEFAULT_BROKER_CONFIG), {
-    commission: "commissionRate",
-    slippage: "slippageRate",
-    cash: "initialCash",
-  });
-  checkKeys("risk limit", options.broker?.risk ?? {}, Object.keys(DEFAULT_BROKER_CONFIG.risk));
-  const broker = brokerConfig(options.broker as Partial<BrokerConfig>);
+  const broker = checkBroker(options.broker);
   const fees = feesOption(options.fees, broker);
+  const window = {
+    from: checkSetting(DATA_SETTINGS.from, options.from, "from"),
+    to: checkSetting(DATA_SETTINGS.to, options.to, "to"),
+    strict: checkSetting(DATA_SETTINGS.strict, options.strict, "strict"),
+    tz: checkSetting(DATA_SETTINGS.tz, options.tz, "tz"),
+  };
+  const { data, startIndex, warnings, files } = inputData(options.data, window);
+  const params = resolveParams(strategy.params ?? {}, options.params ?? {});
   const loadMs = performance.now() - t0;
   const intraday = isIntraday(data.times);
   const label = (i: number) => timeLabel(data.times[i] ?? 0, intraday);
@@ -162,22 +158,10 @@ const OPTION_KEYS = [
   "onStart",
 ];
 
-/** An unknown key is an error naming the key it probably meant (`commission` → `commissionRate`). */
-function checkKeys(
-  what: string,
-  value: object,
-  valid: readonly string[],
-  aliases: Record<string, string> = {},
-): void {
-  const unknown = firstUnknownKey(value, valid, aliases);
-  if (unknown === null) return;
-  throw new UsageError(
-    `Unknown ${what} ${JSON.stringify(unknown.key)}${guessTail(unknown.guess)} Valid: ${valid.join(", ")}.`,
-  );
-}
-
-function inputData(options: BacktestOptions<unknown>) {
-  const d = options.data;
+function inputData(
+  d: BacktestOptions<unknown>["data"],
+  window: { from: string | null; to: string | null; strict: boolean; tz: string | null },
+) {
   if (!Array.isArray(d)) {
     const data = d as MarketData;
     return { data, startIndex: 0, warnings: [] as string[], files: [] };
@@ -193,10 +177,7 @@ function inputData(options: BacktestOptions<unknown>) {
   }
   const loaded = loadData({
     data: list.map((x) => (typeof x === "string" ? { file: x } : (x as DataSpec))),
-    from: options.from ?? null,
-    to: options.to ?? null,
-    strict: options.strict ?? false,
-    tz: options.tz ?? null,
+    ...window,
   });
   return {
     data: loaded.data,

@@ -1,7 +1,4 @@
-/** `--hook-timeout`'s default for code strategies, in seconds (10 minutes). */
-export const DEFAULT_HOOK_TIMEOUT_S = 600;
-/** The range `--hook-timeout` accepts, in seconds. */
-export const HOOK_TIMEOUT_RANGE = { min: 0.1, max: 86_400 } as const;
+export { DEFAULT_HOOK_TIMEOUT_S } from "../config/run-settings.js";
 
 /** A strategy hook returned a promise that did not settle in time: the run fails with it. */
 export class HookTimeoutError extends Error {

@@ -149,7 +149,7 @@ export async function prepareLlmStrategy(
         apiKey: settings.apiKey,
         timeoutMs: o.timeoutMs,
         maxRetries: o.maxRetries,
-        maxRetryWaitMs: o.maxRetryWaitMs,
+        maxRetryWaitMs: Math.round(o.maxRetryWaitS * 1000),
         concurrency: o.concurrency,
         cache,
         replay,

@@ -1,6 +1,6 @@
-import { DECIMAL_NOTATION, parseDecimal } from "../data/parse-decimal.js";
 import { UsageError } from "../errors/run-errors.js";
 import type { Params, ParamValue } from "../strategy/types.js";
+import { DECIMAL_NOTATION, parseDecimal } from "../util/parse-decimal.js";
 
 /** Parses `key=value` pairs from `--param`. Values stay strings until matched to a default. */
 export function parseParamArgs(args: readonly string[]): Params {

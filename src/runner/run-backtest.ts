@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ResumedCalls } from "../agent/llm/resumed-calls.js";
+import { DEFAULT_CHECKPOINT_EVERY } from "../config/run-settings.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { RunWriteError, UsageError } from "../errors/run-errors.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
@@ -35,7 +36,6 @@ import type {
 import {
   type Checkpoint,
   Checkpointer,
-  DEFAULT_CODE_CHECKPOINT_EVERY,
   DEFAULT_CODE_CHECKPOINT_MIN_MS,
   MemoryTally,
 } from "../rundir/checkpoint.js";
@@ -56,6 +56,7 @@ import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import type { DataPreload } from "./data-preload.js";
 import { applyRunMetrics, finishResult, roundMs, startResult } from "./finish-result.js";
 import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
+import { checkRunConfig } from "./library-settings.js";
 import { cacheFailureWarning } from "./llm-cache-warning.js";
 import { type LoadedData, loadData } from "./load-data.js";
 import { loadStrategy } from "./load-strategy.js";
@@ -89,8 +90,10 @@ export interface RunOptions {
  */
 export async function runBacktest(config: RunConfig, options: RunOptions = {}): Promise<RunResult> {
   const guarded: Guarded = { guard: null, started: null };
+  // Checked as the command line checks its options, before anything is read or written.
+  const checked = checkRunConfig(config);
   try {
-    return await runGuarded(config, options, guarded);
+    return await runGuarded(checked, options, guarded);
   } catch (err) {
     failStarted(guarded, err);
     throw err;
@@ -490,7 +493,7 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
   const checkpointer = new Checkpointer({
     dir,
     runId: id,
-    every: config.checkpointEvery ?? (llm ? 1 : DEFAULT_CODE_CHECKPOINT_EVERY),
+    every: config.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY[llm ? "llm" : "code"],
     minIntervalMs:
       config.checkpointEvery === undefined && !llm ? DEFAULT_CODE_CHECKPOINT_MIN_MS : 0,
     label,

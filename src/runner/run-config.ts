@@ -1,13 +1,15 @@
+import {
+  type BrokerConfig,
+  DEFAULT_RECALL_OPTIONS,
+  type RecallOptions,
+  type TimeUnit,
+} from "../config/run-settings.js";
 import type { ColumnMapping } from "../data/columns.js";
-import type { TimeUnit } from "../data/timestamp-reader.js";
-import type { BrokerConfig } from "../engine/broker-config.js";
 import type { ResolvedPolicy } from "../memory/policy/policy-sources.js";
-import type { RecallOptions } from "../rundir/run-recall.js";
 import type { Params } from "../strategy/types.js";
 import type { AgentOptions } from "./agent-options.js";
 
-// How recall searches is part of the run directory (config.json's `recall`, index.sqlite).
-export { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../rundir/run-recall.js";
+export { DEFAULT_RECALL_OPTIONS, type RecallOptions };
 
 export interface DataSpec {
   file: string;

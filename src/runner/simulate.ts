@@ -17,6 +17,7 @@ import type { MemoryPort, MemoryToolbox, Params, Strategy } from "../strategy/ty
 import { sharedFloat64 } from "../util/shared-float64.js";
 import { BarLoop, type LoopEnd } from "./bar-loop.js";
 import { HookRunner } from "./hook-runner.js";
+import { checkBroker } from "./library-settings.js";
 import type { RunEventListener } from "./run-events.js";
 import { strategyLocation } from "./strategy-error.js";
 
@@ -116,7 +117,8 @@ export interface EngineTap {
  * run `failed` with the error; nothing is thrown past here once the first bar may have run.
  */
 export async function simulate(input: SimulateInput): Promise<Simulated> {
-  const run = new CoreRun(input);
+  // The library's entry to the core: its broker is checked as the command line's is.
+  const run = new CoreRun({ ...input, broker: checkBroker(input.broker) });
   const t0 = performance.now();
   let status: Simulated["status"];
   let error: RunError | null = null;

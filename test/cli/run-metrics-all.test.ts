@@ -57,7 +57,7 @@ describe("run --metrics", () => {
     const before = runDirs(runs).length;
     const r = cli([...RUN, "--metrics", "everything"], ROOT);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain("Allowed choices are headline, all");
+    expect(r.stderr).toContain('--metrics "everything": use headline or all.');
     expect(runDirs(runs).length).toBe(before);
   });
 });

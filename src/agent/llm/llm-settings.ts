@@ -1,5 +1,6 @@
-/** OpenAI's own endpoint, used when neither --base-url nor OPENAI_BASE_URL is given. */
-export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+import { baseUrlOf, DEFAULT_BASE_URL, isHttpUrl, nonEmpty } from "../../config/base-url.js";
+
+export { DEFAULT_BASE_URL, nonEmpty };
 
 /**
  * Sent when no key is configured: local servers (Ollama, llama.cpp, vLLM) need none, but the
@@ -36,7 +37,7 @@ export function resolveLlmSettings(
 ): LlmSettings {
   const flagKey = nonEmpty(flags.apiKey);
   const envKey = nonEmpty(env.OPENAI_API_KEY);
-  const rawBase = nonEmpty(flags.baseURL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? DEFAULT_BASE_URL;
+  const rawBase = baseUrlOf(flags.baseURL, env);
   return {
     model: nonEmpty(flags.model),
     baseURL: checkBaseUrl(rawBase),
@@ -46,13 +47,7 @@ export function resolveLlmSettings(
 }
 
 function checkBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = new URL("invalid:");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
+  if (!isHttpUrl(raw)) {
     throw new LlmSettingsError(
       `The model base URL ${JSON.stringify(raw)} is not an http(s) URL. Pass --base-url or set ` +
         "OPENAI_BASE_URL to one like http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1.",
@@ -77,12 +72,6 @@ export function normaliseBaseUrl(raw: string): string {
   }
   const host = url.port ? `${url.hostname}:${url.port}` : url.hostname;
   return `${url.protocol}//${host}${url.pathname.replace(/\/+$/, "")}${url.search}`;
-}
-
-/** A trimmed value, or undefined for absent or blank (a shell's `VAR=` means unset). */
-export function nonEmpty(value: string | null | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
 }
 
 /**

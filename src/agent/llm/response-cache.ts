@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_CACHE_DIR } from "../../config/run-settings.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { readFileNoFollow } from "../../util/no-follow.js";
 import type { ChatRequest, TokenUsage } from "../types.js";
@@ -25,7 +26,7 @@ export function cacheKey(baseURL: string, request: ChatRequest): string {
   return createHash("sha256").update(canonicalJson(scoped)).digest("hex");
 }
 
-export const DEFAULT_CACHE_DIR = path.join(".agenticbt", "cache");
+export { DEFAULT_CACHE_DIR };
 
 /** A cached answer, with the tokens it cost when it was first fetched. */
 export interface CachedAnswer extends RecordedAnswer {

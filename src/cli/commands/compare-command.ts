@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { Command } from "commander";
 import type { CompareOutput } from "../../report/compare-runs.js";
-import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
+import { runsDirOption } from "../run-options.js";
+import { printReport, runsRootOf } from "./runs-root.js";
 
 export interface CompareOptions {
   runsDir?: string;
@@ -54,7 +55,7 @@ export function registerCompareCommand(program: Command): void {
     .command("compare")
     .description("N runs side by side: metrics, memory statistics, LLM tokens and cost")
     .argument("<runs...>", "run directories, ids, or unique id prefixes (two or more)")
-    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .addOption(runsDirOption())
     .option("--json", "print the comparison as JSON on stdout")
     .option("--html [file]", "also write an offline page (default compare-<ids>.html)")
     .addHelpText("after", EXAMPLES)

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
+import { runsDirOption } from "../run-options.js";
+import { printReport, runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time: the report code (and zod) is loaded by
 // the action, so `agenticbt --help` stays fast.
@@ -47,7 +48,7 @@ export function registerDiffCommand(program: Command): void {
     .description("Compare two runs: config, metrics, playbook, memory, trades, first divergence")
     .argument("<runA>", "run directory, id, or unique id prefix")
     .argument("<runB>", "run directory, id, or unique id prefix")
-    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .addOption(runsDirOption())
     .option("--json", "print the diff as JSON on stdout")
     .option(
       "--html [file]",

@@ -1,6 +1,7 @@
 import { type Command, Option } from "commander";
+import { runsDirOption } from "../run-options.js";
 import { LIST_SORTS, LIST_STATUSES, type ListSort } from "./list-query.js";
-import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
+import { printReport, runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time: the report code (and zod) is loaded by
 // the action, so `agenticbt --help` stays fast.
@@ -66,7 +67,7 @@ export function registerListCommand(program: Command): void {
     .option("--strategy <name>", "only runs whose strategy or run name contains this")
     .addOption(new Option("--sort <key>", "order of the rows").choices(LIST_SORTS).default("date"))
     .option("--limit <n>", "show at most n runs (after filtering and sorting)")
-    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .addOption(runsDirOption())
     .option("--json", "print the list as JSON on stdout")
     .addHelpText("after", EXAMPLES)
     .action(async (opts: ListOptions) => {

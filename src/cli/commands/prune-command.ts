@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { UsageError } from "../../errors/run-errors.js";
+import { runsDirOption } from "../run-options.js";
 import type { RemoveFlags } from "./remove-flow.js";
-import { DEFAULT_RUNS_DIR, runsRootOf } from "./runs-root.js";
+import { runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time; the action loads the rest.
 
@@ -52,7 +53,7 @@ export function registerPruneCommand(program: Command): void {
     .option("--older-than <age>", "runs finished at least this long ago: 12h, 30d, 2w")
     .option("-y, --yes", "delete without asking (required when stdin is not a terminal)")
     .option("--dry-run", "list what would be deleted, delete nothing")
-    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .addOption(runsDirOption())
     .option("--json", "print the deleted runs as JSON on stdout")
     .addHelpText("after", EXAMPLES)
     .action(async (opts: PruneOptions) => {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
+import { runsDirOption } from "../run-options.js";
+import { printReport, runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time: the report, zod and SQLite code is
 // loaded by the action, so `agenticbt --help` stays fast.
@@ -73,7 +74,7 @@ export function registerRecallCommand(program: Command): void {
     )
     .option("--seq <n>", "with --as-of: the write sequence of a recorded recall (decisions.jsonl)")
     .option("--keywords-only", "recall by keywords (BM25) even if the run used embeddings")
-    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .addOption(runsDirOption())
     .option("--json", "print JSON on stdout")
     .addHelpText("after", EXAMPLES)
     .action(async (run: string, query: string, opts: RecallOptions) => {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
+import { runsDirOption } from "../run-options.js";
+import { printReport, runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time: the report code (and the chart
 // library) is loaded by the action, so `agenticbt --help` stays fast.
@@ -42,7 +43,7 @@ export function registerReportCommand(program: Command): void {
     .description("Write a run's self-contained, offline report.html (charts, metrics, trades)")
     .argument("<run>", "run directory, id, or unique id prefix")
     .option("--out <file>", "write the page here instead of <run dir>/report.html")
-    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .addOption(runsDirOption())
     .option("--json", "print the written file, its size and the time taken as JSON")
     .addHelpText("after", EXAMPLES)
     .action(async (run: string, opts: ReportOptions) => {

@@ -1,5 +1,6 @@
-import { type Command, Option } from "commander";
-import { DEFAULT_RUNS_DIR } from "./runs-root.js";
+import type { Command } from "commander";
+import { OUTPUT_SETTINGS, RUN_SETTINGS } from "../../config/run-settings.js";
+import { addSomeRunOptions } from "../run-options.js";
 
 // Only commander at import time: the runner is loaded by the action.
 
@@ -8,7 +9,7 @@ export interface ResumeOptions {
   json?: boolean;
   quiet?: boolean;
   ui?: boolean;
-  metrics?: "headline" | "all";
+  metrics?: string;
 }
 
 const EXAMPLES = `
@@ -26,22 +27,14 @@ Exit codes: 0 completed, 1 the run failed or was interrupted again, 2 cannot be 
 (finished already, changed data or strategy, or the re-execution diverged from the checkpoint).`;
 
 export function registerResumeCommand(program: Command): void {
-  program
+  const resume = program
     .command("resume")
     .description("Continue a run that was killed or interrupted, from its last checkpoint")
-    .argument("<run>", "run directory, id, or unique id prefix")
-    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
-    .addOption(new Option("--json", "print result.json alone on stdout"))
-    .option("-q, --quiet", "no progress output")
-    .addOption(
-      new Option("--metrics <set>", "metrics in the summary: the headline 12, or all")
-        .choices(["headline", "all"])
-        .default("headline"),
-    )
-    .option("--no-ui", "plain progress lines, even on a terminal")
-    .addHelpText("after", EXAMPLES)
-    .action(async (run: string, opts: ResumeOptions) => {
-      const { runCommand } = await import("../run-command.js");
-      process.exitCode = await runCommand(undefined, { ...opts, resume: run });
-    });
+    .argument("<run>", "run directory, id, or unique id prefix");
+  const { json, quiet, metrics, ui } = OUTPUT_SETTINGS;
+  addSomeRunOptions(resume, [RUN_SETTINGS.runsDir, json, quiet, metrics, ui]);
+  resume.addHelpText("after", EXAMPLES).action(async (run: string, opts: ResumeOptions) => {
+    const { runCommand } = await import("../run-command.js");
+    process.exitCode = await runCommand(undefined, { ...opts, resume: run });
+  });
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
+import { runsDirOption } from "../run-options.js";
 import type { RemoveFlags } from "./remove-flow.js";
-import { DEFAULT_RUNS_DIR, runsRootOf } from "./runs-root.js";
+import { runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time; the action loads the rest.
 
@@ -36,7 +37,7 @@ export function registerRmCommand(program: Command): void {
     .argument("<run...>", "run ids, unique id prefixes, or run directories")
     .option("-y, --yes", "delete without asking (required when stdin is not a terminal)")
     .option("--dry-run", "list what would be deleted, delete nothing")
-    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .addOption(runsDirOption())
     .option("--json", "print the deleted runs as JSON on stdout")
     .addHelpText("after", EXAMPLES)
     .action(async (names: string[], opts: RmOptions) => {

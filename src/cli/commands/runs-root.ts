@@ -1,8 +1,8 @@
 import path from "node:path";
+import { DEFAULT_RUNS_DIR } from "../../config/run-settings.js";
 import { escapeStrings, jsonForTerminal } from "../../util/terminal-text.js";
 
-/** The default runs root, as `agenticbt run` uses it. */
-export const DEFAULT_RUNS_DIR = path.join(".agenticbt", "runs");
+export { DEFAULT_RUNS_DIR };
 
 export const runsRootOf = (dir: string | undefined) => path.resolve(dir ?? DEFAULT_RUNS_DIR);
 

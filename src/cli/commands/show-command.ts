@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_RUNS_DIR, printReport, runsRootOf } from "./runs-root.js";
+import { runsDirOption } from "../run-options.js";
+import { printReport, runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time: the report code (and zod) is loaded by
 // the action, so `agenticbt --help` stays fast.
@@ -54,7 +55,7 @@ export function registerShowCommand(program: Command): void {
     .argument("<run>", "run directory, id, or unique id prefix")
     .option("--at <date>", "the decision(s) at this bar: YYYY-MM-DD or YYYY-MM-DD HH:MM")
     .option("--full", "with --at: print the whole system message, not its first lines")
-    .option("--runs-dir <dir>", "where run directories are", DEFAULT_RUNS_DIR)
+    .addOption(runsDirOption())
     .option("--json", "print JSON on stdout")
     .addHelpText("after", EXAMPLES)
     .action(async (run: string, opts: ShowOptions) => {

@@ -1,7 +1,8 @@
 import path from "node:path";
+import { DEFAULT_NAMESPACE } from "../../config/run-settings.js";
 import { NamespaceError } from "./persistent-errors.js";
 
-export const DEFAULT_NAMESPACE = "default";
+export { DEFAULT_NAMESPACE };
 
 const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 

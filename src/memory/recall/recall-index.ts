@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
+import { DEFAULT_HYBRID_MIN_SCORE, DEFAULT_RECALL_OPTIONS } from "../../config/run-settings.js";
 import type { Millis } from "../../engine/types.js";
 import type { Citation } from "../../strategy/types.js";
 import { refuseSymlink } from "../../util/no-follow.js";
@@ -22,9 +23,11 @@ export type { RecallHealth };
 
 export const INDEX_FILE = "index.sqlite";
 export const DEFAULT_LIMIT = 5;
-/** Hybrid only: below this merged score a hit is noise (every chunk has some cosine). */
-export const DEFAULT_HYBRID_MIN_SCORE = 0.1;
-export const DEFAULT_WEIGHTS: HybridWeights = { fts: 0.5, vec: 0.5 };
+export { DEFAULT_HYBRID_MIN_SCORE };
+export const DEFAULT_WEIGHTS: HybridWeights = {
+  fts: DEFAULT_RECALL_OPTIONS.weightFts,
+  vec: DEFAULT_RECALL_OPTIONS.weightVec,
+};
 /** How many top hits each side (keywords, vectors) brings into the hybrid merge, at least. */
 const HYBRID_CANDIDATES = 50;
 /** Okapi BM25 parameters (the values FTS5 uses). */

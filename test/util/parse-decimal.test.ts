@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDecimal } from "../../src/data/parse-decimal.js";
+import { parseDecimal } from "../../src/util/parse-decimal.js";
 
 describe("parseDecimal", () => {
   it("gives the same double as Number() on plain decimals", () => {
