@@ -1,10 +1,29 @@
 import { defineConfig } from "vitest/config";
 
+// Two projects, told apart by the file name so the class moves with the file: `unit` (the inner
+// loop, `npm run test:unit`) starts no process and no server, and its setup refuses both;
+// `system` (*.system.test.ts) runs the built CLI, browsers, tmux and the scripted LLM server.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    pool: "forks",
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/**/*.system.test.ts"],
+          setupFiles: ["test/helpers/unit-guard.ts"],
+          // In-process tests only: threads sharing one module graph start fastest.
+          pool: "threads",
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: { name: "system", include: ["test/**/*.system.test.ts"], pool: "forks" },
+      },
+    ],
   },
 });
