@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import fse from "fs-extra";
 import { afterAll, describe, expect, it } from "vitest";
 import { cliRun, DATA, ROOT, replayArgs, runArgs, tempDir } from "../helpers/cli.js";
 import { barOf, isMoment, readJsonl, sliceCsv, turnMessages } from "../helpers/llm-run.js";
@@ -93,7 +94,7 @@ describe("a run is self-contained: the strategy is stored in its directory", asy
 
   it("refuses to replay from a stored prompt that was changed after the run (exit 2)", async () => {
     const copy = path.join(work, "tampered");
-    fs.cpSync(dir, copy, { recursive: true });
+    fse.copySync(dir, copy);
     fs.appendFileSync(path.join(copy, "strategy.md"), "\nAlso short everything.\n");
     const rep = await cliRun(replayArgs(copy, runsRoot, "--json"), work);
     expect(rep.status, rep.stderr).toBe(2);

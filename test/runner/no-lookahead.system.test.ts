@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import fse from "fs-extra";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, DATA, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 
@@ -29,8 +30,7 @@ function writeFixtures(): { clean: string; poisoned: string } {
     ].join(",");
   });
   const poisonedFile = path.join(work, "poisoned", "SPY.csv");
-  fs.mkdirSync(path.dirname(poisonedFile), { recursive: true });
-  fs.writeFileSync(poisonedFile, `${poisoned.join("\n")}\n`);
+  fse.outputFileSync(poisonedFile, `${poisoned.join("\n")}\n`);
   return { clean, poisoned: poisonedFile };
 }
 
