@@ -11,6 +11,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
+        // The package's own source for `import "agenticbt"`, as tsconfig.test.json resolves it:
+        // the unit run needs no build.
+        ssr: {
+          resolve: { conditions: ["agenticbt-source", "module", "node", "development|production"] },
+        },
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
