@@ -26,11 +26,18 @@ export default defineConfig({
           pool: "threads",
           isolate: false,
           maxWorkers: availableParallelism(),
+          // Projects with different worker counts run one after the other: unit first.
+          sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
-        test: { name: "system", include: ["test/**/*.system.test.ts"], pool: "forks" },
+        test: {
+          name: "system",
+          include: ["test/**/*.system.test.ts"],
+          pool: "forks",
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },
