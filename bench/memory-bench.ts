@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import fse from "fs-extra";
 import { resolveLayeredParams } from "../src/memory/layered/layered-config.js";
 import { layerForImportance } from "../src/memory/layered/layered-math.js";
 import { LayeredMemory } from "../src/memory/layered/layered-system.js";
@@ -178,6 +179,5 @@ const ok =
 const result = { bench: "memory", goals: GOALS, perDecision, layeredMaintenance: maintenance, ok };
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 const out = path.join(path.resolve(import.meta.dirname, ".."), "bench", "results", "memory.json");
-fs.mkdirSync(path.dirname(out), { recursive: true });
-fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+fse.outputJsonSync(out, result, { spaces: 2 });
 process.stdout.write(`wrote bench/results/memory.json\n`);

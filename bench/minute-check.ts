@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import fse from "fs-extra";
 import { MINUTE_DIR, minuteCsv } from "./generate-series.js";
 import { median } from "./median.js";
 
@@ -88,8 +89,7 @@ for (let k = 0; k < runs; k++) {
     `run ${k + 1}: ${(b.ms / 1000).toFixed(2)} s, CPU ${(b.cpuMs / 1000).toFixed(2)} s (load ${result.timings.loadMs}, simulate ${result.timings.simulateMs}, write ${result.timings.writeMs} ms), peak RSS ${b.maxRssMB.toFixed(0)} MB, load avg ${os.loadavg()[0]?.toFixed(2)}`,
   );
   const p = fingerprints(path.join(runsDir, result.id), result.id);
-  if (process.env.KEEP)
-    fs.cpSync(path.join(runsDir, result.id), path.join(tmp, `keep-${k}`), { recursive: true });
+  if (process.env.KEEP) fse.copySync(path.join(runsDir, result.id), path.join(tmp, `keep-${k}`));
   const differ = k > 0 ? Object.keys(p).filter((f) => p[f] !== prints[f]) : [];
   if (differ.length) throw new Error(`outputs differ between runs: ${differ.join(", ")}`);
   prints = p;

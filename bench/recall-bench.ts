@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import fse from "fs-extra";
 import { attributionLine } from "../src/memory/attribution.js";
 import { RACY_MS } from "../src/memory/recall/change-probe.js";
 import { openRecallIndex } from "../src/memory/recall/index.js";
@@ -259,8 +260,7 @@ try {
     `recall user view:         p50 ${result.recallUserViewMs.p50} ms, p95 ${result.recallUserViewMs.p95} ms`,
   );
   const out = path.join(ROOT, "bench", "results", "recall.json");
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  fse.outputJsonSync(out, result, { spaces: 2 });
   console.log(`wrote ${path.relative(ROOT, out)}`);
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true });

@@ -4,6 +4,7 @@ type Op = { kind: " " | "-" | "+"; text: string; a: number; b: number };
  * A unified diff (`---`/`+++` headers, `@@ -a,n +b,m @@` hunks, `context` lines around changes)
  * from a longest-common-subsequence alignment of the lines. "" when the texts are equal.
  * Quadratic in lines, which is fine for playbooks and notes (hundreds of lines).
+ * Kept over jsdiff 8.0.4, which aligned 167 of 2,006 random edits differently (another LCS tie).
  */
 export function unifiedDiff(
   a: string,

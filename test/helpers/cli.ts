@@ -12,6 +12,25 @@ export function tempDir(prefix = "agenticbt-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/**
+ * `run <strategy> --data <data…> --runs-dir <runsDir> …more`, the list most CLI tests start from.
+ * A relative strategy path is taken from the repository root (strategies/…, test/fixtures/…).
+ */
+export function runArgs(
+  strategy: string,
+  data: string | readonly string[],
+  runsDir: string,
+  ...more: string[]
+): string[] {
+  const files = typeof data === "string" ? [data] : data;
+  return ["run", path.resolve(ROOT, strategy), "--data", ...files, "--runs-dir", runsDir, ...more];
+}
+
+/** `run --replay <run> --runs-dir <runsDir> …more`. */
+export function replayArgs(run: string, runsDir: string, ...more: string[]): string[] {
+  return ["run", "--replay", run, "--runs-dir", runsDir, ...more];
+}
+
 /** Runs the built CLI (`npm test` builds first) as a user would. */
 export function cli(
   args: string[],

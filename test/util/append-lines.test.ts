@@ -70,7 +70,7 @@ describe("appendLines", () => {
   });
 
   // Truncating back after a partial write is tested through a real ENOSPC mid-write in
-  // test/runner/disk-full.test.ts (transcript.jsonl); these targets take no byte at all.
+  // test/runner/disk-full.system.test.ts (transcript.jsonl); these targets take no byte at all.
   it("a write error names the file (AppendError)", () => {
     // A directory cannot be opened for writing: the error comes from a real open.
     const dir = path.join(work, "a-dir.jsonl");

@@ -1,12 +1,39 @@
-/** Cuts `s` to `max` characters, marking the cut. */
+import stringWidth from "string-width";
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** The columns `s` takes in a terminal: two for a CJK character or an emoji, none for a mark. */
+export function textWidth(s: string): number {
+  // Most cells are ASCII, and string-width's first call compiles its Unicode expressions.
+  return PRINTABLE_ASCII.test(s) ? s.length : stringWidth(s);
+}
+
+/** `s` filled with spaces to `width` columns, on the right (left-aligned) or on the left. */
+export function pad(s: string, width: number, align: "left" | "right" = "left"): string {
+  const fill = " ".repeat(Math.max(0, width - textWidth(s)));
+  return align === "right" ? fill + s : s + fill;
+}
+
+const graphemes = new Intl.Segmenter();
+
+/** Cuts `s` to `max` columns, marking the cut; a wide character is never split. */
 export function clip(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`;
+  if (textWidth(s) <= max) return s;
+  let kept = "";
+  let width = 0;
+  for (const { segment } of graphemes.segment(s)) {
+    const w = textWidth(segment);
+    if (width + w > max - 1) break;
+    kept += segment;
+    width += w;
+  }
+  return `${kept}…`;
 }
 
 export interface FitColumn {
   header: string;
   align: "left" | "right";
-  /** May be cut (with "…") down to this many characters; absent: never cut. */
+  /** May be cut (with "…") down to this many columns; absent: never cut. */
   min?: number;
   /**
    * Instead of `min`: `[rank, min]` steps, cut to `min` only once the droppable columns ranked up
@@ -26,7 +53,7 @@ export interface FitColumn {
  */
 export function fitTable(columns: FitColumn[], rows: string[][], width: number, gap = 2): string {
   const natural = columns.map((c, i) =>
-    Math.max(c.header.length, ...rows.map((r) => (r[i] ?? "").length)),
+    Math.max(textWidth(c.header), ...rows.map((r) => textWidth(r[i] ?? ""))),
   );
   const dropOrder = columns
     .map((c, i) => ({ i, rank: c.drop }))
@@ -46,8 +73,7 @@ export function fitTable(columns: FitColumn[], rows: string[][], width: number, 
     visible
       .map((i) => {
         const w = widths[i] as number;
-        const cell = clip(cells[i] ?? "", w);
-        return columns[i]?.align === "right" ? cell.padStart(w) : cell.padEnd(w);
+        return pad(clip(cells[i] ?? "", w), w, columns[i]?.align);
       })
       .join(" ".repeat(gap))
       .trimEnd();

@@ -1,6 +1,7 @@
 import { type CompareOutput, compareRows } from "../../report/compare-runs.js";
 import { formatValue } from "../../report/html/page-parts.js";
 import { shortIds } from "./format-list.js";
+import { pad, textWidth } from "./text-layout.js";
 
 /** `compare` as text: one column per run, one row per field, sections in between. */
 export function formatCompare(c: CompareOutput): string {
@@ -18,13 +19,11 @@ export function formatCompare(c: CompareOutput): string {
       lines.push([`  ${label}`, ...values.map((v) => formatValue(v))]);
     }
   }
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? "").length)));
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => textWidth(l[i] ?? ""))));
   return lines
     .map((l, n) =>
       l
-        .map((v, i) =>
-          i === 0 || breaks.has(n) ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0),
-        )
+        .map((v, i) => pad(v, widths[i] ?? 0, i === 0 || breaks.has(n) ? "left" : "right"))
         .join("  ")
         .trimEnd(),
     )

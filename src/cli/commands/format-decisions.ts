@@ -1,7 +1,7 @@
 import { describeOrder } from "../../report/decision-lines.js";
 import type { DecisionView, ShowAtOutput } from "../../rundir/schemas.js";
 import { HOOK_NAMES } from "../../strategy/hook-names.js";
-import { clip, inline, WIDTH } from "./text-layout.js";
+import { clip, inline, textWidth, WIDTH } from "./text-layout.js";
 
 /** Lines of the system message shown without --full: enough to recognise it. */
 const SYSTEM_PREVIEW_LINES = 8;
@@ -52,7 +52,7 @@ function formatDecision(d: DecisionView, full: boolean): string[] {
   if (d.toolCalls.length) out.push("Tool calls");
   for (const [i, c] of d.toolCalls.entries()) {
     const head = `  ${i + 1}. ${c.name}(`;
-    out.push(`${head}${inline(c.args, WIDTH - head.length - 1)})`);
+    out.push(`${head}${inline(c.args, WIDTH - textWidth(head) - 1)})`);
     if (c.error) out.push(`     error: ${inline(c.error, WIDTH - 12)}`);
     else out.push(`     -> ${inline(c.result, WIDTH - 8)}`);
   }

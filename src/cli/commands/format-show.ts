@@ -2,15 +2,15 @@ import { asRunResult, type ResultFile } from "../../rundir/run-record.js";
 import type { RecallHealthView, ShowOutput } from "../../rundir/schemas.js";
 import { keyWords } from "../../util/key-words.js";
 import { formatSummary } from "../format-summary.js";
-import { bytes, WIDTH, wrap } from "./text-layout.js";
+import { bytes, pad, textWidth, WIDTH, wrap } from "./text-layout.js";
 
 /** `show <run>`: settings, the summary table (as `run` prints it), memory, index and files. */
 export function formatShow(s: ShowOutput): string {
   const lines = [`Run ${s.id}`, s.dir, ""];
-  const labelWidth = Math.max(...s.highlights.map((h) => h.label.length)) + 2;
+  const labelWidth = Math.max(...s.highlights.map((h) => textWidth(h.label))) + 2;
   for (const h of s.highlights) {
     const [first = "", ...rest] = wrap(h.value.split(", "), "", WIDTH - labelWidth);
-    lines.push(`${h.label.padEnd(labelWidth)}${first}`);
+    lines.push(`${pad(h.label, labelWidth)}${first}`);
     for (const r of rest) lines.push(`${"".padEnd(labelWidth)}${r}`);
   }
   lines.push("", formatSummary(asRunResult(s.result as ResultFile)));

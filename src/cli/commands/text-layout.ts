@@ -1,7 +1,7 @@
 // Plain-text layout shared by list, show and diff: fits a 100-column terminal, no escape codes.
-import { clip, fitTable } from "./fit-table.js";
+import { clip, fitTable, textWidth } from "./fit-table.js";
 
-export { clip } from "./fit-table.js";
+export { clip, pad, textWidth } from "./fit-table.js";
 
 export const WIDTH = 100;
 
@@ -18,7 +18,7 @@ export function table(columns: Column[], rows: string[][], width = WIDTH, gap = 
   const fit = columns.map((c) => ({
     header: c.header,
     align: c.align,
-    ...(c.shrink ? { min: Math.max(c.header.length, 6) } : {}),
+    ...(c.shrink ? { min: Math.max(textWidth(c.header), 6) } : {}),
   }));
   return fitTable(fit, rows, width, gap);
 }
@@ -37,13 +37,13 @@ export function signed(v: number | null, digits = 2): string {
   return v > 0 ? `+${s}` : s;
 }
 
-/** Words joined into lines of at most `width` characters, each line starting with `indent`. */
+/** Words joined into lines of at most `width` columns, each line starting with `indent`. */
 export function wrap(items: string[], indent: string, width = WIDTH, sep = ", "): string[] {
   const lines: string[] = [];
   let current = "";
   for (const item of items) {
     const next = current === "" ? item : `${current}${sep}${item}`;
-    if (current !== "" && indent.length + next.length + sep.trimEnd().length > width) {
+    if (current !== "" && textWidth(indent + next + sep.trimEnd()) > width) {
       lines.push(`${indent}${current}${sep.trimEnd()}`);
       current = item;
     } else current = next;

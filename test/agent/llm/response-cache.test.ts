@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import fse from "fs-extra";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type CachedAnswer,
@@ -57,8 +58,7 @@ describe("ResponseCache", () => {
   ])("treats a file that is %s as a miss and counts it", (_, text) => {
     const cache = new ResponseCache(dir);
     const file = cache.fileFor(hash);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, text);
+    fse.outputFileSync(file, text);
     expect(cache.get(hash)).toBeNull();
     expect(cache.stats()).toMatchObject({ corrupt: 1, misses: 1, hits: 0 });
     // A fresh answer repairs the entry.

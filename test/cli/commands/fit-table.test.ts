@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type FitColumn, fitTable } from "../../../src/cli/commands/fit-table.js";
+import {
+  clip,
+  type FitColumn,
+  fitTable,
+  pad,
+  textWidth,
+} from "../../../src/cli/commands/fit-table.js";
+import { wrap } from "../../../src/cli/commands/text-layout.js";
 import { terminalWidth } from "../../../src/cli/terminal-width.js";
 
 const COLS: FitColumn[] = [
@@ -41,5 +48,57 @@ describe("terminalWidth", () => {
       expect(terminalWidth({}, { COLUMNS: bad }), bad).toBe(100);
     }
     expect(terminalWidth({}, {})).toBe(100);
+  });
+});
+
+describe("tables measure columns, not UTF-16 units", () => {
+  // 贵州茅台 is four wide characters (8 columns, 4 units); 📈 is one emoji (2 columns, 2 units);
+  // é here is e and a combining accent (1 column, 2 units).
+  const cols: FitColumn[] = [
+    { header: "SYMBOL", align: "left", min: 4 },
+    { header: "NOTE", align: "left" },
+    { header: "N", align: "right" },
+  ];
+  const rows = [
+    ["贵州茅台", "📈 up", "1"],
+    ["GOOG", "cafe\u0301", "22"],
+    ["SPY", "plain", "333"],
+  ];
+  /** The terminal column at which `cell` starts on `line`. */
+  const columnOf = (line: string, cell: string) => textWidth(line.slice(0, line.indexOf(cell)));
+
+  it("starts every column at the same terminal column on each line, with CJK and an emoji", () => {
+    const lines = fitTable(cols, rows, 100).split("\n");
+    const noteAt = lines.map((l, k) => columnOf(l, k === 0 ? "NOTE" : (rows[k - 1]?.[1] ?? "")));
+    expect(new Set(noteAt).size).toBe(1);
+    // SYMBOL is 8 columns wide (贵州茅台), then the 2-column gap.
+    expect(noteAt[0]).toBe(10);
+    // The right-aligned last column ends every line at the same column.
+    expect(new Set(lines.map(textWidth)).size).toBe(1);
+  });
+
+  it("cuts a wide-character cell to its columns without splitting a character", () => {
+    // Whole, the table is 8+2+5+2+3 = 20 columns; at 17 SYMBOL gives 3: 贵州 and the mark.
+    const lines = fitTable(cols, rows, 17).split("\n");
+    expect(lines[1]).toBe("贵州…  📈 up    1");
+    expect(lines.map(textWidth)).toEqual([17, 17, 17, 17]);
+    expect(clip("贵州茅台", 4)).toBe("贵…");
+    expect(textWidth(clip("贵州茅台", 4))).toBe(3);
+    expect(clip("📈📈📈", 5)).toBe("📈📈…");
+  });
+
+  it("pads by columns", () => {
+    expect(pad("茅台", 6)).toBe("茅台  ");
+    expect(pad("📈", 4, "right")).toBe("  📈");
+  });
+});
+
+describe("wrap", () => {
+  it("breaks lines of note keys by their terminal width", () => {
+    const keys = ["风险控制", "止损规则", "仓位管理", "趋势跟踪"];
+    const lines = wrap(keys, "  + ", 24);
+    for (const l of lines) expect(textWidth(l)).toBeLessThanOrEqual(24);
+    expect(lines.join(" ").replace(/[+,\s]/g, "")).toBe(keys.join(""));
+    expect(lines.length).toBeGreaterThan(1);
   });
 });

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import fse from "fs-extra";
 
 export const FIXTURE = fileURLToPath(new URL("../../fixtures/memory-workspace/", import.meta.url));
 
@@ -17,7 +18,7 @@ export function tempDir(prefix = "abt-recall-"): { dir: string; cleanup: () => v
 /** A copy of the fixture run directory inside `parent`, so tests may edit it and index it. */
 export function copyFixture(parent: string): string {
   const run = path.join(parent, "run");
-  fs.cpSync(FIXTURE, run, { recursive: true });
+  fse.copySync(FIXTURE, run);
   return run;
 }
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, DATA, ROOT, readJson, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -17,16 +17,7 @@ function project(name: string, config?: unknown): string {
 
 const run = (cwd: string, ...extra: string[]) =>
   cli(
-    [
-      "run",
-      path.join(ROOT, "strategies/buy-and-hold.ts"),
-      "--data",
-      path.join(DATA, "GOOG.csv"),
-      "--runs-dir",
-      "runs",
-      "--json",
-      ...extra,
-    ],
+    runArgs("strategies/buy-and-hold.ts", path.join(DATA, "GOOG.csv"), "runs", "--json", ...extra),
     cwd,
   );
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliAsync, ROOT, runDirs, tempDir } from "../helpers/cli.js";
+import { cliAsync, ROOT, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -99,17 +99,7 @@ describe("bad input through the CLI", () => {
       CASES.map(async (c, k) => {
         const file = path.join(work, `case-${k}.csv`);
         fs.writeFileSync(file, c.text);
-        const child = cliAsync(
-          [
-            "run",
-            path.join(ROOT, "strategies/buy-and-hold.ts"),
-            "--data",
-            file,
-            "--runs-dir",
-            runs,
-          ],
-          work,
-        );
+        const child = cliAsync(runArgs("strategies/buy-and-hold.ts", file, runs), work);
         return { c, file, ...(await exitOf(child)) };
       }),
     );
@@ -187,27 +177,11 @@ describe("bad input through the CLI", () => {
       `${HEADER}\n2020-01-03,10,11,9,10.5,100\n${GOOD}\n2020-01-06,10,11,9,10.5,100\n`,
     );
     const runs = path.join(work, "runs-unsorted");
-    const lenient = await exitOf(
-      cliAsync(
-        ["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", file, "--runs-dir", runs],
-        work,
-      ),
-    );
+    const lenient = await exitOf(cliAsync(runArgs("strategies/buy-and-hold.ts", file, runs), work));
     expect(lenient.code).toBe(0);
     expect(lenient.stderr).toMatch(/warning: .*unsorted\.csv:3/);
     const strict = await exitOf(
-      cliAsync(
-        [
-          "run",
-          path.join(ROOT, "strategies/buy-and-hold.ts"),
-          "--data",
-          file,
-          "--runs-dir",
-          runs,
-          "--strict",
-        ],
-        work,
-      ),
+      cliAsync(runArgs("strategies/buy-and-hold.ts", file, runs, "--strict"), work),
     );
     expect(strict.code).toBe(2);
     expect(strict.stderr).toContain(`${file}:3`);

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, ROOT, tempDir } from "../helpers/cli.js";
+import { cli, runArgs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -19,17 +19,7 @@ describe("strategies/buy-and-hold.ts", () => {
     const a = csv("A.csv", [100, 101, 102]);
     const b = csv("B.csv", [50, 51, 52]);
     const r = cli(
-      [
-        "run",
-        path.join(ROOT, "strategies/buy-and-hold.ts"),
-        "--data",
-        a,
-        b,
-        "--runs-dir",
-        path.join(work, "runs"),
-        "--json",
-        "-q",
-      ],
+      runArgs("strategies/buy-and-hold.ts", [a, b], path.join(work, "runs"), "--json", "-q"),
       work,
     );
     expect(r.status, r.stderr).toBe(0);

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import fse from "fs-extra";
 import { afterAll, describe, expect, it } from "vitest";
 import { BIN, cliRun, DATA, ROOT, tempDir } from "../helpers/cli.js";
 import { barOf, isMoment, sliceCsv, turnMessages } from "../helpers/llm-run.js";
@@ -119,7 +120,7 @@ describe("resuming a live LLM run", () => {
 
       // A copy whose transcript lost calls recorded before the checkpoint cannot be resumed.
       const copy = path.join(work, "truncated", path.basename(dir));
-      fs.cpSync(dir, copy, { recursive: true });
+      fse.copySync(dir, copy);
       fs.writeFileSync(path.join(copy, "transcript.jsonl"), "");
       const refused = await cliRun(["resume", copy], ROOT);
       expect(refused.status).toBe(2);

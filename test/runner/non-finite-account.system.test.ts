@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, readJson, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -30,10 +30,7 @@ describe("a run whose account becomes non-finite", () => {
       ].join("\n"),
     );
     const runs = path.join(work, "runs");
-    const r = cli(
-      ["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", csv, "--runs-dir", runs],
-      work,
-    );
+    const r = cli(runArgs("strategies/buy-and-hold.ts", csv, runs), work);
     expect(r.status).toBe(1);
     const [dir] = runDirs(runs);
     const result = readJson<Result>(path.join(dir as string, "result.json"));

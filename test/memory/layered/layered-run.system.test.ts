@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveLayeredParams } from "../../../src/memory/layered/layered-config.js";
-import { cli, DATA, tempDir } from "../../helpers/cli.js";
+import { cli, DATA, replayArgs, tempDir } from "../../helpers/cli.js";
 import {
   barOf,
   isMoment,
@@ -187,7 +187,7 @@ describe("--memory layered, end to end with the scripted server", () => {
 
   it("--replay reproduces the layered log and statistics exactly, with no network call", () => {
     const before = requests.length;
-    const rep = cli(["run", "--replay", id, "--runs-dir", runsRoot, "--json"], work);
+    const rep = cli(replayArgs(id, runsRoot, "--json"), work);
     expect(rep.status, rep.stderr).toBe(0);
     expect(requests.length).toBe(before);
     const replayed = JSON.parse(rep.stdout);

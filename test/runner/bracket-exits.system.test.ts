@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, DATA, ROOT, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, DATA, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -25,15 +25,12 @@ describe("brackets closed by signals on GOOG", () => {
   it("every exit is at its own entry's leg price or at the open after the signal close", () => {
     const runs = path.join(work, "runs");
     const r = cli(
-      [
-        "run",
-        path.join(ROOT, "test/fixtures/strategies/sma-bracket.ts"),
-        "--data",
+      runArgs(
+        "test/fixtures/strategies/sma-bracket.ts",
         path.join(DATA, "GOOG.csv"),
-        "--runs-dir",
         runs,
         "--quiet",
-      ],
+      ),
       work,
     );
     expect(r.status, r.stderr).toBe(0);

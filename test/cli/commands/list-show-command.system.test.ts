@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import fse from "fs-extra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   listOutputSchema,
@@ -129,7 +130,7 @@ describe("agenticbt show", () => {
 
   it("prints an Index line with the recall index's health when result.json has one", () => {
     const copy = path.join(work, "with-index");
-    fs.cpSync(rsi, copy, { recursive: true });
+    fse.copySync(rsi, copy);
     const file = path.join(copy, "result.json");
     const result = readJson(file);
     const index = {

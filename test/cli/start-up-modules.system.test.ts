@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, DATA, ROOT, tempDir } from "../helpers/cli.js";
+import { BIN, DATA, ROOT, runArgs, tempDir } from "../helpers/cli.js";
 
 // What `agenticbt run` loads for a code strategy: only what that run uses. The LLM agent, resume,
 // the memory systems it does not use and technicalindicators (four indicators of the catalogue)
@@ -52,15 +52,14 @@ const loads = (modules: string[], part: string) => modules.some((m) => m.include
 
 describe("agenticbt run: a code strategy loads only what it uses", () => {
   it("loads neither the LLM agent, resume, the other memory systems nor technicalindicators", () => {
-    const { status, modules } = loadedModules([
-      "run",
-      path.join(ROOT, "strategies", "sma-crossover.ts"),
-      "--data",
-      path.join(DATA, "GOOG.csv"),
-      "--runs-dir",
-      path.join(dir, "runs"),
-      "--json",
-    ]);
+    const { status, modules } = loadedModules(
+      runArgs(
+        "strategies/sma-crossover.ts",
+        path.join(DATA, "GOOG.csv"),
+        path.join(dir, "runs"),
+        "--json",
+      ),
+    );
     expect(status).toBe(0);
     // The hook sees the run's own modules (else the absences below would prove nothing).
     expect(modules).toContain(dist("runner/run-backtest.js"));
@@ -94,15 +93,9 @@ describe("agenticbt run: a code strategy loads only what it uses", () => {
 };
 `,
     );
-    const { status, modules } = loadedModules([
-      "run",
-      strategy,
-      "--data",
-      path.join(DATA, "GOOG.csv"),
-      "--runs-dir",
-      path.join(dir, "runs"),
-      "--json",
-    ]);
+    const { status, modules } = loadedModules(
+      runArgs(strategy, path.join(DATA, "GOOG.csv"), path.join(dir, "runs"), "--json"),
+    );
     expect(status).toBe(0);
     expect(loads(modules, "/node_modules/technicalindicators/")).toBe(true);
     expect(loads(modules, dist("agent/tool-loop.js"))).toBe(false);

@@ -2,13 +2,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { metricFormat } from "../../src/metrics/metric-labels.js";
-import { cli, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, ROOT, readJson, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 const runs = path.join(work, "runs");
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-const RUN = ["run", "strategies/sma-crossover.ts", "--data", "data/GOOG.csv", "--runs-dir", runs];
+const RUN = runArgs("strategies/sma-crossover.ts", "data/GOOG.csv", runs);
 
 describe("run --metrics", () => {
   it("all: the summary prints every metric of result.json, the benchmark's beside", () => {

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import fse from "fs-extra";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { formatRecall, highlighter, wantsColor } from "../../../src/cli/commands/format-recall.js";
 import { type RecallOutput, recallOutputSchema } from "../../../src/rundir/schemas.js";
@@ -25,7 +26,7 @@ const recallConfig = (over: Record<string, unknown> = {}) => ({
 /** The memory fixture (journals, notes, reviews of 2024 Q1) as a run directory without result.json. */
 function fixtureRun(id: string, config: Record<string, unknown> = recallConfig()): string {
   const dir = path.join(runs, id);
-  fs.cpSync(FIXTURE, dir, { recursive: true });
+  fse.copySync(FIXTURE, dir);
   fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify(config));
   return dir;
 }

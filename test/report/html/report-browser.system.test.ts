@@ -13,7 +13,7 @@ import {
   tableHeader,
   tableRows,
 } from "../../helpers/chromium.js";
-import { cli, DATA, readJson, runDirs, tempDir } from "../../helpers/cli.js";
+import { cli, DATA, readJson, runArgs, runDirs, tempDir } from "../../helpers/cli.js";
 
 // The report as a user sees it: a real headless Chromium opens report.html from the file system.
 
@@ -41,10 +41,7 @@ beforeAll(async () => {
   const strategy = path.join(work, "hostile.mjs");
   fs.writeFileSync(strategy, STRATEGY);
   fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
-  const r = cli(
-    ["run", strategy, "--data", "GOOG.csv", "--name", "report-test", "--runs-dir", runs, "-q"],
-    work,
-  );
+  const r = cli(runArgs(strategy, "GOOG.csv", runs, "--name", "report-test", "-q"), work);
   expect(r.status, r.stderr).toBe(0);
   runDir = runDirs(runs)[0] as string;
 }, 120_000);

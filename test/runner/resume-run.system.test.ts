@@ -7,7 +7,7 @@ import type { RunResult } from "../../src/rundir/run-result.js";
 import { planResume } from "../../src/runner/resume-run.js";
 import { type RunHandle, runBacktest } from "../../src/runner/run-backtest.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../src/runner/run-config.js";
-import { cli, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
+import { cli, DATA, ROOT, readJson, runArgs, tempDir } from "../helpers/cli.js";
 import { sliceCsv } from "../helpers/llm-run.js";
 
 const work = tempDir();
@@ -189,16 +189,7 @@ describe("agenticbt resume", () => {
     for (const bad of ["0", "2.5", "-3"]) {
       const runs = path.join(work, `bad-every-${bad}`);
       const r = cli(
-        [
-          "run",
-          path.join(FIXTURES, "crash-test.ts"),
-          "--data",
-          goog,
-          "--runs-dir",
-          runs,
-          "--checkpoint-every",
-          bad,
-        ],
+        runArgs(path.join(FIXTURES, "crash-test.ts"), goog, runs, "--checkpoint-every", bad),
         work,
       );
       expect(r.status, bad).toBe(2);
@@ -209,19 +200,7 @@ describe("agenticbt resume", () => {
 
   it("refuses a completed run with exit code 2 and changes nothing", () => {
     const runs = path.join(work, "done");
-    const r0 = cli(
-      [
-        "run",
-        path.join(FIXTURES, "crash-test.ts"),
-        "--data",
-        goog,
-        "--runs-dir",
-        runs,
-        "--json",
-        "-q",
-      ],
-      work,
-    );
+    const r0 = cli(runArgs(path.join(FIXTURES, "crash-test.ts"), goog, runs, "--json", "-q"), work);
     expect(r0.status, r0.stderr).toBe(0);
     const id = JSON.parse(r0.stdout).id as string;
     const before = read(path.join(runs, id), "result.json");

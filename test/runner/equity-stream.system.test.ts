@@ -14,7 +14,16 @@ import type { ReportedTrade } from "../../src/rundir/write-outputs.js";
 import { backtest } from "../../src/runner/backtest.js";
 import { AtomicWriteError } from "../../src/util/atomic-write.js";
 import { SymlinkError } from "../../src/util/no-follow.js";
-import { cli, cliAsync, cliRun, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import {
+  cli,
+  cliAsync,
+  cliRun,
+  ROOT,
+  readJson,
+  runArgs,
+  runDirs,
+  tempDir,
+} from "../helpers/cli.js";
 import { enospcEnv, mountTmpfs } from "../helpers/full-disk.js";
 import { waitExit, waitFor } from "../helpers/wait.js";
 
@@ -305,19 +314,7 @@ describe("a run of 100,000+ bars whose equity.csv cannot be written (the worker'
     if (mount) mounts.push(mount);
     const runs = path.join(mount ? mount.dir : work, "runs");
     const env = mount ? process.env : enospcEnv("equity\\.csv");
-    const r = await cliRun(
-      [
-        "run",
-        path.join(ROOT, "strategies/buy-and-hold.ts"),
-        "--data",
-        csv,
-        "--runs-dir",
-        runs,
-        "--no-ui",
-      ],
-      work,
-      env,
-    );
+    const r = await cliRun(runArgs("strategies/buy-and-hold.ts", csv, runs, "--no-ui"), work, env);
     expect(r.status, r.stderr).toBe(1);
     const dir = runDirs(runs)[0] as string;
     const file = path.join(dir, "equity.csv");

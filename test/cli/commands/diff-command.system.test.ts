@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import fse from "fs-extra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatDiff } from "../../../src/cli/commands/format-diff.js";
 import { type DiffOutput, diffOutputSchema } from "../../../src/rundir/schemas.js";
@@ -207,7 +208,7 @@ describe("diff of two memory settings (rsi-reversion without and with a preset n
 
   it("a review that really differs is reported as changed", () => {
     const c = path.join(work, "copy-of-b");
-    fs.cpSync(b, c, { recursive: true });
+    fse.copySync(b, c);
     const review = fs.readdirSync(path.join(c, "reviews")).sort()[0] as string;
     fs.appendFileSync(path.join(c, "reviews", review), "\nEdited by hand.\n");
     const edited = diffJson(a, c);

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DataError } from "../../src/data/data-error.js";
 import { DataPreload, PRELOAD_MIN_BYTES } from "../../src/runner/data-preload.js";
 import { loadData } from "../../src/runner/load-data.js";
-import { cli, DATA, ROOT, tempDir } from "../helpers/cli.js";
+import { cli, DATA, runArgs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -97,10 +97,7 @@ describe("a long data file is parsed by a worker thread while the runner loads",
     expect(message).toContain(`${file}:99002`);
     // A strategy file that does not exist either: the data's error still comes first.
     for (const strategy of ["strategies/sma-crossover.ts", "strategies/no-such-strategy.ts"]) {
-      const r = cli(
-        ["run", path.join(ROOT, strategy), "--data", file, "--runs-dir", path.join(work, "runs")],
-        work,
-      );
+      const r = cli(runArgs(strategy, file, path.join(work, "runs")), work);
       expect(r.status, r.stderr).toBe(2);
       expect(r.stderr).toContain(message);
     }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, DATA, ROOT, readJson, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -117,15 +117,7 @@ describe("agenticbt run", () => {
   it("--json prints result.json alone on stdout", () => {
     const runs = path.join(work, "runs-json");
     const r = cli(
-      [
-        "run",
-        path.join(ROOT, "strategies/buy-and-hold.ts"),
-        "--data",
-        path.join(DATA, "2006-day-001.txt"),
-        "--runs-dir",
-        runs,
-        "--json",
-      ],
+      runArgs("strategies/buy-and-hold.ts", path.join(DATA, "2006-day-001.txt"), runs, "--json"),
       work,
     );
     expect(r.status, r.stderr).toBe(0);
@@ -182,10 +174,7 @@ describe("agenticbt run", () => {
       "Date,Open,High,Low,Close,Volume\n2020-01-02,10,11,9,10.5,100\n2020-01-03,10,abc,9,10.5,100\n",
     );
     const runs = path.join(work, "runs-bad");
-    const r = cli(
-      ["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", csv, "--runs-dir", runs],
-      work,
-    );
+    const r = cli(runArgs("strategies/buy-and-hold.ts", csv, runs), work);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(csv);
     expect(r.stderr).toMatch(/:3\b/);

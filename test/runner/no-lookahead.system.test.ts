@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import fse from "fs-extra";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, DATA, ROOT, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, DATA, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -29,8 +30,7 @@ function writeFixtures(): { clean: string; poisoned: string } {
     ].join(",");
   });
   const poisonedFile = path.join(work, "poisoned", "SPY.csv");
-  fs.mkdirSync(path.dirname(poisonedFile), { recursive: true });
-  fs.writeFileSync(poisonedFile, `${poisoned.join("\n")}\n`);
+  fse.outputFileSync(poisonedFile, `${poisoned.join("\n")}\n`);
   return { clean, poisoned: poisonedFile };
 }
 
@@ -44,17 +44,14 @@ describe("no look-ahead", () => {
       const dirs = [clean, poisoned].map((file, k) => {
         const runs = path.join(work, `runs-${strategy}-${k}`);
         const r = cli(
-          [
-            "run",
-            path.join(ROOT, `strategies/${strategy}.ts`),
-            "--data",
+          runArgs(
+            `strategies/${strategy}.ts`,
             file,
-            "--runs-dir",
             runs,
             "--quiet",
             "--param",
             strategy === "sma-crossover" ? "fast=5" : "period=14",
-          ],
+          ),
           work,
         );
         expect(r.status, r.stderr).toBe(0);

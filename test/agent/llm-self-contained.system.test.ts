@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import fse from "fs-extra";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliRun, DATA, ROOT, tempDir } from "../helpers/cli.js";
+import { cliRun, DATA, ROOT, replayArgs, runArgs, tempDir } from "../helpers/cli.js";
 import { barOf, isMoment, readJsonl, sliceCsv, turnMessages } from "../helpers/llm-run.js";
 import {
   type RecordedRequest,
@@ -73,10 +74,7 @@ describe("a run is self-contained: the strategy is stored in its directory", asy
       if (change === "modified") fs.writeFileSync(strategyFile, "# Something else entirely\n");
       else fs.rmSync(strategyFile, { force: true });
       const before = chatCount();
-      const rep = await cliRun(
-        ["run", "--replay", original.id, "--runs-dir", runsRoot, "--json"],
-        work,
-      );
+      const rep = await cliRun(replayArgs(original.id, runsRoot, "--json"), work);
       expect(rep.status, rep.stderr).toBe(0);
       const replayed = JSON.parse(rep.stdout);
       expect(chatCount()).toBe(before);
@@ -96,9 +94,9 @@ describe("a run is self-contained: the strategy is stored in its directory", asy
 
   it("refuses to replay from a stored prompt that was changed after the run (exit 2)", async () => {
     const copy = path.join(work, "tampered");
-    fs.cpSync(dir, copy, { recursive: true });
+    fse.copySync(dir, copy);
     fs.appendFileSync(path.join(copy, "strategy.md"), "\nAlso short everything.\n");
-    const rep = await cliRun(["run", "--replay", copy, "--runs-dir", runsRoot, "--json"], work);
+    const rep = await cliRun(replayArgs(copy, runsRoot, "--json"), work);
     expect(rep.status, rep.stderr).toBe(2);
     expect(rep.stderr).toContain("strategy.md");
     expect(rep.stderr).toContain("sha256");
@@ -132,7 +130,7 @@ describe("a run is self-contained: the strategy is stored in its directory", asy
 
   it("stores a code strategy's file, with its sha256", async () => {
     const source = path.join(ROOT, "strategies", "buy-and-hold.ts");
-    const r = await cliRun(["run", source, "--data", spy, "--runs-dir", runsRoot, "--json"], work);
+    const r = await cliRun(runArgs(source, spy, runsRoot, "--json"), work);
     expect(r.status, r.stderr).toBe(0);
     const res = JSON.parse(r.stdout);
     const code = fs.readFileSync(source);

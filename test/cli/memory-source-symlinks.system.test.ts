@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliRun, DATA, ROOT, runDirs, tempDir } from "../helpers/cli.js";
+import { cliRun, DATA, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 import { filesContaining } from "../helpers/symlink-kit.js";
 
 // `--memory-from` and `--preset` copy files into a new run, and the playbook goes into every
@@ -32,15 +32,7 @@ function sourceRun(name: string): string {
 
 const run = (runs: string, extra: string[]) =>
   cliRun(
-    [
-      "run",
-      path.join(ROOT, "strategies/buy-and-hold.ts"),
-      "--data",
-      path.join(DATA, "GOOG.csv"),
-      "--runs-dir",
-      runs,
-      ...extra,
-    ],
+    runArgs("strategies/buy-and-hold.ts", path.join(DATA, "GOOG.csv"), runs, ...extra),
     work,
     env,
   );

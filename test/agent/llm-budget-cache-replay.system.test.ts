@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliRun, DATA, tempDir } from "../helpers/cli.js";
+import { cliRun, DATA, replayArgs, tempDir } from "../helpers/cli.js";
 import { barOf, isMoment, readJsonl, runLlm, sliceCsv, turnMessages } from "../helpers/llm-run.js";
 import {
   type RecordedRequest,
@@ -111,10 +111,7 @@ describe("budget, cache and replay", async () => {
     expect(rec.status, rec.stderr).toBe(0);
     const original = JSON.parse(rec.stdout);
     const before = chatCount();
-    const rep = await cliRun(
-      ["run", "--replay", original.id, "--runs-dir", runsRoot, "--json"],
-      work,
-    );
+    const rep = await cliRun(replayArgs(original.id, runsRoot, "--json"), work);
     expect(rep.status, rep.stderr).toBe(0);
     const replayed = JSON.parse(rep.stdout);
     expect(chatCount()).toBe(before);
@@ -140,10 +137,7 @@ describe("budget, cache and replay", async () => {
       path.join(runsRoot, recorded as string, "config.json"),
       JSON.stringify(config),
     );
-    const rep = await cliRun(
-      ["run", "--replay", recorded as string, "--runs-dir", runsRoot, "--json"],
-      work,
-    );
+    const rep = await cliRun(replayArgs(recorded as string, runsRoot, "--json"), work);
     expect(rep.status).toBe(1);
     const result = JSON.parse(rep.stdout);
     expect(result.status).toBe("failed");

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, cliRun, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, cliRun, DATA, ROOT, readJson, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 import { enospcEnv, fillDisk, mountTmpfs } from "../helpers/full-disk.js";
 import { readJsonl, sliceCsv, turnMessages, userOf } from "../helpers/llm-run.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
@@ -75,7 +75,7 @@ describe("a full disk fails the run with the file named", () => {
   it("result.json itself cannot be written at the end: stderr says so, and list shows the run interrupted (process gone), not running", () => {
     const runs = path.join(work, "runs-result");
     const r = cli(
-      ["run", path.join(ROOT, "strategies/buy-and-hold.ts"), "--data", GOOG, "--runs-dir", runs],
+      runArgs("strategies/buy-and-hold.ts", GOOG, runs),
       work,
       // The first write of result.json (status running) works; the final one fails.
       enospcEnv("result\\.json", 1),

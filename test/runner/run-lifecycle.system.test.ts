@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, cliAsync, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, cliAsync, DATA, ROOT, readJson, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 import { barReached, waitExit, waitFor } from "../helpers/wait.js";
 
 const work = tempDir();
@@ -59,15 +59,7 @@ describe("run lifecycle", () => {
     const runs = path.join(work, "runs-concurrent");
     const children = Array.from({ length: 20 }, () =>
       cliAsync(
-        [
-          "run",
-          path.join(ROOT, "strategies/buy-and-hold.ts"),
-          "--data",
-          path.join(DATA, "2006-day-001.txt"),
-          "--runs-dir",
-          runs,
-          "--quiet",
-        ],
+        runArgs("strategies/buy-and-hold.ts", path.join(DATA, "2006-day-001.txt"), runs, "--quiet"),
         work,
       ),
     );
@@ -123,17 +115,7 @@ describe("run lifecycle", () => {
 
   it("a killed process (SIGKILL) leaves valid files: result.json says running, nothing half-written", async () => {
     const runs = path.join(work, "runs-sigkill");
-    const child = cliAsync(
-      [
-        "run",
-        path.join(ROOT, "test/fixtures/strategies/slow.ts"),
-        "--data",
-        GOOG,
-        "--runs-dir",
-        runs,
-      ],
-      work,
-    );
+    const child = cliAsync(runArgs("test/fixtures/strategies/slow.ts", GOOG, runs), work);
     await waitFor(
       () =>
         runDirs(runs).length === 1 &&
@@ -156,18 +138,7 @@ describe("run lifecycle", () => {
       "nvda-1999-2014.txt",
       "SPY_D.csv",
     ].map((f) => path.join(DATA, f));
-    const r = cli(
-      [
-        "run",
-        path.join(ROOT, "strategies/buy-and-hold.ts"),
-        "--data",
-        ...files,
-        "--runs-dir",
-        runs,
-        "--json",
-      ],
-      work,
-    );
+    const r = cli(runArgs("strategies/buy-and-hold.ts", files, runs, "--json"), work);
     expect(r.status, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as Result & { data: { symbol: string; bars: number }[] };
     expect(result.data.map((d) => [d.symbol, d.bars])).toEqual([
@@ -210,15 +181,7 @@ describe("run lifecycle", () => {
   it("the RSI strategy keeps a journal, position notes and monthly reviews in the run directory", () => {
     const runs = path.join(work, "runs-rsi");
     const r = cli(
-      [
-        "run",
-        path.join(ROOT, "strategies/rsi-reversion.ts"),
-        "--data",
-        path.join(DATA, "SPY_D.csv"),
-        "--runs-dir",
-        runs,
-        "--json",
-      ],
+      runArgs("strategies/rsi-reversion.ts", path.join(DATA, "SPY_D.csv"), runs, "--json"),
       work,
     );
     expect(r.status, r.stderr).toBe(0);

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import fse from "fs-extra";
 import { afterAll, describe, expect, it } from "vitest";
 import { DATA, tempDir } from "../helpers/cli.js";
 import { barOf, chatBody, isMoment, runLlm, turnMessages } from "../helpers/llm-run.js";
@@ -23,16 +24,14 @@ function fixtures() {
     .slice(0, 46);
   const clean = path.join(work, "clean", "SPY.csv");
   const poisoned = path.join(work, "poisoned", "SPY.csv");
-  fs.mkdirSync(path.dirname(clean), { recursive: true });
-  fs.mkdirSync(path.dirname(poisoned), { recursive: true });
-  fs.writeFileSync(clean, `${lines.join("\n")}\n`);
+  fse.outputFileSync(clean, `${lines.join("\n")}\n`);
   const bad = lines.map((line, k) => {
     if (k <= CUT) return line;
     const [idx, date, ...rest] = line.split(",");
     const v = rest.pop();
     return [idx, date, ...rest.map((x) => String(Number(x) * 1000)), v].join(",");
   });
-  fs.writeFileSync(poisoned, `${bad.join("\n")}\n`);
+  fse.outputFileSync(poisoned, `${bad.join("\n")}\n`);
   return { clean, poisoned };
 }
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliRun, DATA, runDirs, tempDir } from "../helpers/cli.js";
+import { cliRun, DATA, replayArgs, runDirs, tempDir } from "../helpers/cli.js";
 import { barOf, readJsonl, runLlm, sliceCsv } from "../helpers/llm-run.js";
 import {
   type RecordedRequest,
@@ -121,10 +121,7 @@ describe("fatal errors fail the run at the first decision (exit 1, the fix on st
     expect(chats(server)).toBe(1);
     expectNoSecret(o);
     // Its replay fails the same way, from the recording alone.
-    const rep = await cliRun(
-      ["run", "--replay", o.result.id, "--runs-dir", path.join(work, "runs"), "--json"],
-      work,
-    );
+    const rep = await cliRun(replayArgs(o.result.id, path.join(work, "runs"), "--json"), work);
     expect(rep.status, rep.stderr).toBe(1);
     expect(JSON.parse(rep.stdout).error.type).toBe("model_not_found");
     expect(chats(server)).toBe(1);

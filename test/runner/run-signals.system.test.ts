@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, cliAsync, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, cliAsync, DATA, ROOT, readJson, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 import { barReached, waitExit, waitFor } from "../helpers/wait.js";
 
 const work = tempDir();
@@ -98,10 +98,7 @@ describe("signals end a run like the first Ctrl-C", () => {
   it("a second Ctrl-C exits at once (130) and leaves result.json interrupted, not running", async () => {
     const runs = path.join(work, "runs-double-sigint");
     // 3 s per bar: the first Ctrl-C waits for the bar, the second must not.
-    const child = cliAsync(
-      ["run", SLOW, "--data", GOOG, "--param", "ms=3000", "--runs-dir", runs, "--no-ui"],
-      work,
-    );
+    const child = cliAsync(runArgs(SLOW, GOOG, runs, "--param", "ms=3000", "--no-ui"), work);
     const stderr = stderrOf(child);
     const dir = await runStarted(runs);
     await new Promise((r) => setTimeout(r, 300));
@@ -159,10 +156,7 @@ describe("a strategy that hangs or ends the process fails the run", () => {
 
   it("--hook-timeout must be a finite number of seconds in range; a valid one is recorded in config.json", () => {
     for (const bad of ["0", "-1", "abc", "Infinity", "NaN", "1e9"]) {
-      const r = cli(
-        ["run", SLOW, "--data", GOOG, "--hook-timeout", bad, "--runs-dir", path.join(work, "x")],
-        work,
-      );
+      const r = cli(runArgs(SLOW, GOOG, path.join(work, "x"), "--hook-timeout", bad), work);
       expect(r.status, bad).toBe(2);
       expect(r.stderr, bad).toContain(`--hook-timeout "${bad}" is not valid`);
       expect(r.stderr, bad).toContain(">= 0.1 and <= 86400");
@@ -191,7 +185,7 @@ describe("a strategy that hangs or ends the process fails the run", () => {
 
   it("process.exit() in a hook fails the run with the reason, every output written", () => {
     const runs = path.join(work, "runs-exit");
-    const r = cli(["run", fixture("exits-process.ts"), "--data", GOOG, "--runs-dir", runs], work);
+    const r = cli(runArgs(fixture("exits-process.ts"), GOOG, runs), work);
     expect(r.status).toBe(1);
     const dir = runDirs(runs)[0] as string;
     const result = readJson<Result>(path.join(dir, "result.json"));
@@ -233,7 +227,7 @@ describe("a strategy that hangs or ends the process fails the run", () => {
 describe("run.lock: a run whose process is gone is not running", () => {
   it("a live run holds a lock with its pid, host and a beating heart; after kill -9, list and show say interrupted (process gone) and rm deletes it; resume refuses it while alive", async () => {
     const runs = path.join(work, "runs-kill9");
-    const child = cliAsync(["run", SLOW, "--data", GOOG, "--runs-dir", runs, "--no-ui"], work);
+    const child = cliAsync(runArgs(SLOW, GOOG, runs, "--no-ui"), work);
     const dir = await runStarted(runs);
     const lockFile = path.join(dir, "run.lock");
     const first = readJson<{ pid: number; host: string; heartbeatAt: string }>(lockFile);

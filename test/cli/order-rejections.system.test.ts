@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runResultSchema, showOutputSchema } from "../../src/rundir/schemas.js";
-import { cli, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, DATA, ROOT, readJson, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -130,15 +130,12 @@ describe("rejected orders are reported", () => {
   it("a run whose every order was rejected is not completed: it fails with the counts and reasons (exit 1)", () => {
     const runs = path.join(work, "runs-all-rejected");
     const r = cli(
-      [
-        "run",
-        path.join(ROOT, "test/fixtures/strategies/shorts-only.ts"),
-        "--data",
+      runArgs(
+        "test/fixtures/strategies/shorts-only.ts",
         path.join(DATA, "GOOG.csv"),
-        "--runs-dir",
         runs,
         "--json",
-      ],
+      ),
       work,
     );
     expect(r.status).toBe(1);

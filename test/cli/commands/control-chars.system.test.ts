@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, DATA, readJson, runDirs, tempDir } from "../../helpers/cli.js";
+import { cli, DATA, readJson, runArgs, runDirs, tempDir } from "../../helpers/cli.js";
 import { jsonLines } from "./report-cli.js";
 
 // Stored text (memory, names, file content) reaches the terminal through every text output; a
@@ -44,21 +44,10 @@ beforeAll(() => {
   const rows = fs.readFileSync(path.join(DATA, "GOOG.csv"), "utf8").trim().split("\n").slice(0, 40);
   const csv = path.join(work, `GOOG ${HOSTILE}.csv`);
   fs.writeFileSync(csv, `${rows.map((r) => r.split(",").slice(0, 5).join(",")).join("\n")}\n`);
-  const r = cli(
-    [
-      "run",
-      path.join(DATA, "../strategies/buy-and-hold.ts"),
-      "--data",
-      csv,
-      "--runs-dir",
-      runs,
-      "-q",
-    ],
-    work,
-  );
+  const r = cli(runArgs("strategies/buy-and-hold.ts", csv, runs, "-q"), work);
   if (r.status !== 0) throw new Error(r.stderr);
   plain = runDirs(runs)[0] as string;
-  evilRun = cli(["run", strategy, "--data", `GOOG=${csv}`, "--runs-dir", runs], work);
+  evilRun = cli(runArgs(strategy, `GOOG=${csv}`, runs), work);
   if (evilRun.status !== 0) throw new Error(evilRun.stderr);
   evil = runDirs(runs).find((d) => d !== plain) as string;
   // The bar that recalled; give it an LLM decision's rationale and tool call too.
@@ -139,10 +128,7 @@ describe("stored control characters are shown, not sent to the terminal", () => 
       bad,
       `Date,Open,High,Low,Close\n2020-01-02,1,1,1,1\n2020-01-03,1,1,1,${HOSTILE}\n`,
     );
-    const r = cli(
-      ["run", path.join(DATA, "../strategies/buy-and-hold.ts"), "--data", bad, "--runs-dir", runs],
-      work,
-    );
+    const r = cli(runArgs("strategies/buy-and-hold.ts", bad, runs), work);
     expect(r.status).toBe(2);
     expect(r.stderr).not.toMatch(RAW);
     expect(r.stderr).toContain("bad.csv");

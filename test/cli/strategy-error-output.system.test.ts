@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, cli, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { BIN, cli, DATA, ROOT, readJson, runArgs, runDirs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -65,14 +65,7 @@ describe("a strategy error is printed first, with where to fix it", () => {
       .replace(/^import type .*$/m, 'type Strategy<S> = import("agenticbt").Strategy<S>;');
     fs.writeFileSync(strategy, source);
     const runs = path.join(work, "runs-cjs");
-    const { status, out } = cliMerged([
-      "run",
-      strategy,
-      "--data",
-      path.join(DATA, "GOOG.csv"),
-      "--runs-dir",
-      runs,
-    ]);
+    const { status, out } = cliMerged(runArgs(strategy, path.join(DATA, "GOOG.csv"), runs));
     expect(status, out).toBe(1);
     // The same line and column as the fixture itself (its first line replaced one for one),
     // printed relative to the working directory.

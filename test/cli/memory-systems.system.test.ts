@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shortIds } from "../../src/cli/commands/format-list.js";
 import { formatMetric } from "../../src/metrics/metric-labels.js";
-import { cli, DATA, ROOT, tempDir } from "../helpers/cli.js";
+import { cli, DATA, ROOT, runArgs, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
 const runsRoot = path.join(work, "runs");
@@ -101,10 +101,7 @@ describe("--memory and compare", () => {
   });
 
   it("an unknown system is bad usage (exit 2) and lists the registered ones; so is one run", () => {
-    const r = cli(
-      ["run", strategy, "--data", data, "--memory", "files,nope", "--runs-dir", runsRoot],
-      work,
-    );
+    const r = cli(runArgs(strategy, data, runsRoot, "--memory", "files,nope"), work);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--memory "nope" is not a memory system');
     expect(r.stderr).toMatch(/files: playbook, journal/);
@@ -120,10 +117,7 @@ describe("--memory and compare", () => {
       path.join(dir, "agenticbt.config.json"),
       JSON.stringify({ memory: { layered: { layers: { short: { importanceDecay: 1.5 } } } } }),
     );
-    const r = cli(
-      ["run", strategy, "--data", data, "--memory", "layered", "--runs-dir", "runs"],
-      dir,
-    );
+    const r = cli(runArgs(strategy, data, "runs", "--memory", "layered"), dir);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(
       "agenticbt.config.json memory.layered: layers.short.importanceDecay",
