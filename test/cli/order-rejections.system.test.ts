@@ -156,12 +156,12 @@ describe("rejected orders are reported", () => {
   }, 60_000);
 
   it("a run with rejections and no fill fails like one whose every order was rejected (exit 1)", () => {
-    // 1e307 units overflow every fill's amount: each order is rejected at the next bar, but the
-    // one placed at the last bar is still working when the data ends.
+    // A billion units never fit the cash: each order is rejected at the next bar, but the one
+    // placed at the last bar is still working when the data ends.
     const strategy = path.join(work, "huge-order.ts");
     fs.writeFileSync(
       strategy,
-      'export default { name: "huge-order", onBar(ctx) { ctx.buy({ qty: 1e307 }); } };\n',
+      'export default { name: "huge-order", onBar(ctx) { ctx.buy({ qty: 1e9 }); } };\n',
     );
     const runs = path.join(work, "runs-no-fill");
     const r = cli(
@@ -178,7 +178,7 @@ describe("rejected orders are reported", () => {
     const head = `no order filled: ${rejected} of ${submitted} orders were rejected, 1 still working at the end.`;
     expect(result.error?.message).toContain(head);
     expect(result.error?.message).toContain(
-      `${rejected}× the fill's amounts are not a finite number`,
+      `${rejected}× insufficient cash: the fill needs … and the account has …`,
     );
     expect(r.stderr).toContain(`error: the run failed: AllOrdersRejected: ${head}`);
     // The error carries the counts: no second WARNING repeats them.
