@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../../errors/run-errors.js";
-import { runsDirOption } from "../run-options.js";
 import type { RemoveFlags } from "./remove-flow.js";
+import { addRemoveOptions } from "./remove-options.js";
 import { runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time; the action loads the rest.
@@ -45,16 +45,13 @@ export async function pruneCommand(o: PruneOptions): Promise<number> {
 }
 
 export function registerPruneCommand(program: Command): void {
-  program
+  const prune = program
     .command("prune")
     .description("Delete failed, interrupted or old runs (never a running one)")
     .option("--failed", "runs whose status is failed")
     .option("--interrupted", "runs whose status is interrupted")
-    .option("--older-than <age>", "runs finished at least this long ago: 12h, 30d, 2w")
-    .option("-y, --yes", "delete without asking (required when stdin is not a terminal)")
-    .option("--dry-run", "list what would be deleted, delete nothing")
-    .addOption(runsDirOption())
-    .option("--json", "print the deleted runs as JSON on stdout")
+    .option("--older-than <age>", "runs finished at least this long ago: 12h, 30d, 2w");
+  addRemoveOptions(prune)
     .addHelpText("after", EXAMPLES)
     .action(async (opts: PruneOptions) => {
       process.exitCode = await pruneCommand(opts);

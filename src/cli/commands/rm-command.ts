@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { runsDirOption } from "../run-options.js";
 import type { RemoveFlags } from "./remove-flow.js";
+import { addRemoveOptions } from "./remove-options.js";
 import { runsRootOf } from "./runs-root.js";
 
 // Only commander's types and path helpers at import time; the action loads the rest.
@@ -31,14 +31,11 @@ export async function rmCommand(names: string[], o: RmOptions): Promise<number> 
 }
 
 export function registerRmCommand(program: Command): void {
-  program
+  const rm = program
     .command("rm")
     .description("Delete runs (never a running one); asks first unless --yes")
-    .argument("<run...>", "run ids, unique id prefixes, or run directories")
-    .option("-y, --yes", "delete without asking (required when stdin is not a terminal)")
-    .option("--dry-run", "list what would be deleted, delete nothing")
-    .addOption(runsDirOption())
-    .option("--json", "print the deleted runs as JSON on stdout")
+    .argument("<run...>", "run ids, unique id prefixes, or run directories");
+  addRemoveOptions(rm)
     .addHelpText("after", EXAMPLES)
     .action(async (names: string[], opts: RmOptions) => {
       process.exitCode = await rmCommand(names, opts);
