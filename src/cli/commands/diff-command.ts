@@ -17,11 +17,12 @@ const EXAMPLES = `
 Examples:
   $ agenticbt diff 20261122-0735 20261122-0741
   $ agenticbt diff .agenticbt/runs/<idA> .agenticbt/runs/<idB> --json | jq .divergence
-  $ agenticbt diff 20261122-0735 20261122-0741 --html compare.html   # both equity curves and metrics, offline page
+  $ agenticbt diff 20261122-0735 20261122-0741 --html compare.html   # the same diff as an offline page, with both equity curves
 
 Shows, from A to B: config differences, metrics side by side with deltas (B - A), the playbook
 as a unified diff, notes and reviews added/changed/removed, journal statistics, trades found in
-one run only, and the first bar at which their decisions diverge.
+one run only, and the first bar at which their decisions diverge (what each run did there).
+--html writes all of it to one offline page, with both runs' equity and drawdown on a chart.
 Exit codes: 0 success, 2 bad usage (unknown run).`;
 
 /** `agenticbt diff`: returns the exit code; an unknown run throws (exit code 2). */
@@ -36,7 +37,7 @@ export async function diffCommand(runA: string, runB: string, o: DiffOptions): P
   if (o.html !== undefined && o.html !== false) {
     const { writeDiffPage } = await import("../../report/html/write-report.js");
     const file = typeof o.html === "string" ? o.html : `diff-${out.a.id}-${out.b.id}.html`;
-    process.stderr.write(`Wrote ${writeDiffPage(out.a.dir, out.b.dir, path.resolve(file)).file}\n`);
+    process.stderr.write(`Wrote ${writeDiffPage(out, path.resolve(file)).file}\n`);
   }
   printReport(out, o.json, formatDiff);
   return 0;
@@ -52,7 +53,7 @@ export function registerDiffCommand(program: Command): void {
     .option("--json", "print the diff as JSON on stdout")
     .option(
       "--html [file]",
-      "also write an offline page with both equity curves and all metrics (default diff-<A>-<B>.html)",
+      "also write the diff as an offline page, with both equity curves (default diff-<A>-<B>.html)",
     )
     .addHelpText("after", EXAMPLES)
     .action(async (runA: string, runB: string, opts: DiffOptions) => {

@@ -1,4 +1,10 @@
 import { formatMetric, metricFormat } from "../../metrics/metric-labels.js";
+import {
+  explainDivergence,
+  memoryCounts,
+  shownDelta,
+  tradeCounts,
+} from "../../report/diff-wording.js";
 import type { DiffOutput, MemoryDiff, TradeKey } from "../../rundir/schemas.js";
 import { type Column, fixed, inline, signed, table, WIDTH, wrap } from "./text-layout.js";
 
@@ -66,30 +72,26 @@ export function formatDiff(d: DiffOutput): string {
   );
 
   const t = d.trades;
-  out.push(
-    "",
-    `Trades: ${t.common} in both, ${t.onlyA.length} only in A, ${t.onlyB.length} only in B${t.resized > 0 ? ` (${t.resized} of them the same trade in both, with another quantity)` : ""}`,
-  );
+  out.push("", ...sentence(`Trades: ${tradeCounts(t)}`));
   out.push(...trades("A", t.onlyA), ...trades("B", t.onlyB));
 
   out.push("", ...policy(d.policy));
 
-  const dv = d.divergence;
-  out.push("");
-  if (!dv.diverged) out.push("First divergence: never (the decisions are identical)");
-  else {
-    const bars =
-      dv.barA === dv.barB ? `bar ${dv.barA}` : `bar ${dv.barA ?? "-"} / ${dv.barB ?? "-"}`;
-    out.push(`First divergence: ${dv.time} (${bars})`);
-    out.push(`  A: ${inline(dv.a, WIDTH - 5)}`, `  B: ${inline(dv.b, WIDTH - 5)}`);
-  }
+  const dv = explainDivergence(d.divergence);
+  out.push("", ...sentence(dv.sentence));
+  if (dv.a !== null) out.push(`  A: ${inline(dv.a, WIDTH - 5)}`);
+  if (dv.b !== null) out.push(`  B: ${inline(dv.b, WIDTH - 5)}`);
   return out.join("\n");
 }
 
+/** A sentence cut at spaces into lines of the text's width, the continuation lines indented. */
+function sentence(text: string): string[] {
+  const [first = "", ...rest] = wrap(text.split(" "), "", WIDTH - 2, " ");
+  return [first, ...rest.map((l) => `  ${l}`)];
+}
+
 function memory(title: string, m: MemoryDiff): string[] {
-  const out = [
-    `${title}: ${m.added.length} added, ${m.changed.length} changed, ${m.removed.length} removed, ${m.unchanged} unchanged (attribution lines ignored)`,
-  ];
+  const out = [`${title}: ${memoryCounts(m)}`];
   if (m.added.length) out.push(...wrap(m.added, "  + "));
   if (m.changed.length) out.push(...wrap(m.changed, "  ~ "));
   if (m.removed.length) out.push(...wrap(m.removed, "  - "));
@@ -123,17 +125,4 @@ function trades(side: string, list: TradeKey[]): string[] {
     );
   if (list.length > MAX_TRADES) out.push(`  ${side}: ... and ${list.length - MAX_TRADES} more`);
   return out;
-}
-
-/**
- * B − A of the figures as the table shows them (each rounded to the metric's decimals), so that
- * the three columns agree; `--json` keeps the exact delta.
- */
-function shownDelta(key: string, a: number | null, b: number | null): string {
-  if (a === null || b === null || !Number.isFinite(a) || !Number.isFinite(b)) return "n/a";
-  const { digits } = metricFormat(key);
-  const round = (x: number) => Number(x.toFixed(digits));
-  const delta = round(round(b) - round(a));
-  const text = formatMetric(key, delta);
-  return delta > 0 ? `+${text}` : text;
 }

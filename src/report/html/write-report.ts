@@ -1,5 +1,6 @@
 import path from "node:path";
 import { RUN_FILE } from "../../rundir/layout.js";
+import type { DiffOutput } from "../../rundir/schemas.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { renderDiffPage } from "./diff-page.js";
 import { buildReportModel, type ReportInputs } from "./report-model.js";
@@ -26,10 +27,10 @@ export function writeRunReport(
   return { file: out, bytes: bytes.length, ms: Math.round((performance.now() - t0) * 10) / 10 };
 }
 
-/** `diff --html`: the side-by-side page of two runs, written atomically to `out`. */
-export function writeDiffPage(dirA: string, dirB: string, out: string): WrittenReport {
+/** `diff --html`: the page of a `diffRuns` result (what the text shows), written atomically. */
+export function writeDiffPage(diff: DiffOutput, out: string): WrittenReport {
   const t0 = performance.now();
-  const bytes = Buffer.from(renderDiffPage(dirA, dirB), "utf8");
+  const bytes = Buffer.from(renderDiffPage(diff), "utf8");
   writeFileAtomic(out, bytes);
   return { file: out, bytes: bytes.length, ms: Math.round((performance.now() - t0) * 10) / 10 };
 }

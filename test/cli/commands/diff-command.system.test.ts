@@ -159,7 +159,7 @@ describe("diff of two parameterisations (sma-crossover fast=5 vs fast=10 on GOOG
     const r = reportCli(["diff", idOf(a), idOf(b), "--runs-dir", runs], ROOT);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("~ params.fast: 5 -> 10");
-    expect(r.stdout).toContain(`First divergence: ${d.divergence.time}`);
+    expect(r.stdout).toContain(`First divergence at ${d.divergence.time}, bar `);
     expect(r.stdout).not.toContain("\u001b[");
     for (const line of r.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(100);
   });
@@ -243,7 +243,7 @@ describe("diff of two memory settings (rsi-reversion without and with a preset n
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Notes: 1 added, 0 changed, 0 removed/);
     expect(r.stdout).toContain("  + notes/experience.md");
-    expect(r.stdout).toContain("First divergence: never");
+    expect(r.stdout).toContain("First divergence: none. Both runs made the same decisions");
     expect(r.stdout).toMatch(/entries\s+\d+\s+\d+/);
   });
 });
