@@ -1,5 +1,5 @@
 import { formatMetric, metricFormat } from "../metrics/metric-labels.js";
-import type { DiffOutput, Divergence, MemoryDiff } from "../rundir/schemas.js";
+import type { DiffOutput, Divergence, MemoryDiff, TradeKey } from "../rundir/schemas.js";
 
 // The sentences of `diff` that both the text (cli) and the `--html` page print, from the same
 // `diffRuns` result, so that the two cannot say different things.
@@ -52,6 +52,16 @@ export function tradeCounts(t: DiffOutput["trades"]): string {
   const resized =
     t.resized > 0 ? ` (${t.resized} of them the same trade in both, with another quantity)` : "";
   return `${t.common} in both, ${t.onlyA.length} only in A, ${t.onlyB.length} only in B${resized}`;
+}
+
+/** A trade's return as both list it: "+24.52%", "-0.06%"; "" when trades.csv has none. */
+export function tradeReturn(t: TradeKey): string {
+  const v = t.returnPct;
+  if (v === null || !Number.isFinite(v)) return "";
+  const s = v.toFixed(2);
+  // A return that rounds to zero prints as zero, not "-0.00".
+  if (Number(s) === 0) return "0.00%";
+  return v > 0 ? `+${s}%` : `${s}%`;
 }
 
 /** "1 added, 0 changed, 0 removed, 3 unchanged (attribution lines ignored)". */

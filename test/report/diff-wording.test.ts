@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { explainDivergence, memoryCounts, tradeCounts } from "../../src/report/diff-wording.js";
+import {
+  explainDivergence,
+  memoryCounts,
+  tradeCounts,
+  tradeReturn,
+} from "../../src/report/diff-wording.js";
 import { firstDivergence } from "../../src/report/divergence.js";
 import type { DecisionView, TradeKey } from "../../src/rundir/schemas.js";
 
@@ -105,6 +110,13 @@ describe("tradeCounts and memoryCounts", () => {
       "5 in both, 2 only in A, 1 only in B (1 of them the same trade in both, with another quantity)",
     );
     expect(tradeCounts({ ...t, resized: 0 })).toBe("5 in both, 2 only in A, 1 only in B");
+  });
+
+  it("prints a trade's return signed with two decimals, a rounded zero as 0.00%, none as nothing", () => {
+    expect(tradeReturn({ ...trade(1), returnPct: 24.5249 })).toBe("+24.52%");
+    expect(tradeReturn({ ...trade(1), returnPct: -6.0449 })).toBe("-6.04%");
+    expect(tradeReturn({ ...trade(1), returnPct: -0.001 })).toBe("0.00%");
+    expect(tradeReturn({ ...trade(1), returnPct: null })).toBe("");
   });
 
   it("counts added, changed, removed and unchanged memory files", () => {

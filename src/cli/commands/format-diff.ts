@@ -4,9 +4,10 @@ import {
   memoryCounts,
   shownDelta,
   tradeCounts,
+  tradeReturn,
 } from "../../report/diff-wording.js";
 import type { DiffOutput, MemoryDiff, TradeKey } from "../../rundir/schemas.js";
-import { type Column, fixed, inline, signed, table, WIDTH, wrap } from "./text-layout.js";
+import { type Column, fixed, inline, table, WIDTH, wrap } from "./text-layout.js";
 
 /** Trades listed per side before "… and N more". */
 const MAX_TRADES = 10;
@@ -121,7 +122,7 @@ function trades(side: string, list: TradeKey[]): string[] {
     .slice(0, MAX_TRADES)
     .map(
       (t) =>
-        `  ${side}: ${t.symbol} ${t.side} ${t.qty}  ${t.entryTime} -> ${t.exitTime || "open"}${t.returnPct === null ? "" : `  ${signed(t.returnPct)}%`}`,
+        `  ${side}: ${t.symbol} ${t.side} ${t.qty}  ${t.entryTime} -> ${t.exitTime || "open"}${t.returnPct === null ? "" : `  ${tradeReturn(t)}`}`,
     );
   if (list.length > MAX_TRADES) out.push(`  ${side}: ... and ${list.length - MAX_TRADES} more`);
   return out;

@@ -1,12 +1,30 @@
 import { formatMetric, metricFormat } from "../../metrics/metric-labels.js";
 import { readResult } from "../../rundir/run-record.js";
 import type { DiffOutput, MemoryDiff, TradeKey } from "../../rundir/schemas.js";
-import { explainDivergence, memoryCounts, shownDelta, tradeCounts } from "../diff-wording.js";
+import {
+  explainDivergence,
+  memoryCounts,
+  shownDelta,
+  tradeCounts,
+  tradeReturn,
+} from "../diff-wording.js";
 import { chartLibrarySource } from "./chart-library.js";
 import { CLIENT_DIFF_SCRIPT } from "./client-diff-script.js";
 import { escapeHtml as h, jsonScript } from "./escape.js";
 import { cell, cutNote, page } from "./page-parts.js";
 import { curveSeries, metricRows, readEquityCsv } from "./report-model.js";
+
+/** The sections, in the text diff's order, linked from the top of the page. */
+const NAV = [
+  ["config", "Config"],
+  ["metrics", "Metrics"],
+  ["playbook", "Playbook"],
+  ["memory", "Notes and reviews"],
+  ["journal", "Journal"],
+  ["trades", "Trades"],
+  ["policy", "Memory policy"],
+  ["divergence", "First divergence"],
+] as const;
 
 /** Trades listed per run on the page; the rest are in that run's trades.csv. */
 const MAX_PAGE_TRADES = 2_000;
@@ -33,6 +51,7 @@ export function renderDiffPage(d: DiffOutput): string {
 <h1>A: ${h(ra.strategy.name)} vs B: ${h(rb.strategy.name)}</h1>
 <p class="meta">A <b id="run-a">${h(d.a.id)}</b> (${h(ra.period.start ?? "?")} → ${h(ra.period.end ?? "?")}, ${h(ra.status)})<br>
 B <b id="run-b">${h(d.b.id)}</b> (${h(rb.period.start ?? "?")} → ${h(rb.period.end ?? "?")}, ${h(rb.status)})</p>
+<nav class="meta">${NAV.map(([id, label]) => `<a href="#${id}">${label}</a>`).join(" · ")}</nav>
 <section id="equity"><h2>Equity, and drawdown</h2><div class="chart" id="chart-equity"></div></section>
 ${configSection(d.config)}
 ${metricsSection(d, ra, rb)}
@@ -153,10 +172,10 @@ function tradesSection(t: DiffOutput["trades"]): string {
     const listed = list.slice(0, MAX_PAGE_TRADES);
     const rows = listed.map(
       (x) =>
-        `<tr><td>${h(x.symbol)}</td><td>${h(x.side)}</td>${cell(x.qty)}<td>${h(x.entryTime)}</td><td>${h(x.exitTime || "open")}</td>${cell(x.returnPct)}</tr>`,
+        `<tr><td>${h(x.symbol)}</td><td>${h(x.side)}</td>${cell(x.qty)}<td>${h(x.entryTime)}</td><td>${h(x.exitTime || "open")}</td>${shown(tradeReturn(x))}</tr>`,
     );
     const table = list.length
-      ? `<div class="scroll"><table id="trades-only-${name.toLowerCase()}"><thead><tr><th>symbol</th><th>side</th><th>qty</th><th>entry</th><th>exit</th><th>return %</th></tr></thead><tbody>
+      ? `<div class="scroll"><table id="trades-only-${name.toLowerCase()}"><thead><tr><th>symbol</th><th>side</th><th>qty</th><th>entry</th><th>exit</th><th>return</th></tr></thead><tbody>
 ${rows.join("\n")}
 </tbody></table></div>${cutNote(listed.length, list.length, `run ${name}'s trades.csv`)}`
       : "<p>none</p>";

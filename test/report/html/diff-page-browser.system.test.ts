@@ -117,7 +117,7 @@ describe("diff --html of sma-crossover fast=5 vs fast=10 with 0.1% commission (G
         "qty",
         "entry",
         "exit",
-        "return %",
+        "return",
       ]);
       expect(rows.map((r) => r.slice(0, 5))).toEqual(
         list.map((t) => [t.symbol, t.side, String(t.qty), t.entryTime, t.exitTime || "open"]),
@@ -129,10 +129,15 @@ describe("diff --html of sma-crossover fast=5 vs fast=10 with 0.1% commission (G
       const lines = c.text.filter((l) => l.startsWith(`  ${side}: `) && l.includes(" -> "));
       expect(lines).toHaveLength(10);
       lines.forEach((l, i) => {
-        const [sym, dir, qty, entry, exit] = rows[i] as string[];
-        expect(l.startsWith(`  ${side}: ${sym} ${dir} ${qty}  ${entry} -> ${exit}`), l).toBe(true);
+        const [sym, dir, qty, entry, exit, ret] = rows[i] as string[];
+        expect(l).toBe(`  ${side}: ${sym} ${dir} ${qty}  ${entry} -> ${exit}  ${ret}`);
       });
       expect(c.text).toContain(`  ${side}: ... and ${list.length - 10} more`);
+      // The return is trades.csv's return_pct, rounded as both print it.
+      rows.forEach((r, i) => {
+        const pct = Number(r[5]?.replace("%", ""));
+        expect(pct).toBeCloseTo(list[i]?.returnPct as number, 2);
+      });
     }
     // Each run's trades.csv holds its trades in both and its trades in it only.
     const csvRows = (dir: string) =>
