@@ -230,6 +230,13 @@ describe("the packed package, installed in a user's project", () => {
       maxBuffer: 1 << 26,
       env: { ...process.env, npm_config_offline: "true", npm_config_update_notifier: "false" },
     });
+    // A .ts strategy given by path loads under plain node too: tsx comes with the package.
+    fs.writeFileSync(
+      path.join(project, "by-path.mjs"),
+      `import { backtest } from "agenticbt";\nconst r = await backtest({ strategy: "my-strategy.ts", data: ["node_modules/agenticbt/data/GOOG.csv"], broker: { commissionRate: 0.001 } });\nconsole.log(r.status, r.metrics?.returnPct);\n`,
+    );
+    const byPath = sh(process.execPath, ["by-path.mjs"], project).stdout.trim().split(" ");
+    expect(byPath[0]).toBe("completed");
     // Out of the type check's way (its tsconfig refuses `.ts` in an import, as tsx does not).
     fs.renameSync(path.join(project, "main.ts"), path.join(project, "main.ts.txt"));
     expect(ran.status, ran.stderr).toBe(0);
@@ -244,6 +251,7 @@ describe("the packed package, installed in a user's project", () => {
     expect(expected.trades.closed).toBeGreaterThan(0);
     const [returnPct, buyHold] = ran.stdout.trim().split(/\s+/);
     expect(returnPct).toBe(String(expected.metrics?.returnPct));
+    expect(byPath[1]).toBe(returnPct);
     expect(buyHold).toBe(String(expected.metrics?.buyHoldReturnPct));
     expect(ran.stdout).toContain("Float64Array");
     expect(ran.stdout).toContain(`entryTimeLabel: '${expected.tradeList[0]?.entryTimeLabel}'`);
