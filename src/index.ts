@@ -45,7 +45,12 @@ export type { BenchmarkMetrics, Metrics } from "./metrics/types.js";
 export type { RunError, RunResult, RunStatus } from "./rundir/run-result.js";
 export type { ReportedTrade } from "./rundir/write-outputs.js";
 export { type AgentOptions, DEFAULT_AGENT_OPTIONS } from "./runner/agent-options.js";
-export { type BacktestOptions, type BacktestResult, backtest } from "./runner/backtest.js";
+export {
+  type BacktestOptions,
+  type BacktestResult,
+  type BacktestTrade,
+  backtest,
+} from "./runner/backtest.js";
 export { type RunOptions, runBacktest } from "./runner/run-backtest.js";
 export {
   type DataSpec,

@@ -41,6 +41,7 @@ import { formatRunError, relativeIfInside } from "./format-run-error.js";
 import { formatSummary } from "./format-summary.js";
 import { wantsLiveView } from "./live-view-choice.js";
 import { chooseRenderer } from "./plain-renderer.js";
+import { reportLocation } from "./report-location.js";
 import { type RunSettings, runSettingsOf } from "./run-option-values.js";
 import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
 
@@ -388,15 +389,18 @@ async function runOne(
     // The error first (stderr, even with --json): it is what the user has to act on.
     const error = formatRunError(result, runDir);
     if (error !== null) process.stderr.write(escapeControl(error));
+    const report = reportLocation(runDir, result.id);
     if (json) {
       process.stdout.write(`${jsonForTerminal(result)}\n`);
     } else if (!o.json) {
       process.stdout.write(
         escapeControl(
-          `${formatSummary(escapeStrings(result), { allMetrics: o.metrics === "all" })}\n\nRun ${result.id}\n${relativeIfInside(runDir) || "."}\n`,
+          `${formatSummary(escapeStrings(result), { allMetrics: o.metrics === "all" })}\n\nRun ${result.id}\n${relativeIfInside(runDir) || "."}\n${report}\n`,
         ),
       );
     }
+    // With --json stdout is result.json's alone: where the page is goes to stderr.
+    if (o.json && o.quiet !== true) process.stderr.write(escapeControl(`${report}\n`));
     // Loud, and even with --json or --quiet: rejected orders change what the numbers mean (the
     // error above already carries them when every order was rejected).
     const rejections = rejectionWarning(result.orders);

@@ -309,6 +309,16 @@ export const MEMORY_SETTINGS = {
   }),
 };
 
+/** Settings of the library's `backtest()` alone: no flag (`agenticbt run` always has a run
+ * directory for its memory). */
+export const BACKTEST_SETTINGS = {
+  memoryDir: text({
+    group: "memory",
+    help: "keep the strategy's memory (journal, notes, reviews, playbook, recall index) in this directory; by default it is written to a temporary directory removed after the run",
+    rule: { ok: (s) => s.trim() !== "", message: "it is empty: pass a directory." },
+  }),
+};
+
 /** How memory recall searches (BM25 alone, or hybrid with embeddings). */
 export const RECALL_SETTINGS = {
   embedModel: text({

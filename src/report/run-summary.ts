@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { type Checkpoint, readCheckpoint } from "../rundir/checkpoint.js";
 import { liveStatus } from "../rundir/run-lock.js";
 import { type ResultFile, readConfig, readResult } from "../rundir/run-record.js";
 import { describeRunError } from "../rundir/run-result.js";
@@ -30,6 +31,30 @@ export function summarizeRun(dir: string): ShowOutput {
     index: indexHealth(result.index),
     llm: result.llm ?? null,
     files: runFiles(dir),
+    reached: reachedBars(dir, result),
+  };
+}
+
+/**
+ * A run killed (or still running) has result.json as it was written before its first bar: the
+ * checkpoint, saved every so many bars, says how far it got at least.
+ */
+function reachedBars(dir: string, r: ResultFile): ShowOutput["reached"] {
+  if (r.period.start !== null || r.status !== "running") return null;
+  let checkpoint: Checkpoint | null;
+  try {
+    checkpoint = readCheckpoint(dir);
+  } catch {
+    // A checkpoint of another version or a damaged one: `resume` says what is wrong with it.
+    return null;
+  }
+  if (checkpoint === null || checkpoint.runId !== r.id) return null;
+  // The checkpoint counts bars from the data's first, warm-up included.
+  const warmup = typeof r.period.warmupBars === "number" ? r.period.warmupBars : 0;
+  return {
+    bars: checkpoint.bar - warmup + 1,
+    time: checkpoint.time,
+    savedAt: checkpoint.savedAt,
   };
 }
 
@@ -95,7 +120,7 @@ function highlights(r: ResultFile, c: Rec, status: string): { label: string; val
   const t = isJsonObject(r.timings) ? r.timings.totalMs : undefined;
   add(
     "Started",
-    `${r.startedAt}${r.finishedAt ? `, finished ${r.finishedAt}` : ", not finished"}${typeof t === "number" ? ` (${(t / 1000).toFixed(2)} s in all, loading included)` : ""}`,
+    `${r.startedAt}${r.finishedAt ? `, finished ${r.finishedAt}` : ", not finished"}${typeof t === "number" && r.finishedAt ? ` (${(t / 1000).toFixed(2)} s in all, loading included)` : ""}`,
   );
   return out;
 }

@@ -84,6 +84,10 @@ export const showOutputSchema = z.object({
   index: recallHealthSchema.nullable(),
   llm: z.record(z.string(), z.unknown()).nullable(),
   files: z.array(runFileSchema),
+  /** How far a run got that has no simulated period in result.json (killed, or still running):
+   * its last checkpoint's bar, as bars of the window and the bar's label; null when result.json
+   * has the period, or no checkpoint was saved. */
+  reached: z.object({ bars: z.number().int(), time: z.string(), savedAt: z.string() }).nullable(),
 });
 export type ShowOutput = z.infer<typeof showOutputSchema>;
 

@@ -1,5 +1,5 @@
 import { checkKeys, checkSetting } from "../config/check-setting.js";
-import { DATA_SETTINGS } from "../config/run-settings.js";
+import { BACKTEST_SETTINGS, DATA_SETTINGS } from "../config/run-settings.js";
 import { alignSeries } from "../engine/align-series.js";
 import type { BrokerConfig, RiskLimits } from "../engine/broker-config.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
@@ -8,12 +8,14 @@ import type { MarketData, Order, SymbolSeries } from "../engine/types.js";
 import type { RunResult } from "../rundir/run-result.js";
 import type { ReportedTrade } from "../rundir/write-outputs.js";
 import type { Params, Strategy } from "../strategy/types.js";
+import { BacktestMemory } from "./backtest-memory.js";
 import { feesOption } from "./fees-option.js";
 import { finishResult, roundMs, startResult } from "./finish-result.js";
 import { checkBroker } from "./library-settings.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy, strategyFrom } from "./load-strategy.js";
 import { resolveParams } from "./resolve-params.js";
+import { playbookFor } from "./run-backtest.js";
 import type { DataSpec } from "./run-config.js";
 import type { RunEventListener } from "./run-events.js";
 import { type RunHandle, simulate } from "./simulate.js";
@@ -37,6 +39,10 @@ export interface BacktestOptions<S = unknown> {
   /** Commission of one fill, `(units, price) => fee`, in place of the broker's commissionRate and
    * commissionFixed (see docs/library.md). */
   fees?: FeeFunction;
+  /** Keep the strategy's memory (`ctx.log`, `ctx.note`, `ctx.recall`...) in this directory (made
+   * if missing; a memory already there is continued). Without it the memory lives in a temporary
+   * directory removed after the run. */
+  memoryDir?: string;
   /** Run events as they happen (the same the CLI's renderers read). */
   onEvent?: RunEventListener;
   onStart?: (handle: RunHandle) => void;
@@ -47,16 +53,27 @@ export interface BacktestResult extends RunResult {
   /** equity.csv's columns: bar times (ms, UTC as written), equity and cash at each close, and
    * buy-and-hold equity, from the window's first bar to the last simulated one. */
   curve: { times: Float64Array; equity: Float64Array; cash: Float64Array; benchmark: Float64Array };
-  /** trades.csv: closed trades, then positions open at the end (`openAtEnd`). */
-  tradeList: ReportedTrade[];
+  /** trades.csv: closed trades, then positions open at the end (`openAtEnd`), with the entry and
+   * exit times also as trades.csv writes them. */
+  tradeList: BacktestTrade[];
   /** Every order placed, with its final status and reason. */
   orderList: Readonly<Order>[];
+  /** The `memoryDir` option's directory when the strategy wrote memory there, else null. */
+  memoryDir: string | null;
+}
+
+/** A trade of `tradeList`: its times in ms (`entryTime`, `exitTime`) and as labels. */
+export interface BacktestTrade extends ReportedTrade {
+  /** `entryTime` as trades.csv's entry_time writes it (`2024-03-01`, or with the minute intraday). */
+  entryTimeLabel: string;
+  exitTimeLabel: string;
 }
 
 /**
  * A backtest in memory: no run directory, no files written. Runs the same core as
- * `agenticbt run` (`runBacktest` writes the run directory) and computes the same metrics. Memory
- * functions (`ctx.log`, `ctx.note`, `ctx.recall`...) need a run directory: use `runBacktest`.
+ * `agenticbt run` (`runBacktest` writes the run directory) and computes the same metrics. The
+ * memory functions (`ctx.log`, `ctx.note`, `ctx.recall`...) write a temporary directory, removed
+ * after the run unless `memoryDir` keeps it; `ctx.memory.use` needs `runBacktest`.
  */
 export async function backtest<S>(options: BacktestOptions<S>): Promise<BacktestResult> {
   const t0 = performance.now();
@@ -73,6 +90,7 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
     strict: checkSetting(DATA_SETTINGS.strict, options.strict, "strict"),
     tz: checkSetting(DATA_SETTINGS.tz, options.tz, "tz"),
   };
+  const memoryDir = checkSetting(BACKTEST_SETTINGS.memoryDir, options.memoryDir, "memoryDir");
   const { data, startIndex, warnings, files } = inputData(options.data, window);
   const params = resolveParams(strategy.params ?? {}, options.params ?? {});
   const loadMs = performance.now() - t0;
@@ -109,19 +127,29 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
     initialCash: broker.initialCash,
   });
   for (const w of warnings) emit?.({ type: "warning", message: w });
-  const simulated = await simulate({
-    data,
-    broker,
-    strategy,
-    startIndex,
-    params,
-    memory: null,
-    records: false,
-    ...fees,
-    ...(emit ? { onEvent: emit } : {}),
-    ...(options.onStart ? { onStart: options.onStart } : {}),
-    ...(typeof options.strategy === "string" ? { strategyPath: options.strategy } : {}),
-  });
+  const memory = new BacktestMemory(
+    memoryDir,
+    () => playbookFor(strategy as Strategy<unknown>, params),
+    data.times,
+  );
+  let simulated: Awaited<ReturnType<typeof simulate>>;
+  try {
+    simulated = await simulate({
+      data,
+      broker,
+      strategy,
+      startIndex,
+      params,
+      memory: memory.port,
+      records: false,
+      ...fees,
+      ...(emit ? { onEvent: emit } : {}),
+      ...(options.onStart ? { onStart: options.onStart } : {}),
+      ...(typeof options.strategy === "string" ? { strategyPath: options.strategy } : {}),
+    });
+  } finally {
+    memory.close();
+  }
   finishResult(result, simulated, broker.initialCash);
   result.timings = {
     loadMs: roundMs(loadMs),
@@ -139,8 +167,13 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
       cash: simulated.cash,
       benchmark: simulated.benchmark,
     },
-    tradeList: simulated.trades,
+    tradeList: simulated.trades.map((t) => ({
+      ...t,
+      entryTimeLabel: timeLabel(t.entryTime, intraday),
+      exitTimeLabel: timeLabel(t.exitTime, intraday),
+    })),
     orderList: simulated.orders,
+    memoryDir: memory.kept,
   };
 }
 
@@ -154,6 +187,7 @@ const OPTION_KEYS = [
   "strict",
   "tz",
   "fees",
+  ...Object.keys(BACKTEST_SETTINGS),
   "onEvent",
   "onStart",
 ];

@@ -736,7 +736,7 @@ function seedsFor<T extends MemorySeed | MemorySeed[]>(option: string, read: () 
   }
 }
 
-function playbookFor(strategy: Strategy<unknown>, params: Record<string, unknown>): string {
+export function playbookFor(strategy: Strategy<unknown>, params: Record<string, unknown>): string {
   const lines = [`# Playbook: ${strategy.name}`, ""];
   if (strategy.description) lines.push(strategy.description.trim(), "");
   const keys = Object.keys(params);

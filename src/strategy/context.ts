@@ -281,7 +281,10 @@ export class BacktestContext implements StrategyContext {
   readonly memory: MemoryHandle;
 
   private useMemoryTool(tool: string, args: Record<string, unknown>): unknown {
-    if (!this.toolbox) throw new StrategyUsageError("Memory is not available in this run.");
+    if (!this.toolbox)
+      throw new StrategyUsageError(
+        "ctx.memory.use() needs a memory system, which only a run with a run directory has: run the strategy with runBacktest() or `agenticbt run` (backtest() gives ctx.log, ctx.note and ctx.recall only).",
+      );
     // The activity record belongs to the decision that asked, even if the answer arrives later.
     const activity = this.activity;
     const out = this.toolbox.call(tool, args, {

@@ -85,6 +85,11 @@ describe("agenticbt run", () => {
     // The table prints strategy vs buy-and-hold and the run path.
     expect(r.stdout).toContain("Buy & hold");
     expect(r.stdout).toContain(result.id);
+    // It ends saying where its report is.
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(
+      `Report ${path.join("runs-a", result.id, "report.html")}`,
+    );
+    expect(fs.existsSync(path.join(dir as string, "report.html"))).toBe(true);
     // Buy-and-hold of GOOG is last close / first close - 1, read straight from the file.
     const lines = fs.readFileSync(path.join(DATA, "GOOG.csv"), "utf8").trim().split("\n");
     const first = Number(lines[1]?.split(",")[4]);
@@ -124,6 +129,10 @@ describe("agenticbt run", () => {
     const printed = JSON.parse(r.stdout) as Result;
     const [dir] = runDirs(runs);
     expect(printed).toEqual(readJson(path.join(dir as string, "result.json")));
+    // Where the report is goes to stderr, stdout stays result.json's.
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toBe(
+      `Report ${path.join("runs-json", printed.id, "report.html")}`,
+    );
   });
 
   it("passes strategy parameters and reports an unknown one as bad usage (exit 2)", () => {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backtest } from "../../src/runner/backtest.js";
 import { ROOT, readJson, tempDir } from "../helpers/cli.js";
 import { sliceCsv } from "../helpers/llm-run.js";
 import { captureUntilExit, TmuxPane } from "../helpers/tmux.js";
@@ -14,7 +15,9 @@ import { captureUntilExit, TmuxPane } from "../helpers/tmux.js";
  * here. No network: the temp project gets a lock file made from this repository's (the same
  * versions), so `npm ci --offline` takes every dependency from the npm cache that this repository's
  * own `npm ci` filled; better-sqlite3's native binding is copied from this repository's build
- * rather than compiled again (≈ 100 s). Needs `npm run build` first, as the CLI tests do.
+ * rather than compiled again (≈ 100 s). Needs `npm run build` first, as the CLI tests do. README's
+ * library example runs here as written (README's `npm install` of the tarball ends in the same
+ * node_modules).
  */
 
 const project = tempDir("agenticbt-packed-");
@@ -96,6 +99,16 @@ const result = await backtest({
 const closed: number = result.trades.closed;
 process.stdout.write(JSON.stringify({ status: result.status, closed, metrics: result.metrics }));
 `;
+
+/** The first code block of `language` after `heading` in README.md. */
+function readmeBlock(heading: string, language: string): string {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const at = readme.indexOf(heading);
+  if (at < 0) throw new Error(`README.md has no "${heading}"`);
+  const fence = `\`\`\`${language}\n`;
+  const start = readme.indexOf(fence, at);
+  return `${readme.slice(start + fence.length, readme.indexOf("\n```\n", start))}\n`;
+}
 
 const TSCONFIG = {
   compilerOptions: {
@@ -196,6 +209,52 @@ describe("the packed package, installed in a user's project", () => {
     expect(api.closed).toBe(onDisk.trades.closed);
     expect(api.metrics.equityFinal).toBe(onDisk.metrics.equityFinal);
     expect(api.metrics).toEqual(onDisk.metrics);
+  });
+
+  it("runs README's library example as written: its strategy as my-strategy.ts, its main.ts through npx tsx", async () => {
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    expect(readme).toContain(
+      "With the strategy above saved as `my-strategy.ts`, `npx tsx main.ts`",
+    );
+    const main = readmeBlock("### As a library", "ts");
+    expect(main).toContain('from "./my-strategy.ts"');
+    fs.writeFileSync(
+      path.join(project, "my-strategy.ts"),
+      readmeBlock("### Writing a strategy", "ts"),
+    );
+    fs.writeFileSync(path.join(project, "main.ts"), main);
+    // npx finds tsx in the project's .bin (a runtime dependency of agenticbt): no download.
+    const ran = spawnSync("npx", ["tsx", "main.ts"], {
+      cwd: project,
+      encoding: "utf8",
+      maxBuffer: 1 << 26,
+      env: { ...process.env, npm_config_offline: "true", npm_config_update_notifier: "false" },
+    });
+    // A .ts strategy given by path loads under plain node too: tsx comes with the package.
+    fs.writeFileSync(
+      path.join(project, "by-path.mjs"),
+      `import { backtest } from "agenticbt";\nconst r = await backtest({ strategy: "my-strategy.ts", data: ["node_modules/agenticbt/data/GOOG.csv"], broker: { commissionRate: 0.001 } });\nconsole.log(r.status, r.metrics?.returnPct);\n`,
+    );
+    const byPath = sh(process.execPath, ["by-path.mjs"], project).stdout.trim().split(" ");
+    expect(byPath[0]).toBe("completed");
+    // Out of the type check's way (its tsconfig refuses `.ts` in an import, as tsx does not).
+    fs.renameSync(path.join(project, "main.ts"), path.join(project, "main.ts.txt"));
+    expect(ran.status, ran.stderr).toBe(0);
+    // The figures the same strategy gives here; its memory writes (ctx.note, ctx.log, ctx.review)
+    // go to a temporary directory.
+    const expected = await backtest({
+      strategy: path.join(project, "my-strategy.ts"),
+      data: [path.join(ROOT, "data", "GOOG.csv")],
+      broker: { commissionRate: 0.001 },
+    });
+    expect(expected.status).toBe("completed");
+    expect(expected.trades.closed).toBeGreaterThan(0);
+    const [returnPct, buyHold] = ran.stdout.trim().split(/\s+/);
+    expect(returnPct).toBe(String(expected.metrics?.returnPct));
+    expect(byPath[1]).toBe(returnPct);
+    expect(buyHold).toBe(String(expected.metrics?.buyHoldReturnPct));
+    expect(ran.stdout).toContain("Float64Array");
+    expect(ran.stdout).toContain(`entryTimeLabel: '${expected.tradeList[0]?.entryTimeLabel}'`);
   });
 
   it("draws the live view from the installed package in a terminal (its bundled process)", async () => {

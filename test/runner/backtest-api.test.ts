@@ -5,6 +5,7 @@ import { brokerConfig } from "../../src/engine/broker-config.js";
 import { backtest } from "../../src/runner/backtest.js";
 import { runBacktest } from "../../src/runner/run-backtest.js";
 import { DEFAULT_RECALL_OPTIONS } from "../../src/runner/run-config.js";
+import type { Strategy } from "../../src/strategy/types.js";
 import { DATA, tempDir } from "../helpers/cli.js";
 
 const work = tempDir();
@@ -53,6 +54,84 @@ describe("the library API", () => {
     expect(mem.curve.equity.length).toBe(rows.length);
     expect(Number(rows[rows.length - 1]?.split(",")[1])).toBe(mem.curve.equity[rows.length - 1]);
     expect(mem.tradeList.length).toBe(disk.trades.closed + disk.trades.openAtEnd);
+    // Each trade's times also as trades.csv writes them, beside the ms.
+    const csvTrades = fs
+      .readFileSync(path.join(runsRoot, disk.id, "trades.csv"), "utf8")
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((line) => line.split(","));
+    expect(mem.tradeList.map((t) => [t.entryTimeLabel, t.exitTimeLabel])).toEqual(
+      csvTrades.map((c) => [c[4], c[6]]),
+    );
+    expect(mem.tradeList[0]?.entryTime).toBe(Date.parse(`${mem.tradeList[0]?.entryTimeLabel}Z`));
+    expect(mem.memoryDir).toBeNull();
+  });
+
+  it("a strategy that writes memory gets a temporary one, removed after the run, or kept in `memoryDir`", async () => {
+    const journal: string[] = [];
+    const recalled: number[] = [];
+    const writer: Strategy = {
+      name: "memory-writer",
+      onBar(ctx) {
+        if (ctx.position() === 0) ctx.buy({ fraction: 1 });
+        else ctx.closePosition();
+      },
+      onFill(ctx) {
+        ctx.note("last_fill", "filled at the open");
+        journal.push(ctx.readNote("last_fill") ?? "missing");
+      },
+      onTradeClosed(ctx, trade) {
+        ctx.log(`closed a trade returning ${trade.returnPct}`);
+        recalled.push(ctx.recall("closed trade returning").length);
+      },
+    };
+    // The temporary directory is made under os.tmpdir(), which follows $TMPDIR.
+    const tmp = path.join(work, "tmp");
+    fs.mkdirSync(tmp);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    let r: Awaited<ReturnType<typeof backtest>>;
+    try {
+      r = await backtest({ strategy: writer, data: [goog], to: "2004-09-30" });
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(r.status).toBe("completed");
+    expect(r.trades.closed).toBeGreaterThan(2);
+    expect(journal.every((n) => n.includes("filled at the open"))).toBe(true);
+    expect(recalled.at(-1)).toBeGreaterThan(0);
+    expect(r.memoryDir).toBeNull();
+    expect(fs.readdirSync(tmp)).toEqual([]);
+
+    const kept = path.join(work, "kept-memory");
+    const k = await backtest({ strategy: writer, data: [goog], to: "2004-09-30", memoryDir: kept });
+    expect(k.memoryDir).toBe(kept);
+    expect(fs.readFileSync(path.join(kept, "notes", "last_fill.md"), "utf8")).toContain(
+      "filled at the open",
+    );
+    const days = fs.readdirSync(path.join(kept, "journal"));
+    expect(days.length).toBeGreaterThan(0);
+    expect(fs.readFileSync(path.join(kept, "playbook.md"), "utf8")).toContain("memory-writer");
+    await expect(
+      backtest({ strategy: writer, data: [goog], memoryDir: " " as never }),
+    ).rejects.toThrow('memoryDir " ": it is empty: pass a directory.');
+    await expect(
+      backtest({ strategy: writer, data: [goog], memoryDri: kept } as never),
+    ).rejects.toThrow('Unknown backtest() option "memoryDri": did you mean "memoryDir"?');
+  });
+
+  it("ctx.memory.use, which backtest() has no memory system for, says what to run instead", async () => {
+    const user: Strategy = {
+      name: "memory-user",
+      onBar(ctx) {
+        ctx.memory.use("memory_log", { content: "x" });
+      },
+    };
+    const r = await backtest({ strategy: user, data: [goog], to: "2004-12-31" });
+    expect(r.status).toBe("failed");
+    expect(r.error?.message).toContain("run the strategy with runBacktest() or `agenticbt run`");
   });
 
   it("an unknown option is an error naming the one meant", async () => {

@@ -30,6 +30,10 @@ describe("report.html cannot be written (a full disk)", () => {
     expect(r.stderr).toContain("ENOSPC");
     expect(r.stderr).toContain(`agenticbt report ${id} retries.`);
     expect(r.status).toBe(0);
+    // The run's last line says how to write it (by directory: the runs root is not the default).
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(
+      `Report not written: agenticbt report ${path.join("runs", id)} writes it`,
+    );
     const result = readJson<{ status: string; error: unknown }>(
       path.join(dir as string, RUN_FILE.result),
     );

@@ -1,4 +1,5 @@
 import { asRunResult, type ResultFile } from "../../rundir/run-record.js";
+import type { RunResult } from "../../rundir/run-result.js";
 import type { RecallHealthView, ShowOutput } from "../../rundir/schemas.js";
 import { keyWords } from "../../util/key-words.js";
 import { formatSummary } from "../format-summary.js";
@@ -13,7 +14,7 @@ export function formatShow(s: ShowOutput): string {
     lines.push(`${pad(h.label, labelWidth)}${first}`);
     for (const r of rest) lines.push(`${"".padEnd(labelWidth)}${r}`);
   }
-  lines.push("", formatSummary(asRunResult(s.result as ResultFile)));
+  lines.push("", formatSummary(shownResult(s)));
   if (s.memory) {
     lines.push("", "Memory");
     lines.push(
@@ -34,6 +35,46 @@ export function formatShow(s: ShowOutput): string {
     ),
   );
   return lines.join("\n");
+}
+
+/**
+ * result.json as the summary shows it: with the status `show` found (a `running` run whose
+ * process is gone is interrupted), and, for a run stopped before it wrote its period, the bars
+ * its last checkpoint reached in place of "no bar simulated".
+ */
+function shownResult(s: ShowOutput): RunResult {
+  const r = asRunResult(s.result as ResultFile);
+  // Printed as it is: `interrupted (process gone)` is not a status a result holds.
+  const status = s.status as RunResult["status"];
+  const reached = s.reached;
+  if (reached === null) {
+    if (r.status !== "running" || r.period.start !== null || status === "running")
+      return { ...r, status };
+    return {
+      ...r,
+      status,
+      nullReasons: {
+        ...r.nullReasons,
+        metrics:
+          "the run stopped before writing them, and before its first checkpoint: how far it got is not known",
+      },
+    };
+  }
+  // Results of old runners lack the requested window.
+  const requested = (r.period.requested as RunResult["period"]["requested"] | undefined) ?? {
+    start: null,
+    end: null,
+    bars: reached.bars,
+  };
+  return {
+    ...r,
+    status,
+    period: { ...r.period, start: requested.start, end: reached.time, bars: reached.bars },
+    nullReasons: {
+      ...r.nullReasons,
+      metrics: `the run stopped before writing them; its last checkpoint (${reached.savedAt}) was at ${reached.time}, bar ${reached.bars} of ${requested.bars}, and it may have gone further (agenticbt resume ${s.id} continues it)`,
+    },
+  };
 }
 
 /** The recall index's health on one line: files, chunks, last sync, errors (and embeddings). */
