@@ -1,4 +1,5 @@
 import { Box, Text } from "ink";
+import type { ReactNode } from "react";
 import { escapeControl } from "../util/terminal-text.js";
 import type { LiveState } from "./live-state.js";
 
@@ -44,35 +45,73 @@ export interface LiveViewProps {
   elapsedMs: number;
   /** A line about the run itself (Ctrl-C was pressed). */
   notice?: string | null;
+  /** The terminal's width: every line is cut to it, none wraps (a wrapped line cannot be erased
+   * once the terminal reflows it). */
+  columns?: number;
 }
 
-/** The live view of a run: pure function of the folded events. */
-export function LiveView({ state: s, elapsedMs, notice = null }: LiveViewProps) {
+/** One line, cut to the width with an ellipsis rather than wrapped. */
+function Line({ children, color }: { children: ReactNode; color?: string | undefined }) {
+  return (
+    <Text wrap="truncate-end" {...(color ? { color } : {})}>
+      {children}
+    </Text>
+  );
+}
+
+/** Figures that flow onto as many lines as the width needs, each one whole (or cut if alone). */
+function Cells({ columns, children }: { columns: number; children: ReactNode }) {
+  return (
+    <Box flexWrap="wrap" columnGap={2} width={columns}>
+      {children}
+    </Box>
+  );
+}
+
+/** The progress line without its bar: the bar takes what the width leaves of its 30 cells. */
+function progressText(s: LiveState, elapsedMs: number): string {
   const percent = s.total > 0 ? Math.floor((s.done / s.total) * 100) : 0;
+  return `${String(percent).padStart(3)}% ${s.time ?? "—"} · bar ${int(s.done)}/${int(s.total)} · ETA ${eta(s.done, s.total, s.elapsedMs ?? elapsedMs)}`;
+}
+
+/** The narrowest bar drawn: with less room the figures go without it. */
+const MIN_BAR = 10;
+
+/** The live view of a run: pure function of the folded events. */
+export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: LiveViewProps) {
   const ret = s.returnPct;
   const bench = s.benchmarkReturnPct;
   const c = s.counts;
+  const progress = progressText(s, elapsedMs);
+  const status = s.status ? ` · ${s.status}` : "";
+  // The bar's brackets and the space after it take 3 columns.
+  const room = Math.min(BAR_WIDTH, columns - 3 - progress.length - status.length);
+  const width = Math.max(1, columns);
   return (
-    <Box flexDirection="column">
-      <Text bold>
-        {oneLine(s.strategy, 40)} on {oneLine(s.symbols.join(", "), 40)}
-        {s.runId ? <Text dimColor> · run {oneLine(s.runId, 60)}</Text> : null}
-      </Text>
-      <Text>
-        {progressBar(s.done, s.total)} {String(percent).padStart(3)}% {s.time ?? "—"} · bar{" "}
-        {int(s.done)}/{int(s.total)} · ETA {eta(s.done, s.total, s.elapsedMs ?? elapsedMs)}
-        {s.status ? <Text bold> · {s.status}</Text> : null}
-      </Text>
-      <Text>
-        Equity {s.equity === null ? "—" : money(s.equity)}
-        {"  "}Return{" "}
-        <Text color={ret === null ? undefined : signColor(ret)}>
-          {ret === null ? "—" : pct(ret)}
+    <Box flexDirection="column" width={width}>
+      <Line>
+        <Text bold>
+          {oneLine(s.strategy, 40)} on {oneLine(s.symbols.join(", "), 40)}
         </Text>
-        {"  "}Buy & hold {bench === null ? "—" : pct(bench)}
-        {"  "}Drawdown {s.drawdownPct === null ? "—" : `${s.drawdownPct.toFixed(2)}%`}
-      </Text>
-      <Text>
+        {s.runId ? <Text dimColor> · run {oneLine(s.runId, 60)}</Text> : null}
+      </Line>
+      <Line>
+        {room >= MIN_BAR ? `${progressBar(s.done, s.total, room)} ` : ""}
+        {progress}
+        {s.status ? <Text bold>{status}</Text> : null}
+      </Line>
+      <Cells columns={width}>
+        <Line>Equity {s.equity === null ? "—" : money(s.equity)}</Line>
+        <Line>
+          Return{" "}
+          <Text color={ret === null ? undefined : signColor(ret)}>
+            {ret === null ? "—" : pct(ret)}
+          </Text>
+        </Line>
+        <Line>Buy & hold {bench === null ? "—" : pct(bench)}</Line>
+        <Line>Drawdown {s.drawdownPct === null ? "—" : `${s.drawdownPct.toFixed(2)}%`}</Line>
+      </Cells>
+      <Line>
         Positions{" "}
         {s.positions.length === 0
           ? "none"
@@ -80,52 +119,56 @@ export function LiveView({ state: s, elapsedMs, notice = null }: LiveViewProps) 
               .slice(0, 8)
               .map((p) => `${oneLine(p.symbol, 12)} ${p.qty}`)
               .join("  ") + (s.positions.length > 8 ? `  +${s.positions.length - 8} more` : "")}
-      </Text>
+      </Line>
       {s.lastDecision ? (
         <Box flexDirection="column">
-          <Text>
+          <Line>
             Last decision {s.lastDecision.time}
             {s.lastDecision.failed ? <Text color="red"> (failed)</Text> : null}:{" "}
             {s.lastDecision.orders.length === 0
               ? "no order"
               : s.lastDecision.orders.map((o) => oneLine(o, 40)).join(", ")}
-          </Text>
+          </Line>
           {s.lastDecision.rationale ? (
-            <Text dimColor> “{oneLine(s.lastDecision.rationale, 100)}”</Text>
+            <Line>
+              <Text dimColor> “{oneLine(s.lastDecision.rationale, 100)}”</Text>
+            </Line>
           ) : null}
         </Box>
       ) : null}
       {s.toolCalls.length > 0 ? (
-        <Text>Tools {s.toolCalls.map((t) => oneLine(t, 30)).join(" › ")}</Text>
+        <Line>Tools {s.toolCalls.map((t) => oneLine(t, 30)).join(" › ")}</Line>
       ) : null}
       {s.llm ? (
-        <Text>
-          LLM calls {int(s.llm.calls)} · tokens {int(s.llm.tokens)} · cost $
-          {s.llm.costUsd.toFixed(4)}
-          {s.llm.maxCostUsd !== null
-            ? ` · budget left $${Math.max(0, s.llm.maxCostUsd - s.llm.costUsd).toFixed(4)}`
-            : ""}
-          {s.llm.maxTokens !== null
-            ? ` · tokens left ${int(Math.max(0, s.llm.maxTokens - s.llm.tokens))}`
-            : ""}
-        </Text>
+        <Cells columns={width}>
+          <Line>LLM calls {int(s.llm.calls)}</Line>
+          <Line>tokens {int(s.llm.tokens)}</Line>
+          <Line>cost ${s.llm.costUsd.toFixed(4)}</Line>
+          {s.llm.maxCostUsd !== null ? (
+            <Line>budget left ${Math.max(0, s.llm.maxCostUsd - s.llm.costUsd).toFixed(4)}</Line>
+          ) : null}
+          {s.llm.maxTokens !== null ? (
+            <Line>tokens left {int(Math.max(0, s.llm.maxTokens - s.llm.tokens))}</Line>
+          ) : null}
+        </Cells>
       ) : null}
-      <Text>
-        Fills {int(c.fills)} · trades closed {int(c.tradesClosed)} ·{" "}
-        <Text color={c.rejected > 0 ? "yellow" : undefined}>rejected {int(c.rejected)}</Text> ·{" "}
-        <Text color={c.failedDecisions > 0 ? "red" : undefined}>
+      <Cells columns={width}>
+        <Line>Fills {int(c.fills)}</Line>
+        <Line>trades closed {int(c.tradesClosed)}</Line>
+        <Line color={c.rejected > 0 ? "yellow" : undefined}>rejected {int(c.rejected)}</Line>
+        <Line color={c.failedDecisions > 0 ? "red" : undefined}>
           failed decisions {int(c.failedDecisions)}
-        </Text>{" "}
-        · <Text color={c.retries > 0 ? "yellow" : undefined}>retries {int(c.retries)}</Text>
-      </Text>
-      {s.waiting ? <Text color="yellow">{oneLine(s.waiting, 110)}</Text> : null}
+        </Line>
+        <Line color={c.retries > 0 ? "yellow" : undefined}>retries {int(c.retries)}</Line>
+      </Cells>
+      {s.waiting ? <Line color="yellow">{oneLine(s.waiting, 110)}</Line> : null}
       {s.warnings.map((w, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: warnings are only appended, never reordered
-        <Text key={i} color="yellow">
+        <Line key={i} color="yellow">
           warning: {oneLine(w, 110)}
-        </Text>
+        </Line>
       ))}
-      {notice ? <Text color="yellow">{notice}</Text> : null}
+      {notice ? <Line color="yellow">{notice}</Line> : null}
     </Box>
   );
 }

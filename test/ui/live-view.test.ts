@@ -5,8 +5,13 @@ import { describe, expect, it } from "vitest";
 import { initialLiveState, type LiveState } from "../../src/ui/live-state.js";
 import { eta, LiveView, progressBar } from "../../src/ui/live-view.js";
 
-function frame(state: LiveState, elapsedMs = 0, notice: string | null = null): string {
-  const view = render(createElement(LiveView, { state, elapsedMs, notice }));
+function frame(
+  state: LiveState,
+  elapsedMs = 0,
+  notice: string | null = null,
+  columns = 100,
+): string {
+  const view = render(createElement(LiveView, { state, elapsedMs, notice, columns }));
   const out = stripVTControlCharacters(view.lastFrame() ?? "");
   view.unmount();
   return out;
@@ -47,7 +52,7 @@ describe("LiveView", () => {
     const s = midRun();
     s.counts = { fills: 3, tradesClosed: 1, rejected: 2, failedDecisions: 1, retries: 4 };
     expect(frame(s)).toContain(
-      "Fills 3 · trades closed 1 · rejected 2 · failed decisions 1 · retries 4",
+      "Fills 3  trades closed 1  rejected 2  failed decisions 1  retries 4",
     );
   });
 
@@ -70,7 +75,7 @@ describe("LiveView", () => {
   it("shows LLM calls, tokens, cost and the budget left", () => {
     const s = midRun();
     s.llm = { calls: 12, tokens: 34_567, costUsd: 0.0123, maxCostUsd: 0.05, maxTokens: null };
-    expect(frame(s)).toContain("LLM calls 12 · tokens 34,567 · cost $0.0123 · budget left $0.0377");
+    expect(frame(s)).toContain("LLM calls 12  tokens 34,567  cost $0.0123  budget left $0.0377");
   });
 
   it("prints stored text with its control characters made visible", () => {
@@ -90,6 +95,52 @@ describe("LiveView", () => {
     const out = frame(s, 0, "Interrupted: finishing the current bar");
     expect(out).toContain("· interrupted");
     expect(out).toContain("Interrupted: finishing the current bar");
+  });
+});
+
+describe("LiveView at a narrow width", () => {
+  it("flows its figures onto more lines and narrows the bar: no line is wider than the terminal", () => {
+    const s = midRun();
+    s.done = 250_000;
+    s.total = 1_000_000;
+    s.llm = { calls: 12, tokens: 34_567, costUsd: 0.0123, maxCostUsd: 0.05, maxTokens: 90_000 };
+    for (const columns of [40, 60, 80]) {
+      const out = frame(
+        s,
+        2000,
+        "Interrupted: finishing the current bar and writing the run",
+        columns,
+      );
+      const lines = out.split("\n");
+      for (const line of lines)
+        expect(line.length, `${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      // Each figure whole on one line, never broken across two.
+      expect(
+        lines.some((l) => l.includes("Buy & hold +5.00%")),
+        out,
+      ).toBe(true);
+      expect(
+        lines.some((l) => l.includes("tokens left 55,433")),
+        out,
+      ).toBe(true);
+    }
+    // The progress line keeps its figures and gives up bar cells, then the bar, instead.
+    const progressLine = (columns: number) => frame(s, 2000, null, columns).split("\n")[1] ?? "";
+    expect(progressLine(80)).toMatch(
+      /^\[[█░]{10,29}\] {2}25% 2006-03-14 · bar 250,000\/1,000,000 · ETA 0:06$/,
+    );
+    expect(progressLine(80)).toHaveLength(80);
+    expect(progressLine(60)).toBe(" 25% 2006-03-14 · bar 250,000/1,000,000 · ETA 0:06");
+  });
+
+  it("cuts a line that cannot fit with an ellipsis rather than wrapping it", () => {
+    const s = midRun();
+    s.warnings = ["x".repeat(200)];
+    const out = frame(s, 0, null, 50);
+    const warning = out.split("\n").find((l) => l.startsWith("warning:")) ?? "";
+    expect(warning).toHaveLength(50);
+    expect(warning.endsWith("…")).toBe(true);
+    expect(out).not.toMatch(/^x+$/m);
   });
 });
 
