@@ -145,6 +145,44 @@ describe("the live view in a pseudo-terminal", () => {
   });
 });
 
+describe("a terminal that cannot draw the live view", () => {
+  for (const [what, env, width] of [
+    ["TERM=dumb", { TERM: "dumb" }, 120],
+    ["a terminal 30 columns wide", {}, 30],
+  ] as const) {
+    it(`gets plain lines on ${what}`, async () => {
+      const work = tempDir();
+      const csv = sliceCsv(path.join(DATA, "GOOG.csv"), 100, work);
+      const pane = new TmuxPane(
+        [
+          process.execPath,
+          BIN,
+          "run",
+          path.join(path.dirname(BIN), "..", "strategies", "buy-and-hold.ts"),
+          "--data",
+          csv,
+          "--runs-dir",
+          path.join(work, "runs"),
+        ],
+        // Tall enough that the summary, wrapped at 30 columns, leaves the end line on screen.
+        { cwd: work, env, width, height: 150 },
+      );
+      panes.push(pane);
+      const { frames, exitCode } = await captureUntilExit(pane);
+      expect(exitCode).toBe(0);
+      // Unwrapped: the plain lines may wrap at 30 columns, the words stay.
+      const all = frames.map((f) => f.replaceAll("\n", "")).join("\n");
+      expect(all).toMatch(/run \S+: buy-and-hold on GOOG, 100 bars/);
+      expect(all).toMatch(/run \S+: completed in \d+\.\d\d s/);
+      for (const frame of frames) {
+        expect(frame).not.toContain("░");
+        expect(frame).not.toContain("ETA");
+      }
+      fs.rmSync(work, { recursive: true, force: true });
+    });
+  }
+});
+
 describe("Ctrl-C on the live view", () => {
   it("reaches the run's handler: the run ends interrupted, the notice is in the frame", async () => {
     const work = tempDir();
