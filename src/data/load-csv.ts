@@ -42,6 +42,8 @@ export interface LoadCsvOptions {
   dateFormat?: string;
   /** Header names for some or all of the bar's fields (`--columns`). */
   columns?: ColumnMapping;
+  /** Told the bytes of the file parsed so far, after each piece read: a long load shows it. */
+  onRead?: (bytes: number) => void;
 }
 
 export interface LoadedCsv {
@@ -97,7 +99,11 @@ export function loadCsv(
     // counts lines, so the columns are allocated once at their final size.
     const { lines, hasQuotes } = countLines(file, fd);
     const reader = new BarReader(file, timestamps, opts.columns ?? {}, lines);
-    read = hasQuotes || !bytePath ? readTextRows(file, fd, reader) : readPlainRows(fd, reader);
+    const onRead = opts.onRead ?? null;
+    read =
+      hasQuotes || !bytePath
+        ? readTextRows(file, fd, reader, onRead)
+        : readPlainRows(fd, reader, onRead);
   } finally {
     fs.closeSync(fd);
   }
@@ -223,7 +229,11 @@ function countLines(file: string, fd: number): { lines: number; hasQuotes: boole
  * the bytes (ByteRows); the header, the first data row (which fixes the layout), any row ByteRows
  * leaves, and pieces with non-ASCII bytes are read as text, as readTextRows reads them.
  */
-function readPlainRows(fd: number, reader: BarReader): { reader: BarReader; sha256: string } {
+function readPlainRows(
+  fd: number,
+  reader: BarReader,
+  onRead: ((bytes: number) => void) | null,
+): { reader: BarReader; sha256: string } {
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
   let buf = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -253,6 +263,7 @@ function readPlainRows(fd: number, reader: BarReader): { reader: BarReader; sha2
     }
     const got = fs.readSync(fd, buf, have, buf.length - have, offset);
     offset += got;
+    onRead?.(offset);
     const atEnd = got === 0;
     if (!atEnd) hash.update(buf.subarray(have, have + got));
     const total = have + got;
@@ -324,6 +335,7 @@ function readTextRows(
   file: string,
   fd: number,
   reader: BarReader,
+  onRead: ((bytes: number) => void) | null,
 ): { reader: BarReader; sha256: string } {
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
@@ -340,6 +352,7 @@ function readTextRows(
   for (;;) {
     const got = fs.readSync(fd, buf, 0, CHUNK_BYTES, offset);
     offset += got;
+    onRead?.(offset);
     const atEnd = got === 0;
     let text: string;
     if (atEnd) {

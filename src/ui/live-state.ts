@@ -2,7 +2,7 @@ import { retryWaitLine } from "../agent/agent-events.js";
 import type { UsageSnapshot } from "../agent/llm/usage-meter.js";
 import type { Order } from "../engine/types.js";
 import type { RunResult } from "../rundir/run-result.js";
-import type { RunEvent } from "../runner/run-events.js";
+import type { LoadingEvent, RunEvent } from "../runner/run-events.js";
 import { assertNever } from "../util/assert-never.js";
 
 /** An open position as the live view shows it. */
@@ -31,6 +31,8 @@ export interface LiveBudget {
  * so every event lands at once; drawing it is throttled elsewhere.
  */
 export interface LiveState {
+  /** The data being parsed, before the run starts (a long load only); null once it has. */
+  loading: LoadingEvent | null;
   runId: string | null;
   strategy: string;
   symbols: string[];
@@ -74,6 +76,7 @@ export const WARNINGS_KEPT = 3;
 
 export function initialLiveState(budget: LiveBudget | null = null): LiveState {
   return {
+    loading: null,
     runId: null,
     strategy: "",
     symbols: [],
@@ -158,7 +161,12 @@ export function copyLiveState(s: LiveState): LiveState {
 export function foldLiveEvent(s: LiveState, e: RunEvent): void {
   const counts = s.counts;
   switch (e.type) {
+    case "loading":
+      // Events' objects are not changed by folding: this one can be kept as it is.
+      s.loading = e;
+      return;
     case "run_started":
+      s.loading = null;
       s.runId = e.id;
       s.strategy = e.strategy;
       s.symbols = e.symbols;

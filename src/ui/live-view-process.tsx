@@ -74,8 +74,8 @@ function draw(): void {
   const m = latest;
   if (m === null) return;
   latest = null;
-  // Nothing is drawn before the run starts: bad input prints its error alone.
-  if (instance === null && m.state.runId === null) {
+  // Nothing is drawn before the run starts (or its long load): bad input prints its error alone.
+  if (instance === null && m.state.runId === null && m.state.loading === null) {
     if (m.last) send(CLOSED);
     return;
   }
@@ -84,8 +84,11 @@ function draw(): void {
     <LiveView state={m.state} elapsedMs={m.elapsedMs} notice={m.notice} columns={columns()} />
   );
   if (instance) instance.rerender(view);
-  // No input is read: stdin is not this process's, so Ctrl-C stays a SIGINT for the run.
-  else instance = render(view, renderOptions);
+  else {
+    if (m.rawLine) process.stdout.write("\r\u001B[2K");
+    // No input is read: stdin is not this process's, so Ctrl-C stays a SIGINT for the run.
+    instance = render(view, renderOptions);
+  }
   if (!m.last) return;
   const last = instance;
   const exited = last.waitUntilExit();

@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
 import type { ReactNode } from "react";
+import { loadingLine } from "../runner/run-events.js";
 import { escapeControl } from "../util/terminal-text.js";
 import type { LiveState } from "./live-state.js";
 
@@ -79,6 +80,14 @@ const MIN_BAR = 10;
 
 /** The live view of a run: pure function of the folded events. */
 export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: LiveViewProps) {
+  if (s.runId === null && s.loading !== null) {
+    return (
+      <Box flexDirection="column" width={Math.max(1, columns)}>
+        <Line>{loadingLine(s.loading)}</Line>
+        {notice ? <Line color="yellow">{notice}</Line> : null}
+      </Box>
+    );
+  }
   const ret = s.returnPct;
   const bench = s.benchmarkReturnPct;
   const c = s.counts;

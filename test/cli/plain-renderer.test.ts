@@ -137,3 +137,21 @@ describe("plain renderer: retry waits", () => {
     ]);
   });
 });
+
+describe("plain renderer while the data loads", () => {
+  it("says how far a long load is every 5 s, not at every event", () => {
+    let now = 0;
+    const out = sink();
+    const render = plainRenderer(out.stream as unknown as NodeJS.WritableStream, {
+      now: () => now,
+    });
+    for (const t of [100, 2000, 5100, 6000, 10_300]) {
+      now = t;
+      render({ type: "loading", bytesRead: t * 1000, bytesTotal: 20_000_000, elapsedMs: t });
+    }
+    expect(out.lines()).toEqual([
+      "loading data: 5.1 of 20.0 MB (25%)",
+      "loading data: 10.3 of 20.0 MB (51%)",
+    ]);
+  });
+});

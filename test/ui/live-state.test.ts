@@ -350,3 +350,25 @@ describe("orderLine", () => {
     ).toBe("SELL 25% SPY stop 99");
   });
 });
+
+describe("the live state while the data loads", () => {
+  it("keeps the latest loading event until the run starts", () => {
+    const s = initialLiveState();
+    foldLiveEvent(s, { type: "loading", bytesRead: 10, bytesTotal: 100, elapsedMs: 5 });
+    foldLiveEvent(s, { type: "loading", bytesRead: 60, bytesTotal: 100, elapsedMs: 105 });
+    expect(s.loading?.bytesRead).toBe(60);
+    foldLiveEvent(s, {
+      type: "run_started",
+      id: "r",
+      dir: "",
+      strategy: "s",
+      kind: "code",
+      symbols: ["X"],
+      bars: 10,
+      start: null,
+      end: null,
+      initialCash: 1000,
+    });
+    expect(s.loading).toBeNull();
+  });
+});

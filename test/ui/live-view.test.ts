@@ -144,6 +144,14 @@ describe("LiveView at a narrow width", () => {
   });
 });
 
+describe("LiveView while the data loads", () => {
+  it("shows the loading line alone: bytes read of the total, and for how long", () => {
+    const s = initialLiveState();
+    s.loading = { type: "loading", bytesRead: 12_345_678, bytesTotal: 46_000_000, elapsedMs: 250 };
+    expect(frame(s)).toBe("Loading data 12.3 of 46.0 MB (26%) · 0.3 s");
+  });
+});
+
 describe("eta", () => {
   it("is the time left at the pace so far", () => {
     expect(eta(0, 100, 5000)).toBe("—");
