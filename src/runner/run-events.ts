@@ -100,6 +100,8 @@ export interface ProgressEvent {
   /** Highest equity so far, and the drawdown from it in percent (≤ 0). */
   peakEquity: number;
   drawdownPct: number;
+  /** The deepest drawdown so far in percent (≤ 0), over every bar, not only the reported ones. */
+  maxDrawdownPct: number;
   /** Total return in percent since the first bar of the window. */
   returnPct: number;
   /** Buy-and-hold equity (same definition as result.json's benchmark) and its return in percent. */

@@ -129,7 +129,8 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
     child.send(frame);
   };
   const timer = setInterval(() => {
-    if (dirty) send(false);
+    // A call under way ages on screen though no event comes.
+    if (dirty || state.callStartedMs !== null) send(false);
   }, FRAME_MS);
   timer.unref();
   let closing: Promise<void> | null = null;
@@ -143,6 +144,13 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       state.llm = initialLiveState(budget).llm;
     },
     onEvent(event) {
+      // A model call's start, on this clock (the fold has none): a decision's first call starts
+      // with it, each next one as the previous ends; the view shows its age.
+      if (event.type === "decision_started" || event.type === "llm_call") {
+        state.callStartedMs = performance.now() - t0;
+      } else if (event.type === "decision_finished" || event.type === "run_finished") {
+        state.callStartedMs = null;
+      }
       foldLiveEvent(state, event);
       dirty = true;
     },

@@ -75,6 +75,9 @@ function progressText(s: LiveState, elapsedMs: number): string {
   return `${String(percent).padStart(3)}% ${s.time ?? "—"} · bar ${int(s.done)}/${int(s.total)} · ETA ${eta(s.done, s.total, s.elapsedMs ?? elapsedMs)}`;
 }
 
+/** A model call this old is drawn in yellow: the model is slow, or the server stalled. */
+const SLOW_CALL_MS = 30_000;
+
 /** The narrowest bar drawn: with less room the figures go without it. */
 const MIN_BAR = 10;
 
@@ -92,6 +95,11 @@ export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: L
   const bench = s.benchmarkReturnPct;
   const c = s.counts;
   const progress = progressText(s, elapsedMs);
+  // Shown from a second on: most calls end sooner, and a line that flickers says nothing.
+  const callAge =
+    s.callStartedMs !== null && elapsedMs - s.callStartedMs >= 1000
+      ? elapsedMs - s.callStartedMs
+      : null;
   const status = s.status ? ` · ${s.status}` : "";
   // The bar's brackets and the space after it take 3 columns.
   const room = Math.min(BAR_WIDTH, columns - 3 - progress.length - status.length);
@@ -118,7 +126,10 @@ export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: L
           </Text>
         </Line>
         <Line>Buy & hold {bench === null ? "—" : pct(bench)}</Line>
-        <Line>Drawdown {s.drawdownPct === null ? "—" : `${s.drawdownPct.toFixed(2)}%`}</Line>
+        <Line>Drawdown now {s.drawdownPct === null ? "—" : `${s.drawdownPct.toFixed(2)}%`}</Line>
+        <Line>
+          Max drawdown {s.maxDrawdownPct === null ? "—" : `${s.maxDrawdownPct.toFixed(2)}%`}
+        </Line>
       </Cells>
       <Line>
         Positions{" "}
@@ -145,6 +156,13 @@ export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: L
           ) : null}
         </Box>
       ) : null}
+      {s.lastOrders ? (
+        <Line>
+          Last orders {s.lastOrders.time}:{" "}
+          {s.lastOrders.orders.map((o) => oneLine(o, 60)).join(", ")}
+          {s.lastOrders.more > 0 ? ` +${int(s.lastOrders.more)} more` : ""}
+        </Line>
+      ) : null}
       {s.toolCalls.length > 0 ? (
         <Line>Tools {s.toolCalls.map((t) => oneLine(t, 30)).join(" › ")}</Line>
       ) : null}
@@ -152,18 +170,29 @@ export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: L
         <Cells columns={width}>
           <Line>LLM calls {int(s.llm.calls)}</Line>
           <Line>tokens {int(s.llm.tokens)}</Line>
-          <Line>cost ${s.llm.costUsd.toFixed(4)}</Line>
-          {s.llm.maxCostUsd !== null ? (
+          {/* A price unknown for one call makes the total unknown, not $0.0000. */}
+          <Line>cost {s.llm.costUnknown ? "unknown" : `$${s.llm.costUsd.toFixed(4)}`}</Line>
+          {s.llm.maxCostUsd !== null && !s.llm.costUnknown ? (
             <Line>budget left ${Math.max(0, s.llm.maxCostUsd - s.llm.costUsd).toFixed(4)}</Line>
           ) : null}
           {s.llm.maxTokens !== null ? (
             <Line>tokens left {int(Math.max(0, s.llm.maxTokens - s.llm.tokens))}</Line>
           ) : null}
+          {callAge !== null ? (
+            <Line color={callAge >= SLOW_CALL_MS ? "yellow" : undefined}>
+              model call in flight {(callAge / 1000).toFixed(0)} s
+            </Line>
+          ) : null}
         </Cells>
       ) : null}
       <Cells columns={width}>
         <Line>Fills {int(c.fills)}</Line>
-        <Line>trades closed {int(c.tradesClosed)}</Line>
+        {/* At the end, as the summary counts them: the closed and the still open. */}
+        <Line>
+          {c.trades === null
+            ? `trades closed ${int(c.tradesClosed)}`
+            : `trades ${int(c.trades)}${c.openAtEnd > 0 ? ` (${int(c.openAtEnd)} open at end)` : ""}`}
+        </Line>
         <Line color={c.rejected > 0 ? "yellow" : undefined}>rejected {int(c.rejected)}</Line>
         <Line color={c.failedDecisions > 0 ? "red" : undefined}>
           failed decisions {int(c.failedDecisions)}

@@ -87,7 +87,7 @@ describe("the live view of an LLM run in a pseudo-terminal", () => {
     const mid = frames.find((f) => /LLM calls [1-9]/.test(f) && !f.includes("· completed"));
     expect(mid, frames.join("\n----\n")).toBeDefined();
     expect(mid).toMatch(/\d+% 1999-11-\d\d · bar \d+\/12/);
-    expect(mid).toMatch(/cost \$0\.\d{4} · budget left \$0\.99\d\d/);
+    expect(mid).toMatch(/cost \$0\.\d{4} {2}budget left \$0\.99\d\d/);
     // The refused request and its retry are one call.
     const calls = server.requests.filter((r) => r.path.endsWith("/chat/completions")).length - 1;
     const retried = frames.find((f) => f.includes("retries 1") && !f.includes("· completed"));
@@ -95,7 +95,7 @@ describe("the live view of an LLM run in a pseudo-terminal", () => {
     const last = frames.at(-1) as string;
     // Hand-computed: calls × $0.00018, tokens calls × 1,050.
     expect(last).toContain(
-      `LLM calls ${calls} · tokens ${(calls * 1050).toLocaleString("en-US")} · cost $${(calls * 0.00018).toFixed(4)}`,
+      `LLM calls ${calls}  tokens ${(calls * 1050).toLocaleString("en-US")}  cost $${(calls * 0.00018).toFixed(4)}`,
     );
     // Bar 3 (1999-11-03) is the decision that bought: its order and rationale, its tool calls.
     const bought = frames.find((f) => f.includes("Last decision 1999-11-03"));

@@ -18,13 +18,13 @@ const CELLS = [
   /Equity \d[\d,]*\.\d\d/,
   /Return ([+-]\d+\.\d\d%|—)/,
   /Buy & hold ([+-]\d+\.\d\d%|—)/,
-  /Drawdown (-?\d+\.\d\d%|—)/,
+  /Drawdown now (-?\d+\.\d\d%|—)/,
+  /Max drawdown (-?\d+\.\d\d%|—)/,
+  /Fills \d[\d,]*/,
+  /trades (closed \d[\d,]*|\d[\d,]*( \(\d[\d,]* open at end\))?)/,
+  /rejected \d[\d,]*/,
   /failed decisions \d[\d,]*/,
   /retries \d[\d,]*/,
-  /Fills \d[\d,]*/,
-  /trades closed \d[\d,]*/,
-  /rejected \d[\d,]*/,
-  /Orders \d[\d,]*/,
   /Positions (none|GOOG \d+)/,
 ];
 const CELL_LINE = new RegExp(
@@ -48,7 +48,16 @@ function foreignLines(frame: string): string[] {
 
 /** Each label the view draws once: twice means an older frame's line stayed on screen. */
 function repeatedLabels(frame: string): string[] {
-  const labels = ["slow on GOOG", "ETA", "Equity", "Positions", "Fills", "Last orders"];
+  const labels = [
+    "slow on GOOG",
+    "ETA",
+    "Equity",
+    "Drawdown now",
+    "Max drawdown",
+    "Positions",
+    "Fills",
+    "Last orders",
+  ];
   return labels.filter((label) => frame.split(label).length > 2);
 }
 
@@ -107,6 +116,14 @@ describe("the live view when the terminal is resized mid-run", () => {
     );
     for (const w of [70, 120]) {
       expect(settled.filter((s) => s.width === w).length, `frames at ${w}`).toBeGreaterThan(3);
+    }
+    // A code run shows its last orders (the README's "last decision" line).
+    for (const w of [70, 120]) {
+      const at = settled.filter((s) => s.width === w).at(-1)?.frame ?? "";
+      expect(
+        at.split("\n").some((l) => LAST_ORDERS.test(l)),
+        at,
+      ).toBe(true);
     }
     for (const s of settled) {
       const context = `at ${s.width} columns:\n${s.frame}`;

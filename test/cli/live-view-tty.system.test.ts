@@ -83,7 +83,7 @@ describe("the live view in a pseudo-terminal", () => {
     const filled = Math.round((done / 300) * 30);
     expect(m).toContain(`[${"█".repeat(filled)}${"░".repeat(30 - filled)}]`);
     expect(m).toMatch(
-      /Equity \d[\d,]*\.\d\d {2}Return [+-]\d+\.\d\d% {2}Buy & hold [+-]\d+\.\d\d% {2}Drawdown -?\d+\.\d\d%/,
+      /Equity \d[\d,]*\.\d\d {2}Return [+-]\d+\.\d\d% {2}Buy & hold [+-]\d+\.\d\d% {2}Drawdown now -?\d+\.\d\d% {2}Max drawdown -?\d+\.\d\d%/,
     );
     expect(m).toContain("Positions GOOG 3");
     // Never drawn as escape codes: capture-pane shows what the terminal shows.

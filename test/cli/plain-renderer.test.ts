@@ -21,6 +21,7 @@ const progress = (done: number, equity: number, bench: number, peak: number): Pr
   cash: 0,
   peakEquity: peak,
   drawdownPct: (equity / peak - 1) * 100,
+  maxDrawdownPct: (equity / peak - 1) * 100,
   returnPct: (equity / 10000 - 1) * 100,
   benchmarkEquity: bench,
   benchmarkReturnPct: (bench / 10000 - 1) * 100,
