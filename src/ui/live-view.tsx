@@ -170,8 +170,16 @@ export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: L
         <Cells columns={width}>
           <Line>LLM calls {int(s.llm.calls)}</Line>
           <Line>tokens {int(s.llm.tokens)}</Line>
-          {/* A price unknown for one call makes the total unknown, not $0.0000. */}
-          <Line>cost {s.llm.costUnknown ? "unknown" : `$${s.llm.costUsd.toFixed(4)}`}</Line>
+          {/* A price unknown for one call makes the total unknown, not $0.0000; before the
+          first call nothing says whether the model has a price. */}
+          <Line>
+            cost{" "}
+            {s.llm.calls === 0
+              ? "—"
+              : s.llm.costUnknown
+                ? "unknown"
+                : `$${s.llm.costUsd.toFixed(4)}`}
+          </Line>
           {s.llm.maxCostUsd !== null && !s.llm.costUnknown ? (
             <Line>budget left ${Math.max(0, s.llm.maxCostUsd - s.llm.costUsd).toFixed(4)}</Line>
           ) : null}

@@ -103,4 +103,46 @@ describe("the live view of an LLM run in a pseudo-terminal", () => {
     expect(bought).toContain("“Bought the dip; stop below the low.”");
     expect(bought).toContain("Tools memory_log › memory_recall › place_order");
   });
+
+  it("shows a slow call in flight with its age, and an unpriced model's cost as unknown", async () => {
+    // The first decision's answer takes 2.5 s; every other comes at once.
+    const slow = await startScriptedServer((req, index) => {
+      const answer: Step = { content: "Hold.", usage: USAGE };
+      return index === 0 && !isMoment(req) ? { delayMs: 2500, answer } : answer;
+    });
+    try {
+      const spy = sliceCsv(path.join(DATA, "SPY_D.csv"), 3, work, "SPY3.csv");
+      const pane = new TmuxPane(
+        [
+          process.execPath,
+          BIN,
+          "run",
+          "--prompt",
+          "Hold.",
+          "--data",
+          spy,
+          "--base-url",
+          slow.url,
+          "--model",
+          "a-local-model-without-a-price",
+          "--no-cache",
+          "--runs-dir",
+          path.join(work, "runs-slow"),
+        ],
+        { cwd: work },
+      );
+      panes.push(pane);
+      const { frames, exitCode } = await captureUntilExit(pane);
+      expect(exitCode, frames.at(-1)).toBe(0);
+      const waiting = frames.find((f) => /model call in flight [12] s/.test(f));
+      expect(waiting, frames.join("\n----\n")).toBeDefined();
+      const last = frames.at(-1) as string;
+      expect(last).toMatch(/LLM calls \d+ {2}tokens [\d,]+ {2}cost unknown/);
+      for (const f of frames) expect(f).not.toContain("$0.0000");
+      // The call ended: its age is gone.
+      expect(last).not.toContain("in flight");
+    } finally {
+      await slow.close();
+    }
+  });
 });
