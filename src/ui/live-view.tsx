@@ -202,10 +202,15 @@ export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: L
             : `trades ${int(c.trades)}${c.openAtEnd > 0 ? ` (${int(c.openAtEnd)} open at end)` : ""}`}
         </Line>
         <Line color={c.rejected > 0 ? "yellow" : undefined}>rejected {int(c.rejected)}</Line>
-        <Line color={c.failedDecisions > 0 ? "red" : undefined}>
-          failed decisions {int(c.failedDecisions)}
-        </Line>
-        <Line color={c.retries > 0 ? "yellow" : undefined}>retries {int(c.retries)}</Line>
+        {/* A code run has no model: no decision of its can fail, no call be retried. */}
+        {s.llm ? (
+          <Line color={c.failedDecisions > 0 ? "red" : undefined}>
+            failed decisions {int(c.failedDecisions)}
+          </Line>
+        ) : null}
+        {s.llm ? (
+          <Line color={c.retries > 0 ? "yellow" : undefined}>retries {int(c.retries)}</Line>
+        ) : null}
       </Cells>
       {s.waiting ? <Line color="yellow">{oneLine(s.waiting, 110)}</Line> : null}
       {s.warnings.map((w, i) => (

@@ -48,8 +48,25 @@ describe("LiveView", () => {
     expect(out).toContain("Positions GOOG 12");
   });
 
-  it("shows the counts of rejected orders, failed decisions and retries", () => {
+  it("shows a code run's fills, trades and rejected orders, no model's counts", () => {
     const s = midRun();
+    s.counts = { ...s.counts, fills: 3, tradesClosed: 1, rejected: 2 };
+    const out = frame(s);
+    expect(out).toContain("Fills 3  trades closed 1  rejected 2");
+    expect(out).not.toContain("failed decisions");
+    expect(out).not.toContain("retries");
+  });
+
+  it("shows an LLM run's counts of rejected orders, failed decisions and retries", () => {
+    const s = midRun();
+    s.llm = {
+      calls: 1,
+      tokens: 1,
+      costUsd: 0,
+      costUnknown: false,
+      maxCostUsd: null,
+      maxTokens: null,
+    };
     s.counts = {
       ...s.counts,
       fills: 3,
