@@ -42,7 +42,8 @@ export interface LoadCsvOptions {
   dateFormat?: string;
   /** Header names for some or all of the bar's fields (`--columns`). */
   columns?: ColumnMapping;
-  /** Told the bytes of the file parsed so far, after each piece read: a long load shows it. */
+  /** Told the bytes of the file parsed so far after each piece read (0 through the first pass,
+   * which counts the lines): a long load shows how far it is. */
   onRead?: (bytes: number) => void;
 }
 
@@ -97,9 +98,9 @@ export function loadCsv(
   try {
     // Two passes over the file (the second from the page cache): the first bounds line length and
     // counts lines, so the columns are allocated once at their final size.
-    const { lines, hasQuotes } = countLines(file, fd);
-    const reader = new BarReader(file, timestamps, opts.columns ?? {}, lines);
     const onRead = opts.onRead ?? null;
+    const { lines, hasQuotes } = countLines(file, fd, onRead);
+    const reader = new BarReader(file, timestamps, opts.columns ?? {}, lines);
     read =
       hasQuotes || !bytePath
         ? readTextRows(file, fd, reader, onRead)
@@ -183,7 +184,11 @@ function openRegularFile(file: string): number {
  * MAX_LINE_BYTES. Returns the line count, an upper bound on the rows, and whether any `"` occurs
  * (a file without quotes never needs its pieces checked for a line break inside a quoted field).
  */
-function countLines(file: string, fd: number): { lines: number; hasQuotes: boolean } {
+function countLines(
+  file: string,
+  fd: number,
+  onRead: ((bytes: number) => void) | null,
+): { lines: number; hasQuotes: boolean } {
   let hasQuotes = false;
   const buf = Buffer.allocUnsafe(CHUNK_BYTES);
   let breakByte = -1;
@@ -192,6 +197,8 @@ function countLines(file: string, fd: number): { lines: number; hasQuotes: boole
   let offset = 0;
   for (;;) {
     const got = fs.readSync(fd, buf, 0, CHUNK_BYTES, offset);
+    // No byte is parsed yet, but the load is under way: its clock moves.
+    onRead?.(0);
     if (got === 0) break;
     if (!hasQuotes) hasQuotes = buf.subarray(0, got).includes(34);
     if (breakByte < 0) {
