@@ -75,12 +75,16 @@ interface OrderView {
   rejectReasons?: { reason: string; count: number }[];
 }
 
+/** A count with thousands separators (a minute run places orders by the hundred thousand). */
+const COUNT = new Intl.NumberFormat("en-US");
+const count = (n: number) => COUNT.format(n);
+
 /** Order counts by outcome, and the top rejection reasons when any order was rejected. */
 function orderLines(o: OrderView | undefined): string[] {
   if (!o) return [];
   const lines = [
     "",
-    `Orders: ${o.submitted} submitted, ${o.filled} filled, ${o.rejected} rejected, ${o.cancelled} cancelled, ${o.expired} expired`,
+    `Orders: ${count(o.submitted)} submitted, ${count(o.filled)} filled, ${count(o.rejected)} rejected, ${count(o.cancelled)} cancelled, ${count(o.expired)} expired`,
   ];
   if (o.rejected > 0 && o.rejectReasons) {
     lines.push(

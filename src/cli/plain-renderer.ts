@@ -1,5 +1,5 @@
 import { retryWaitLine } from "../agent/agent-events.js";
-import type { RunEvent, RunEventListener } from "../runner/run-events.js";
+import { loadingText, type RunEvent, type RunEventListener } from "../runner/run-events.js";
 import { assertNever } from "../util/assert-never.js";
 import { escapeControl } from "../util/terminal-text.js";
 
@@ -34,6 +34,14 @@ export function plainRenderer(
       case "warning":
         out(`warning: ${e.message}`);
         return;
+      // A load long enough to be seen says how far it is, at the progress lines' pace.
+      case "loading": {
+        const t = now();
+        if (t - lastLine < LINE_EVERY_MS) return;
+        lastLine = t;
+        out(`loading data: ${loadingText(e)}`);
+        return;
+      }
       // A wait can last minutes: say so the moment it starts, or the run looks hung.
       case "retry":
         out(retryWaitLine(e));

@@ -332,6 +332,11 @@ async function runOne(
 ): Promise<{ code: number; runDir: string; status: string }> {
   // A long file is parsed by a worker thread from now on, while this one loads the runner.
   const preload = DataPreload.start(config);
+  // The view the CLI started shows the load's progress while the runner's modules load.
+  if (view && preload) {
+    preload.onLoading(view.onEvent);
+    view.loadingLine(preload.loadingLine());
+  }
   const [{ runBacktest }] = await Promise.all([
     import("../runner/run-backtest.js"),
     preloadRunModules(config),
@@ -352,6 +357,7 @@ async function runOne(
         ui: o.ui !== false,
         stream: process.stderr,
       });
+  if (!view) preload?.onLoading(render);
   let handle: RunHandle | null = null;
   const onSignal = (signal: StopSignal) => {
     const second = stopSignals.again();

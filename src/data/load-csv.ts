@@ -42,6 +42,9 @@ export interface LoadCsvOptions {
   dateFormat?: string;
   /** Header names for some or all of the bar's fields (`--columns`). */
   columns?: ColumnMapping;
+  /** Told the bytes of the file parsed so far after each piece read (0 through the first pass,
+   * which counts the lines): a long load shows how far it is. */
+  onRead?: (bytes: number) => void;
 }
 
 export interface LoadedCsv {
@@ -95,9 +98,13 @@ export function loadCsv(
   try {
     // Two passes over the file (the second from the page cache): the first bounds line length and
     // counts lines, so the columns are allocated once at their final size.
-    const { lines, hasQuotes } = countLines(file, fd);
+    const onRead = opts.onRead ?? null;
+    const { lines, hasQuotes } = countLines(file, fd, onRead);
     const reader = new BarReader(file, timestamps, opts.columns ?? {}, lines);
-    read = hasQuotes || !bytePath ? readTextRows(file, fd, reader) : readPlainRows(fd, reader);
+    read =
+      hasQuotes || !bytePath
+        ? readTextRows(file, fd, reader, onRead)
+        : readPlainRows(fd, reader, onRead);
   } finally {
     fs.closeSync(fd);
   }
@@ -177,7 +184,11 @@ function openRegularFile(file: string): number {
  * MAX_LINE_BYTES. Returns the line count, an upper bound on the rows, and whether any `"` occurs
  * (a file without quotes never needs its pieces checked for a line break inside a quoted field).
  */
-function countLines(file: string, fd: number): { lines: number; hasQuotes: boolean } {
+function countLines(
+  file: string,
+  fd: number,
+  onRead: ((bytes: number) => void) | null,
+): { lines: number; hasQuotes: boolean } {
   let hasQuotes = false;
   const buf = Buffer.allocUnsafe(CHUNK_BYTES);
   let breakByte = -1;
@@ -186,6 +197,8 @@ function countLines(file: string, fd: number): { lines: number; hasQuotes: boole
   let offset = 0;
   for (;;) {
     const got = fs.readSync(fd, buf, 0, CHUNK_BYTES, offset);
+    // No byte is parsed yet, but the load is under way: its clock moves.
+    onRead?.(0);
     if (got === 0) break;
     if (!hasQuotes) hasQuotes = buf.subarray(0, got).includes(34);
     if (breakByte < 0) {
@@ -223,7 +236,11 @@ function countLines(file: string, fd: number): { lines: number; hasQuotes: boole
  * the bytes (ByteRows); the header, the first data row (which fixes the layout), any row ByteRows
  * leaves, and pieces with non-ASCII bytes are read as text, as readTextRows reads them.
  */
-function readPlainRows(fd: number, reader: BarReader): { reader: BarReader; sha256: string } {
+function readPlainRows(
+  fd: number,
+  reader: BarReader,
+  onRead: ((bytes: number) => void) | null,
+): { reader: BarReader; sha256: string } {
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
   let buf = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -253,6 +270,7 @@ function readPlainRows(fd: number, reader: BarReader): { reader: BarReader; sha2
     }
     const got = fs.readSync(fd, buf, have, buf.length - have, offset);
     offset += got;
+    onRead?.(offset);
     const atEnd = got === 0;
     if (!atEnd) hash.update(buf.subarray(have, have + got));
     const total = have + got;
@@ -324,6 +342,7 @@ function readTextRows(
   file: string,
   fd: number,
   reader: BarReader,
+  onRead: ((bytes: number) => void) | null,
 ): { reader: BarReader; sha256: string } {
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
@@ -340,6 +359,7 @@ function readTextRows(
   for (;;) {
     const got = fs.readSync(fd, buf, 0, CHUNK_BYTES, offset);
     offset += got;
+    onRead?.(offset);
     const atEnd = got === 0;
     let text: string;
     if (atEnd) {

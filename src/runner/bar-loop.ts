@@ -66,6 +66,8 @@ export class BarLoop {
   current = -1;
   private interrupted = false;
   private peak = -Infinity;
+  /** The deepest drawdown from `peak` so far (a fraction, ≤ 0). */
+  private maxDrawdown = 0;
   private peakScanned = 0;
   private start = 0;
   private startedAt = 0;
@@ -216,6 +218,9 @@ export class BarLoop {
     for (let k = this.peakScanned; k <= i; k++) {
       const e = sim.equity[k] as number;
       if (e > this.peak) this.peak = e;
+      else if (this.peak > 0 && e / this.peak - 1 < this.maxDrawdown) {
+        this.maxDrawdown = e / this.peak - 1;
+      }
     }
     this.peakScanned = i + 1;
     const q = sim.broker.portfolio.qty;
@@ -237,6 +242,7 @@ export class BarLoop {
       cash: sim.broker.portfolio.cash,
       peakEquity: this.peak,
       drawdownPct: this.peak > 0 ? (equity / this.peak - 1) * 100 : 0,
+      maxDrawdownPct: this.maxDrawdown * 100,
       returnPct: (equity / initialCash - 1) * 100,
       benchmarkEquity: bench,
       benchmarkReturnPct: (bench / initialCash - 1) * 100,

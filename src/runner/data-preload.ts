@@ -1,9 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import type { Worker } from "node:worker_threads";
+import { assertNever } from "../util/assert-never.js";
 import { startWorker } from "../util/start-worker.js";
 import type { LoadedData } from "./load-data.js";
 import type { RunConfig } from "./run-config.js";
+import type { LoadingEvent } from "./run-events.js";
 
 /** The options loadData reads. */
 export type DataOptions = Pick<
@@ -17,10 +19,26 @@ export type DataOptions = Pick<
  */
 export const PRELOAD_MIN_BYTES = 4 << 20;
 
-/** The worker's one message: the data, or null when loadData threw there. */
-export interface PreloadAnswer {
-  loaded: LoadedData | null;
+/** What the worker is started with: the options, and the loading line's flags (LINE_*). */
+export interface PreloadWork {
+  options: DataOptions;
+  line: Int32Array;
+  /** The terminal's width for the loading line. */
+  columns: number;
+  /** The files' size (bytes). */
+  bytesTotal: number;
 }
+
+/** In PreloadWork's `line`: whether the worker draws the loading line on fd 1 (1) or not. */
+export const LINE_DRAW = 0;
+/** In PreloadWork's `line`: 1 once the worker has drawn one (it is on the cursor's line). */
+export const LINE_DRAWN = 1;
+
+/** The worker's messages: bytes parsed so far (any number), then the data, or null when
+ * loadData threw there. */
+export type PreloadMessage =
+  | { kind: "read"; bytes: number; elapsedMs: number }
+  | { kind: "loaded"; loaded: LoadedData | null };
 
 /**
  * The run's data files parsed by a worker thread, started as soon as the command line is read:
@@ -31,12 +49,35 @@ export interface PreloadAnswer {
  */
 export class DataPreload {
   private readonly answer: Promise<LoadedData | null>;
+  /** The latest progress, kept until someone listens; then handed on as it comes. */
+  private latest: LoadingEvent | null = null;
+  private listener: ((e: LoadingEvent) => void) | null = null;
+  private done = false;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly bytesTotal: number,
+    private readonly line: Int32Array,
+  ) {
     this.answer = new Promise<LoadedData | null>((resolve) => {
-      worker.once("message", (m: PreloadAnswer) => resolve(m.loaded));
-      worker.once("error", () => resolve(null));
-      worker.once("exit", () => resolve(null));
+      const settle = (loaded: LoadedData | null) => {
+        this.done = true;
+        resolve(loaded);
+      };
+      worker.on("message", (m: PreloadMessage) => {
+        switch (m.kind) {
+          case "read":
+            this.progress(m.bytes, m.elapsedMs);
+            return;
+          case "loaded":
+            settle(m.loaded);
+            return;
+          default:
+            assertNever(m, "preload message");
+        }
+      });
+      worker.once("error", () => settle(null));
+      worker.once("exit", () => settle(null));
     });
     // A preload nobody waits for must not keep the process alive.
     worker.unref();
@@ -55,14 +96,53 @@ export class DataPreload {
     }
     if (bytes < PRELOAD_MIN_BYTES) return null;
     try {
+      const line = new Int32Array(new SharedArrayBuffer(8));
+      const work: PreloadWork = {
+        options,
+        line,
+        columns: process.stdout.columns || 80,
+        bytesTotal: bytes,
+      };
       return new DataPreload(
-        startWorker(import.meta.url, "data-preload-worker", {
-          workerData: options,
-        }),
+        startWorker(import.meta.url, "data-preload-worker", { workerData: work }),
+        bytes,
+        line,
       );
     } catch {
       return null;
     }
+  }
+
+  private progress(bytesRead: number, elapsedMs: number): void {
+    if (this.done) return;
+    const e: LoadingEvent = {
+      type: "loading",
+      bytesRead: Math.min(bytesRead, this.bytesTotal),
+      bytesTotal: this.bytesTotal,
+      elapsedMs,
+    };
+    if (this.listener) this.listener(e);
+    else this.latest = e;
+  }
+
+  /** `loading` events from now until the data is loaded (the latest one at once, if any). */
+  onLoading(listener: (e: LoadingEvent) => void): void {
+    this.listener = listener;
+    const e = this.latest;
+    this.latest = null;
+    if (e !== null && !this.done) listener(e);
+  }
+
+  /**
+   * The worker draws the loading line itself on fd 1 (on: true) until told to stop: it shows
+   * from the load's first piece, while this thread is busy loading the runner's modules and the
+   * view's process (at a low priority) is loading ink.
+   */
+  loadingLine(): { draw(on: boolean): void; drawn(): boolean } {
+    return {
+      draw: (on) => Atomics.store(this.line, LINE_DRAW, on ? 1 : 0),
+      drawn: () => Atomics.load(this.line, LINE_DRAWN) === 1,
+    };
   }
 
   /** The data the worker loaded, or null: load it in this thread. */

@@ -36,6 +36,8 @@ export function loadData(
     RunConfig,
     "data" | "from" | "to" | "strict" | "tz" | "timeUnit" | "dateFormat" | "columns"
   >,
+  /** Told the bytes of all the files parsed so far (files in order), as the parse goes. */
+  onRead?: (bytes: number) => void,
 ): LoadedData {
   if (config.data.length === 0) throw new UsageError("No data: pass at least one --data <csv>.");
   const warnings: string[] = [];
@@ -46,14 +48,24 @@ export function loadData(
     throw new UsageError(`--from ${config.from} is after --to ${config.to}.`);
   const series: SymbolSeries[] = [];
   const info: DataFileInfo[] = [];
+  let before = 0;
   for (const spec of config.data) {
     const opts: LoadCsvOptions = { strict: config.strict };
+    let fileBytes = 0;
+    if (onRead) {
+      const base = before;
+      opts.onRead = (bytes) => {
+        fileBytes = bytes;
+        onRead(base + bytes);
+      };
+    }
     if (spec.symbol) opts.symbol = spec.symbol;
     if (config.tz) opts.tz = config.tz;
     if (config.timeUnit) opts.timeUnit = config.timeUnit;
     if (config.dateFormat) opts.dateFormat = config.dateFormat;
     if (config.columns) opts.columns = config.columns;
     const loaded = loadCsv(spec.file, opts);
+    before += fileBytes;
     warnings.push(...loaded.warnings);
     const s = cutAfter(loaded.series, toMs);
     const intraday = isIntraday(s.time);

@@ -16,6 +16,7 @@ export type { DecisionFinishedEvent, DecisionStartedEvent, LlmCallEvent, RetryEv
  * timeline, warm-up bars included). The shapes only grow (new optional fields, new kinds).
  */
 export type RunEvent =
+  | LoadingEvent
   | RunStartedEvent
   | ProgressEvent
   | DecisionStartedEvent
@@ -33,6 +34,35 @@ export type RunEvent =
   | RunFinishedEvent;
 
 export type RunEventType = RunEvent["type"];
+
+/**
+ * The data files are being parsed (before `run_started`): sent for a long load only (one that a
+ * worker thread parses), at its start and then at most every LOADING_EVERY_MS, so a big file
+ * never looks hung.
+ */
+export interface LoadingEvent {
+  type: "loading";
+  /** Bytes of the data files parsed so far, and in all. */
+  bytesRead: number;
+  bytesTotal: number;
+  /** Wall time since the load started. */
+  elapsedMs: number;
+}
+
+/** At most this often, a `loading` event. */
+export const LOADING_EVERY_MS = 100;
+
+/** `12.3 of 61.2 MB (20%)`: how far a load is, as every renderer says it. */
+export function loadingText(e: LoadingEvent): string {
+  const mb = (b: number) => (b / 1e6).toFixed(1);
+  const pct = e.bytesTotal > 0 ? Math.floor((e.bytesRead / e.bytesTotal) * 100) : 0;
+  return `${mb(e.bytesRead)} of ${mb(e.bytesTotal)} MB (${pct}%)`;
+}
+
+/** The live view's line while the data loads (ASCII: its length is its width). */
+export function loadingLine(e: LoadingEvent): string {
+  return `Loading data ${loadingText(e)} · ${(e.elapsedMs / 1000).toFixed(1)} s`;
+}
 
 /** Once, before the first bar. */
 export interface RunStartedEvent {
@@ -70,6 +100,8 @@ export interface ProgressEvent {
   /** Highest equity so far, and the drawdown from it in percent (≤ 0). */
   peakEquity: number;
   drawdownPct: number;
+  /** The deepest drawdown so far in percent (≤ 0), over every bar, not only the reported ones. */
+  maxDrawdownPct: number;
   /** Total return in percent since the first bar of the window. */
   returnPct: number;
   /** Buy-and-hold equity (same definition as result.json's benchmark) and its return in percent. */

@@ -6,6 +6,9 @@ export interface FrameMessage {
   elapsedMs: number;
   notice: string | null;
   last: boolean;
+  /** A loading line drawn by the data's worker is on the cursor's line: ink's first frame
+   * clears it first. */
+  rawLine: boolean;
 }
 
 /** What the view's process says once ink has loaded and it can draw. */

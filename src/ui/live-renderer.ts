@@ -15,7 +15,16 @@ export interface LiveRendererOptions {
   warn?: (line: string) => void;
 }
 
+/** The data's worker drawing the loading line itself, while the view's process loads ink. */
+export interface LoadingLineControl {
+  draw(on: boolean): void;
+  /** Whether it has drawn one (it is on the cursor's line). */
+  drawn(): boolean;
+}
+
 export interface LiveRenderer {
+  /** Hands the loading line to the data's worker until the view can draw (a long load only). */
+  loadingLine(control: LoadingLineControl): void;
   /** An LLM run's `--max-cost` / `--max-tokens`, for the budget left (null: not an LLM run). */
   budget(budget: LiveBudget | null): void;
   onEvent(event: RunEvent): void;
@@ -61,6 +70,7 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
   let notice: string | null = null;
   let dirty = false;
   let ready = false;
+  let rawLine: LoadingLineControl | null = null;
   /** The view is being closed on purpose: its exit is no failure. */
   let closingStarted = false;
   // The program is live-view-process.tsx bundled with ink and React by the build
@@ -83,7 +93,10 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
   child.channel?.unref();
   const gone = new Promise<void>((resolve) => {
     child.on("message", (m) => {
-      if (m === READY) ready = true;
+      if (m === READY) {
+        ready = true;
+        rawLine?.draw(false);
+      }
       if (m === CLOSED) resolve();
       else if (typeof m === "object" && m !== null && "cpuMs" in m) {
         viewCpuMs = Number(m.cpuMs);
@@ -106,19 +119,38 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
     dirty = false;
     // Not once the view's process has exited (or failed to start).
     if (!child.connected) return;
-    const frame: FrameMessage = { state, elapsedMs: performance.now() - t0, notice, last };
+    const frame: FrameMessage = {
+      state,
+      elapsedMs: performance.now() - t0,
+      notice,
+      last,
+      rawLine: rawLine?.drawn() ?? false,
+    };
     child.send(frame);
   };
   const timer = setInterval(() => {
-    if (dirty) send(false);
+    // A call under way ages on screen though no event comes.
+    if (dirty || state.callStartedMs !== null) send(false);
   }, FRAME_MS);
   timer.unref();
   let closing: Promise<void> | null = null;
   return {
+    loadingLine(control) {
+      if (ready) return;
+      rawLine = control;
+      control.draw(true);
+    },
     budget(budget) {
       state.llm = initialLiveState(budget).llm;
     },
     onEvent(event) {
+      // A model call's start, on this clock (the fold has none): a decision's first call starts
+      // with it, each next one as the previous ends; the view shows its age.
+      if (event.type === "decision_started" || event.type === "llm_call") {
+        state.callStartedMs = performance.now() - t0;
+      } else if (event.type === "decision_finished" || event.type === "run_finished") {
+        state.callStartedMs = null;
+      }
       foldLiveEvent(state, event);
       dirty = true;
     },
@@ -142,6 +174,9 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       if (!ready) {
         closingStarted = true;
         child.kill("SIGKILL");
+        // The worker's loading line goes too: what follows (an error) starts on a clean line.
+        rawLine?.draw(false);
+        if (rawLine?.drawn()) process.stdout.write("\r\u001B[2K");
         closing = Promise.resolve().then(reported);
         return closing;
       }

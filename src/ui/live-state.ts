@@ -2,7 +2,7 @@ import { retryWaitLine } from "../agent/agent-events.js";
 import type { UsageSnapshot } from "../agent/llm/usage-meter.js";
 import type { Order } from "../engine/types.js";
 import type { RunResult } from "../rundir/run-result.js";
-import type { RunEvent } from "../runner/run-events.js";
+import type { LoadingEvent, RunEvent } from "../runner/run-events.js";
 import { assertNever } from "../util/assert-never.js";
 
 /** An open position as the live view shows it. */
@@ -31,6 +31,8 @@ export interface LiveBudget {
  * so every event lands at once; drawing it is throttled elsewhere.
  */
 export interface LiveState {
+  /** The data being parsed, before the run starts (a long load only); null once it has. */
+  loading: LoadingEvent | null;
   runId: string | null;
   strategy: string;
   symbols: string[];
@@ -44,7 +46,17 @@ export interface LiveState {
   returnPct: number | null;
   benchmarkReturnPct: number | null;
   drawdownPct: number | null;
+  /** The deepest drawdown so far; at the end, result.json's. */
+  maxDrawdownPct: number | null;
   positions: LivePosition[];
+  /** "code" or "llm", from run_started. */
+  kind: "code" | "llm" | null;
+  /** A code run's orders accepted at the latest bar that had any (an LLM run's are its last
+   * decision's); `more` counts those past ORDERS_KEPT. */
+  lastOrders: { time: string; bar: number; orders: string[]; more: number } | null;
+  /** When the model call under way started, on the renderer's clock (ms): set by the renderer,
+   * which has a clock, from decision_started and llm_call; null when none is. */
+  callStartedMs: number | null;
   lastDecision: LiveDecision | null;
   /** The latest tool calls, oldest first (at most TICKER_LENGTH). */
   toolCalls: string[];
@@ -52,12 +64,17 @@ export interface LiveState {
     calls: number;
     tokens: number;
     costUsd: number;
+    /** Some call's price is unknown (a local or unpriced model): the cost is unknown. */
+    costUnknown: boolean;
     maxCostUsd: number | null;
     maxTokens: number | null;
   } | null;
   counts: {
     fills: number;
     tradesClosed: number;
+    /** At the end: the trades as the summary counts them (closed and still open), and the open. */
+    trades: number | null;
+    openAtEnd: number;
     rejected: number;
     failedDecisions: number;
     retries: number;
@@ -71,9 +88,12 @@ export interface LiveState {
 
 export const TICKER_LENGTH = 6;
 export const WARNINGS_KEPT = 3;
+/** A code run's orders of one bar shown (the rest counted). */
+export const ORDERS_KEPT = 4;
 
 export function initialLiveState(budget: LiveBudget | null = null): LiveState {
   return {
+    loading: null,
     runId: null,
     strategy: "",
     symbols: [],
@@ -85,11 +105,23 @@ export function initialLiveState(budget: LiveBudget | null = null): LiveState {
     returnPct: null,
     benchmarkReturnPct: null,
     drawdownPct: null,
+    maxDrawdownPct: null,
     positions: [],
+    kind: null,
+    lastOrders: null,
+    callStartedMs: null,
     lastDecision: null,
     toolCalls: [],
     llm: budget === null ? null : emptyLlm(budget),
-    counts: { fills: 0, tradesClosed: 0, rejected: 0, failedDecisions: 0, retries: 0 },
+    counts: {
+      fills: 0,
+      tradesClosed: 0,
+      trades: null,
+      openAtEnd: 0,
+      rejected: 0,
+      failedDecisions: 0,
+      retries: 0,
+    },
     warnings: [],
     waiting: null,
     status: null,
@@ -97,7 +129,15 @@ export function initialLiveState(budget: LiveBudget | null = null): LiveState {
 }
 
 function emptyLlm(budget: LiveBudget | null): NonNullable<LiveState["llm"]> {
-  return { calls: 0, tokens: 0, costUsd: 0, maxCostUsd: null, maxTokens: null, ...budget };
+  return {
+    calls: 0,
+    tokens: 0,
+    costUsd: 0,
+    costUnknown: false,
+    maxCostUsd: null,
+    maxTokens: null,
+    ...budget,
+  };
 }
 
 const keepLast = <T>(list: readonly T[], items: readonly T[], n: number): T[] =>
@@ -125,7 +165,8 @@ export function orderLine(o: Order): string {
       : o.stopPrice !== null
         ? `stop ${o.stopPrice}`
         : o.type;
-  return `${o.side === null ? "ORDER" : o.side.toUpperCase()} ${size} ${o.symbol} ${price}`;
+  const tag = o.tag ? ` [${o.tag}]` : "";
+  return `${o.side === null ? "ORDER" : o.side.toUpperCase()} ${size} ${o.symbol} ${price}${tag}`;
 }
 
 const round = (v: number) => Math.round(v * 100) / 100;
@@ -146,6 +187,8 @@ export function copyLiveState(s: LiveState): LiveState {
     llm: s.llm === null ? null : { ...s.llm },
     lastDecision:
       s.lastDecision === null ? null : { ...s.lastDecision, orders: [...s.lastDecision.orders] },
+    lastOrders:
+      s.lastOrders === null ? null : { ...s.lastOrders, orders: [...s.lastOrders.orders] },
     toolCalls: [...s.toolCalls],
     warnings: [...s.warnings],
   };
@@ -158,13 +201,19 @@ export function copyLiveState(s: LiveState): LiveState {
 export function foldLiveEvent(s: LiveState, e: RunEvent): void {
   const counts = s.counts;
   switch (e.type) {
+    case "loading":
+      // Events' objects are not changed by folding: this one can be kept as it is.
+      s.loading = e;
+      return;
     case "run_started":
+      s.loading = null;
       s.runId = e.id;
       s.strategy = e.strategy;
       s.symbols = e.symbols;
       s.total = e.bars;
       s.time = e.start;
       s.equity = e.initialCash;
+      s.kind = e.kind;
       if (e.kind === "llm") s.llm ??= emptyLlm(null);
       return;
     case "progress":
@@ -176,12 +225,19 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
       s.returnPct = e.returnPct;
       s.benchmarkReturnPct = e.benchmarkReturnPct;
       s.drawdownPct = e.drawdownPct;
+      s.maxDrawdownPct = e.maxDrawdownPct;
       s.positions = e.positions;
       return;
     case "order_accepted": {
       // The engine reports a decision's orders after the decision has finished, at its bar.
       const d = s.lastDecision;
       if (d !== null && d.bar === e.bar) d.orders.push(orderLine(e.order));
+      // A code run's decisions are its onBar: the orders of its latest bar that placed any.
+      if (s.kind !== "code") return;
+      if (s.lastOrders?.bar === e.bar) {
+        if (s.lastOrders.orders.length < ORDERS_KEPT) s.lastOrders.orders.push(orderLine(e.order));
+        else s.lastOrders.more++;
+      } else s.lastOrders = { time: e.time, bar: e.bar, orders: [orderLine(e.order)], more: 0 };
       return;
     }
     case "order_rejected":
@@ -214,6 +270,7 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
       llm.calls += 1;
       llm.tokens += e.tokens.prompt + e.tokens.completion;
       llm.costUsd += e.costUsd ?? 0;
+      if (e.costUsd === null) llm.costUnknown = true;
       s.llm = llm;
       return;
     }
@@ -251,6 +308,11 @@ function finished(s: LiveState, r: RunResult): void {
     Object.values(counts).reduce<number>((a, b) => a + (b ?? 0), 0);
   s.status = r.status;
   s.counts.rejected = r.orders.rejected;
+  if (r.metrics) {
+    s.counts.trades = r.metrics.trades;
+    s.maxDrawdownPct = r.metrics.maxDrawdownPct ?? s.maxDrawdownPct;
+  }
+  s.counts.openAtEnd = r.trades?.openAtEnd ?? 0;
   s.counts.failedDecisions = r.llm?.agent.failedDecisions ?? s.counts.failedDecisions;
   if (usage !== undefined) {
     s.counts.retries = sum(usage.retries);
@@ -261,6 +323,7 @@ function finished(s: LiveState, r: RunResult): void {
       calls: usage.calls.total,
       tokens: usage.tokens.prompt + usage.tokens.completion,
       costUsd: usage.cost.usd ?? s.llm?.costUsd ?? 0,
+      costUnknown: usage.cost.usd === null || (s.llm?.costUnknown ?? false),
     };
   }
 }

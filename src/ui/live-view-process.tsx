@@ -55,32 +55,44 @@ const send = (m: string | { cpuMs: number }) => {
   if (process.connected) process.send?.(m);
 };
 let latest: FrameMessage | null = null;
+/** The frame on screen, drawn again at the new width when the terminal is resized. */
+let shown: FrameMessage | null = null;
 let scheduled = false;
+
+/** The terminal's width; 80 when it reports none (the run chose this view on a terminal). */
+const columns = () => process.stdout.columns || 80;
+
+const renderOptions = {
+  stdout: process.stdout,
+  patchConsole: false,
+  exitOnCtrlC: false,
+  maxFps: 10,
+} as const;
 
 function draw(): void {
   scheduled = false;
   const m = latest;
   if (m === null) return;
   latest = null;
-  // Nothing is drawn before the run starts: bad input prints its error alone.
-  if (instance === null && m.state.runId === null) {
+  // Nothing is drawn before the run starts (or its long load): bad input prints its error alone.
+  if (instance === null && m.state.runId === null && m.state.loading === null) {
     if (m.last) send(CLOSED);
     return;
   }
-  const view = <LiveView state={m.state} elapsedMs={m.elapsedMs} notice={m.notice} />;
+  shown = m;
+  const view = (
+    <LiveView state={m.state} elapsedMs={m.elapsedMs} notice={m.notice} columns={columns()} />
+  );
   if (instance) instance.rerender(view);
-  // No input is read: stdin is not this process's, so Ctrl-C stays a SIGINT for the run.
-  else
-    instance = render(view, {
-      stdout: process.stdout,
-      patchConsole: false,
-      exitOnCtrlC: false,
-      maxFps: 10,
-    });
+  else {
+    if (m.rawLine) process.stdout.write("\r\u001B[2K");
+    // No input is read: stdin is not this process's, so Ctrl-C stays a SIGINT for the run.
+    instance = render(view, renderOptions);
+  }
   if (!m.last) return;
-  const shown = instance;
-  const exited = shown.waitUntilExit();
-  shown.unmount();
+  const last = instance;
+  const exited = last.waitUntilExit();
+  last.unmount();
   void exited.then(() => {
     // The view's own cost, for the bench: it is not in the run's process.
     const u = process.resourceUsage();
@@ -88,6 +100,26 @@ function draw(): void {
     send(CLOSED);
   });
 }
+
+/**
+ * A resized terminal reflows (tmux, VTE, iTerm) or cuts the lines already drawn, so ink's count
+ * of the lines to erase no longer holds and old header and progress lines stay behind. The view
+ * is drawn again from a cleared screen instead: a new ink instance, whose count starts at zero.
+ * Runs after ink's own handler (registered at render), which may have drawn at the old count.
+ */
+process.stdout.on("resize", () => {
+  setImmediate(() => {
+    if (instance === null || shown === null || shown.last) return;
+    instance.unmount();
+    // Cursor home, clear the screen: the view starts again at the top.
+    process.stdout.write("\u001B[H\u001B[2J");
+    const m = shown;
+    instance = render(
+      <LiveView state={m.state} elapsedMs={m.elapsedMs} notice={m.notice} columns={columns()} />,
+      renderOptions,
+    );
+  });
+});
 
 if (!process.send) throw new Error("live-view-process runs only as a child process with IPC");
 send(READY);

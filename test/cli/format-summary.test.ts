@@ -99,3 +99,19 @@ describe("formatMetric", () => {
     expect(formatMetric("someNewMetric", 1.23456789)).toBe("1.2346");
   });
 });
+
+describe("the order counts", () => {
+  it("separate thousands, as the metrics do", async () => {
+    const r = await googResult();
+    Object.assign(r.orders, {
+      submitted: 1_234_567,
+      filled: 1_200_000,
+      rejected: 0,
+      cancelled: 34_567,
+      expired: 0,
+    });
+    expect(formatSummary(r)).toContain(
+      "Orders: 1,234,567 submitted, 1,200,000 filled, 0 rejected, 34,567 cancelled, 0 expired",
+    );
+  });
+});

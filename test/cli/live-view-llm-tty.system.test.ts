@@ -87,7 +87,7 @@ describe("the live view of an LLM run in a pseudo-terminal", () => {
     const mid = frames.find((f) => /LLM calls [1-9]/.test(f) && !f.includes("· completed"));
     expect(mid, frames.join("\n----\n")).toBeDefined();
     expect(mid).toMatch(/\d+% 1999-11-\d\d · bar \d+\/12/);
-    expect(mid).toMatch(/cost \$0\.\d{4} · budget left \$0\.99\d\d/);
+    expect(mid).toMatch(/cost \$0\.\d{4} {2}budget left \$0\.99\d\d/);
     // The refused request and its retry are one call.
     const calls = server.requests.filter((r) => r.path.endsWith("/chat/completions")).length - 1;
     const retried = frames.find((f) => f.includes("retries 1") && !f.includes("· completed"));
@@ -95,12 +95,54 @@ describe("the live view of an LLM run in a pseudo-terminal", () => {
     const last = frames.at(-1) as string;
     // Hand-computed: calls × $0.00018, tokens calls × 1,050.
     expect(last).toContain(
-      `LLM calls ${calls} · tokens ${(calls * 1050).toLocaleString("en-US")} · cost $${(calls * 0.00018).toFixed(4)}`,
+      `LLM calls ${calls}  tokens ${(calls * 1050).toLocaleString("en-US")}  cost $${(calls * 0.00018).toFixed(4)}`,
     );
     // Bar 3 (1999-11-03) is the decision that bought: its order and rationale, its tool calls.
     const bought = frames.find((f) => f.includes("Last decision 1999-11-03"));
     expect(bought).toContain("Last decision 1999-11-03: BUY 50% SPY market");
     expect(bought).toContain("“Bought the dip; stop below the low.”");
     expect(bought).toContain("Tools memory_log › memory_recall › place_order");
+  });
+
+  it("shows a slow call in flight with its age, and an unpriced model's cost as unknown", async () => {
+    // The first decision's answer takes 2.5 s; every other comes at once.
+    const slow = await startScriptedServer((req, index) => {
+      const answer: Step = { content: "Hold.", usage: USAGE };
+      return index === 0 && !isMoment(req) ? { delayMs: 2500, answer } : answer;
+    });
+    try {
+      const spy = sliceCsv(path.join(DATA, "SPY_D.csv"), 3, work, "SPY3.csv");
+      const pane = new TmuxPane(
+        [
+          process.execPath,
+          BIN,
+          "run",
+          "--prompt",
+          "Hold.",
+          "--data",
+          spy,
+          "--base-url",
+          slow.url,
+          "--model",
+          "a-local-model-without-a-price",
+          "--no-cache",
+          "--runs-dir",
+          path.join(work, "runs-slow"),
+        ],
+        { cwd: work },
+      );
+      panes.push(pane);
+      const { frames, exitCode } = await captureUntilExit(pane);
+      expect(exitCode, frames.at(-1)).toBe(0);
+      const waiting = frames.find((f) => /model call in flight [12] s/.test(f));
+      expect(waiting, frames.join("\n----\n")).toBeDefined();
+      const last = frames.at(-1) as string;
+      expect(last).toMatch(/LLM calls \d+ {2}tokens [\d,]+ {2}cost unknown/);
+      for (const f of frames) expect(f).not.toContain("$0.0000");
+      // The call ended: its age is gone.
+      expect(last).not.toContain("in flight");
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -83,7 +83,7 @@ describe("the live view in a pseudo-terminal", () => {
     const filled = Math.round((done / 300) * 30);
     expect(m).toContain(`[${"█".repeat(filled)}${"░".repeat(30 - filled)}]`);
     expect(m).toMatch(
-      /Equity \d[\d,]*\.\d\d {2}Return [+-]\d+\.\d\d% {2}Buy & hold [+-]\d+\.\d\d% {2}Drawdown -?\d+\.\d\d%/,
+      /Equity \d[\d,]*\.\d\d {2}Return [+-]\d+\.\d\d% {2}Buy & hold [+-]\d+\.\d\d% {2}Drawdown now -?\d+\.\d\d% {2}Max drawdown -?\d+\.\d\d%/,
     );
     expect(m).toContain("Positions GOOG 3");
     // Never drawn as escape codes: capture-pane shows what the terminal shows.
@@ -143,6 +143,44 @@ describe("the live view in a pseudo-terminal", () => {
     expect(last).not.toContain("█");
     fs.rmSync(work, { recursive: true, force: true });
   });
+});
+
+describe("a terminal that cannot draw the live view", () => {
+  for (const [what, env, width] of [
+    ["TERM=dumb", { TERM: "dumb" }, 120],
+    ["a terminal 30 columns wide", {}, 30],
+  ] as const) {
+    it(`gets plain lines on ${what}`, async () => {
+      const work = tempDir();
+      const csv = sliceCsv(path.join(DATA, "GOOG.csv"), 100, work);
+      const pane = new TmuxPane(
+        [
+          process.execPath,
+          BIN,
+          "run",
+          path.join(path.dirname(BIN), "..", "strategies", "buy-and-hold.ts"),
+          "--data",
+          csv,
+          "--runs-dir",
+          path.join(work, "runs"),
+        ],
+        // Tall enough that the summary, wrapped at 30 columns, leaves the end line on screen.
+        { cwd: work, env, width, height: 150 },
+      );
+      panes.push(pane);
+      const { frames, exitCode } = await captureUntilExit(pane);
+      expect(exitCode).toBe(0);
+      // Unwrapped: the plain lines may wrap at 30 columns, the words stay.
+      const all = frames.map((f) => f.replaceAll("\n", "")).join("\n");
+      expect(all).toMatch(/run \S+: buy-and-hold on GOOG, 100 bars/);
+      expect(all).toMatch(/run \S+: completed in \d+\.\d\d s/);
+      for (const frame of frames) {
+        expect(frame).not.toContain("░");
+        expect(frame).not.toContain("ETA");
+      }
+      fs.rmSync(work, { recursive: true, force: true });
+    });
+  }
 });
 
 describe("Ctrl-C on the live view", () => {

@@ -21,6 +21,7 @@ const progress = (done: number, equity: number, bench: number, peak: number): Pr
   cash: 0,
   peakEquity: peak,
   drawdownPct: (equity / peak - 1) * 100,
+  maxDrawdownPct: (equity / peak - 1) * 100,
   returnPct: (equity / 10000 - 1) * 100,
   benchmarkEquity: bench,
   benchmarkReturnPct: (bench / 10000 - 1) * 100,
@@ -134,6 +135,24 @@ describe("plain renderer: retry waits", () => {
     expect(out.lines()).toEqual([
       "waiting 3,600 s (as the server asked) to retry gpt-4o-mini after rate_limit on attempt 1",
       "waiting 1.2 s (backoff) to retry gpt-4o-mini after server_error on attempt 1",
+    ]);
+  });
+});
+
+describe("plain renderer while the data loads", () => {
+  it("says how far a long load is every 5 s, not at every event", () => {
+    let now = 0;
+    const out = sink();
+    const render = plainRenderer(out.stream as unknown as NodeJS.WritableStream, {
+      now: () => now,
+    });
+    for (const t of [100, 2000, 5100, 6000, 10_300]) {
+      now = t;
+      render({ type: "loading", bytesRead: t * 1000, bytesTotal: 20_000_000, elapsedMs: t });
+    }
+    expect(out.lines()).toEqual([
+      "loading data: 5.1 of 20.0 MB (25%)",
+      "loading data: 10.3 of 20.0 MB (51%)",
     ]);
   });
 });

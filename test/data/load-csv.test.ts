@@ -172,6 +172,21 @@ describe("files larger than one parse chunk (1 MiB)", () => {
     expect(wrong).toBe(0);
   });
 
+  it("tells the bytes parsed as it goes, up to the file's size, in both readings", () => {
+    const text = lines.join("\n");
+    for (const bytePath of [true, false]) {
+      const seen: number[] = [];
+      loadCsv(write(text), { onRead: (b) => seen.push(b) }, bytePath);
+      const parsed = seen.filter((b) => b > 0);
+      // Several pieces, never going back, ending at the whole file.
+      expect(parsed.length).toBeGreaterThan(2);
+      expect(parsed).toEqual([...parsed].sort((x, y) => x - y));
+      expect(seen.at(-1)).toBe(Buffer.byteLength(text));
+      // The first pass (counting lines) tells 0 bytes parsed, first.
+      expect(seen[0]).toBe(0);
+    }
+  });
+
   it("reports the right line for a bad row far into the file", () => {
     const bad = [...lines];
     // data row i sits on line i + 2; row 39_999 is on line 40_001

@@ -66,6 +66,11 @@ export class TmuxPane {
     return null;
   }
 
+  /** Resizes the pane's window, as a user dragging the terminal's edge (the command gets SIGWINCH). */
+  resize(width: number, height = 40): void {
+    this.tmux(["resize-window", "-x", String(width), "-y", String(height)]);
+  }
+
   sendKeys(...keys: string[]): void {
     this.tmux(["send-keys", ...keys]);
   }

@@ -51,6 +51,49 @@ describe("a long data file is parsed by a worker thread while the runner loads",
   });
 
   it.runIf(TWO_CORES)(
+    "sends loading events as it parses: from 0 bytes, never back, to the files' size",
+    async () => {
+      const file = minuteCsv("progress.csv", 100_000);
+      const size = fs.statSync(file).size;
+      const preload = DataPreload.start(options(file)) as DataPreload;
+      const events: { bytesRead: number; bytesTotal: number; elapsedMs: number }[] = [];
+      preload.onLoading((e) => events.push(e));
+      expect(await preload.result()).not.toBeNull();
+      expect(events.length).toBeGreaterThan(0);
+      // The first from the load's start, the latest kept until someone listened.
+      expect(events.every((e) => e.bytesTotal === size)).toBe(true);
+      const read = events.map((e) => e.bytesRead);
+      expect(read).toEqual([...read].sort((x, y) => x - y));
+      expect(read.at(-1)).toBeLessThanOrEqual(size);
+      // At most one every 100 ms.
+      const t = events.map((e) => e.elapsedMs);
+      for (let i = 1; i < t.length; i++)
+        expect((t[i] as number) - (t[i - 1] as number)).toBeGreaterThanOrEqual(100);
+      // The loading line is the view's to draw unless handed over: nothing was drawn here.
+      expect(preload.loadingLine().drawn()).toBe(false);
+    },
+  );
+
+  it("loadData tells the bytes of all its files parsed, in order, the second after the first", () => {
+    const a = minuteCsv("a.csv", 2_000);
+    const b = minuteCsv("b.csv", 3_000);
+    const seen: number[] = [];
+    loadData(
+      {
+        ...options(a),
+        data: [
+          { file: a, symbol: "A" },
+          { file: b, symbol: "B" },
+        ],
+      },
+      (n) => seen.push(n),
+    );
+    expect(seen).toEqual([...seen].sort((x, y) => x - y));
+    expect(seen.at(-1)).toBe(fs.statSync(a).size + fs.statSync(b).size);
+    expect(seen).toContain(fs.statSync(a).size);
+  });
+
+  it.runIf(TWO_CORES)(
     "gives exactly what loadData gives in this thread: columns, window, file info",
     async () => {
       const file = minuteCsv("same.csv", 100_000);

@@ -49,6 +49,7 @@ const progress = (done: number, time: string, equity: number): RunEvent => ({
   cash: 4_000,
   peakEquity: 10_500,
   drawdownPct: (equity / 10_500 - 1) * 100,
+  maxDrawdownPct: (equity / 10_500 - 1) * 100,
   returnPct: (equity / 10_000 - 1) * 100,
   benchmarkEquity: 10_300,
   benchmarkReturnPct: 3,
@@ -68,7 +69,14 @@ describe("liveState", () => {
       time: "2020-01-02",
       equity: 10_000,
     });
-    expect(s.llm).toEqual({ calls: 0, tokens: 0, costUsd: 0, maxCostUsd: null, maxTokens: null });
+    expect(s.llm).toEqual({
+      calls: 0,
+      tokens: 0,
+      costUsd: 0,
+      costUnknown: false,
+      maxCostUsd: null,
+      maxTokens: null,
+    });
   });
 
   it("keeps the date, equity, returns, drawdown and positions of the last progress event", () => {
@@ -313,6 +321,8 @@ describe("foldLiveEvent (the renderer's in-place fold)", () => {
     expect(inPlace.counts).toEqual({
       fills: 1,
       tradesClosed: 1,
+      trades: null,
+      openAtEnd: 0,
       rejected: 1,
       failedDecisions: 0,
       retries: 1,
@@ -348,5 +358,76 @@ describe("orderLine", () => {
         }),
       ),
     ).toBe("SELL 25% SPY stop 99");
+  });
+});
+
+describe("the live state of a code run and of prices unknown", () => {
+  it("keeps a code run's orders of its latest bar that placed any, tagged", () => {
+    const code: RunEvent = { ...started, kind: "code" } as RunEvent;
+    const accepted = (bar: number, tag: string | null): RunEvent => ({
+      type: "order_accepted",
+      time: `2020-01-0${bar}`,
+      bar,
+      order: order({ tag }),
+    });
+    const s = fold([code, accepted(2, "entry"), accepted(5, null), accepted(5, "exit")]);
+    expect(s.lastOrders).toEqual({
+      time: "2020-01-05",
+      bar: 5,
+      orders: ["BUY 10 SPY market", "BUY 10 SPY market [exit]"],
+      more: 0,
+    });
+    const many = fold([code, ...Array.from({ length: 7 }, () => accepted(3, null))]);
+    expect(many.lastOrders?.orders).toHaveLength(4);
+    expect(many.lastOrders?.more).toBe(3);
+  });
+
+  it("marks the cost unknown once a call's price is, and at the end when the run's is", () => {
+    const call = (costUsd: number | null): RunEvent => ({
+      type: "llm_call",
+      model: "m",
+      source: "network",
+      tokens: { prompt: 1, completion: 1, cached: 0 },
+      costUsd,
+      latencyMs: 1,
+      attempts: 1,
+      error: null,
+    });
+    expect(fold([started, call(0.01)]).llm?.costUnknown).toBe(false);
+    expect(fold([started, call(0.01), call(null)]).llm?.costUnknown).toBe(true);
+  });
+
+  it("ends on result.json's max drawdown and its trades, open ones counted", () => {
+    const result = {
+      status: "completed",
+      orders: { rejected: 0 },
+      metrics: { trades: 33, maxDrawdownPct: -21.5 },
+      trades: { closed: 32, openAtEnd: 1, dataEnded: 0 },
+    } as unknown as RunResult;
+    const s = fold([started, { type: "run_finished", result }]);
+    expect(s.maxDrawdownPct).toBe(-21.5);
+    expect(s.counts).toMatchObject({ trades: 33, openAtEnd: 1 });
+  });
+});
+
+describe("the live state while the data loads", () => {
+  it("keeps the latest loading event until the run starts", () => {
+    const s = initialLiveState();
+    foldLiveEvent(s, { type: "loading", bytesRead: 10, bytesTotal: 100, elapsedMs: 5 });
+    foldLiveEvent(s, { type: "loading", bytesRead: 60, bytesTotal: 100, elapsedMs: 105 });
+    expect(s.loading?.bytesRead).toBe(60);
+    foldLiveEvent(s, {
+      type: "run_started",
+      id: "r",
+      dir: "",
+      strategy: "s",
+      kind: "code",
+      symbols: ["X"],
+      bars: 10,
+      start: null,
+      end: null,
+      initialCash: 1000,
+    });
+    expect(s.loading).toBeNull();
   });
 });

@@ -5,8 +5,13 @@ import { describe, expect, it } from "vitest";
 import { initialLiveState, type LiveState } from "../../src/ui/live-state.js";
 import { eta, LiveView, progressBar } from "../../src/ui/live-view.js";
 
-function frame(state: LiveState, elapsedMs = 0, notice: string | null = null): string {
-  const view = render(createElement(LiveView, { state, elapsedMs, notice }));
+function frame(
+  state: LiveState,
+  elapsedMs = 0,
+  notice: string | null = null,
+  columns = 100,
+): string {
+  const view = render(createElement(LiveView, { state, elapsedMs, notice, columns }));
   const out = stripVTControlCharacters(view.lastFrame() ?? "");
   view.unmount();
   return out;
@@ -39,15 +44,39 @@ describe("LiveView", () => {
     expect(out).toContain("Equity 11,250.00");
     expect(out).toContain("Return +12.50%");
     expect(out).toContain("Buy & hold +5.00%");
-    expect(out).toContain("Drawdown -3.50%");
+    expect(out).toContain("Drawdown now -3.50%");
     expect(out).toContain("Positions GOOG 12");
   });
 
-  it("shows the counts of rejected orders, failed decisions and retries", () => {
+  it("shows a code run's fills, trades and rejected orders, no model's counts", () => {
     const s = midRun();
-    s.counts = { fills: 3, tradesClosed: 1, rejected: 2, failedDecisions: 1, retries: 4 };
+    s.counts = { ...s.counts, fills: 3, tradesClosed: 1, rejected: 2 };
+    const out = frame(s);
+    expect(out).toContain("Fills 3  trades closed 1  rejected 2");
+    expect(out).not.toContain("failed decisions");
+    expect(out).not.toContain("retries");
+  });
+
+  it("shows an LLM run's counts of rejected orders, failed decisions and retries", () => {
+    const s = midRun();
+    s.llm = {
+      calls: 1,
+      tokens: 1,
+      costUsd: 0,
+      costUnknown: false,
+      maxCostUsd: null,
+      maxTokens: null,
+    };
+    s.counts = {
+      ...s.counts,
+      fills: 3,
+      tradesClosed: 1,
+      rejected: 2,
+      failedDecisions: 1,
+      retries: 4,
+    };
     expect(frame(s)).toContain(
-      "Fills 3 · trades closed 1 · rejected 2 · failed decisions 1 · retries 4",
+      "Fills 3  trades closed 1  rejected 2  failed decisions 1  retries 4",
     );
   });
 
@@ -69,8 +98,15 @@ describe("LiveView", () => {
 
   it("shows LLM calls, tokens, cost and the budget left", () => {
     const s = midRun();
-    s.llm = { calls: 12, tokens: 34_567, costUsd: 0.0123, maxCostUsd: 0.05, maxTokens: null };
-    expect(frame(s)).toContain("LLM calls 12 · tokens 34,567 · cost $0.0123 · budget left $0.0377");
+    s.llm = {
+      calls: 12,
+      tokens: 34_567,
+      costUsd: 0.0123,
+      costUnknown: false,
+      maxCostUsd: 0.05,
+      maxTokens: null,
+    };
+    expect(frame(s)).toContain("LLM calls 12  tokens 34,567  cost $0.0123  budget left $0.0377");
   });
 
   it("prints stored text with its control characters made visible", () => {
@@ -90,6 +126,132 @@ describe("LiveView", () => {
     const out = frame(s, 0, "Interrupted: finishing the current bar");
     expect(out).toContain("· interrupted");
     expect(out).toContain("Interrupted: finishing the current bar");
+  });
+});
+
+describe("LiveView's labels", () => {
+  it("says which drawdown is which: now, and the deepest so far", () => {
+    const s = { ...midRun(), maxDrawdownPct: -12.25 };
+    const out = frame(s);
+    expect(out).toContain("Drawdown now -3.50%");
+    expect(out).toContain("Max drawdown -12.25%");
+    expect(out).not.toMatch(/(?<!Max )(?<!now )Drawdown (?!now)/);
+  });
+
+  it("counts trades as the summary does at the end: closed and still open", () => {
+    const s = midRun();
+    s.counts = { ...s.counts, tradesClosed: 32 };
+    expect(frame(s)).toContain("trades closed 32");
+    s.counts = { ...s.counts, trades: 33, openAtEnd: 1 };
+    s.status = "completed";
+    expect(frame(s)).toContain("trades 33 (1 open at end)");
+  });
+
+  it("reads an unknown cost as unknown, never $0.0000, and leaves out a budget it cannot tell", () => {
+    const s = midRun();
+    s.llm = {
+      calls: 3,
+      tokens: 1200,
+      costUsd: 0,
+      costUnknown: true,
+      maxCostUsd: 1,
+      maxTokens: null,
+    };
+    const out = frame(s);
+    expect(out).toContain("cost unknown");
+    expect(out).not.toContain("$0.0000");
+    expect(out).not.toContain("budget left");
+  });
+
+  it("shows a code run's last orders with their tags", () => {
+    const s = midRun();
+    s.lastOrders = {
+      time: "2006-03-13",
+      bar: 249,
+      orders: ["BUY 12 GOOG market [entry]", "SELL 12 GOOG stop 95 [stop]"],
+      more: 3,
+    };
+    expect(frame(s)).toContain(
+      "Last orders 2006-03-13: BUY 12 GOOG market [entry], SELL 12 GOOG stop 95 [stop] +3 more",
+    );
+  });
+
+  it("shows a model call in flight with its age, from a second on", () => {
+    const s = midRun();
+    s.llm = {
+      calls: 1,
+      tokens: 10,
+      costUsd: 0,
+      costUnknown: false,
+      maxCostUsd: null,
+      maxTokens: null,
+    };
+    s.callStartedMs = 10_000;
+    expect(frame(s, 10_500)).not.toContain("in flight");
+    expect(frame(s, 52_400)).toContain("model call in flight 42 s");
+    s.callStartedMs = null;
+    expect(frame(s, 52_400)).not.toContain("in flight");
+  });
+});
+
+describe("LiveView at a narrow width", () => {
+  it("flows its figures onto more lines and narrows the bar: no line is wider than the terminal", () => {
+    const s = midRun();
+    s.done = 250_000;
+    s.total = 1_000_000;
+    s.llm = {
+      calls: 12,
+      tokens: 34_567,
+      costUsd: 0.0123,
+      costUnknown: false,
+      maxCostUsd: 0.05,
+      maxTokens: 90_000,
+    };
+    for (const columns of [40, 60, 80]) {
+      const out = frame(
+        s,
+        2000,
+        "Interrupted: finishing the current bar and writing the run",
+        columns,
+      );
+      const lines = out.split("\n");
+      for (const line of lines)
+        expect(line.length, `${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      // Each figure whole on one line, never broken across two.
+      expect(
+        lines.some((l) => l.includes("Buy & hold +5.00%")),
+        out,
+      ).toBe(true);
+      expect(
+        lines.some((l) => l.includes("tokens left 55,433")),
+        out,
+      ).toBe(true);
+    }
+    // The progress line keeps its figures and gives up bar cells, then the bar, instead.
+    const progressLine = (columns: number) => frame(s, 2000, null, columns).split("\n")[1] ?? "";
+    expect(progressLine(80)).toMatch(
+      /^\[[█░]{10,29}\] {2}25% 2006-03-14 · bar 250,000\/1,000,000 · ETA 0:06$/,
+    );
+    expect(progressLine(80)).toHaveLength(80);
+    expect(progressLine(60)).toBe(" 25% 2006-03-14 · bar 250,000/1,000,000 · ETA 0:06");
+  });
+
+  it("cuts a line that cannot fit with an ellipsis rather than wrapping it", () => {
+    const s = midRun();
+    s.warnings = ["x".repeat(200)];
+    const out = frame(s, 0, null, 50);
+    const warning = out.split("\n").find((l) => l.startsWith("warning:")) ?? "";
+    expect(warning).toHaveLength(50);
+    expect(warning.endsWith("…")).toBe(true);
+    expect(out).not.toMatch(/^x+$/m);
+  });
+});
+
+describe("LiveView while the data loads", () => {
+  it("shows the loading line alone: bytes read of the total, and for how long", () => {
+    const s = initialLiveState();
+    s.loading = { type: "loading", bytesRead: 12_345_678, bytesTotal: 46_000_000, elapsedMs: 250 };
+    expect(frame(s)).toBe("Loading data 12.3 of 46.0 MB (26%) · 0.3 s");
   });
 });
 

@@ -112,6 +112,8 @@ describe("narrowWidth", () => {
       returnPct: 12.5,
       benchmarkReturnPct: -5,
       drawdownPct: -3.5,
+      maxDrawdownPct: -7.25,
+      lastOrders: { time: "2006-03-14", bar: 250, orders: ["SELL 5 SPY market [exit]"], more: 2 },
       positions: [{ symbol: "GOOG", qty: 12 }],
       lastDecision: {
         time: "2006-03-14",
@@ -121,7 +123,15 @@ describe("narrowWidth", () => {
         rationale: "Momentum \u201cholds\u201d \u2014 buy\u2026",
       },
       toolCalls: ["get_bars", "recall"],
-      counts: { fills: 3, tradesClosed: 1, rejected: 2, failedDecisions: 1, retries: 1 },
+      counts: {
+        fills: 3,
+        tradesClosed: 1,
+        trades: 2,
+        openAtEnd: 1,
+        rejected: 2,
+        failedDecisions: 1,
+        retries: 1,
+      },
       warnings: ["a warning"],
       status: "completed",
     };
