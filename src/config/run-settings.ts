@@ -581,7 +581,7 @@ export const OUTPUT_SETTINGS = {
   ui: switchOf({
     group: "output",
     flag: "--ui",
-    help: "live view on a terminal (the default; plain lines when not a TTY or in CI)",
+    help: "live view on a terminal (the default; plain lines when not a TTY, in CI, with TERM=dumb or under 40 columns)",
     default: true,
     negate: {
       help: "plain progress lines (start, every 5 s, warnings, end), even on a terminal",
