@@ -10,7 +10,9 @@ export const CLIENT_SCRIPT = `(function () {
     autoSize: true,
     layout: { attributionLogo: false, background: { color: "#ffffff" }, textColor: "#222222", fontSize: 11 },
     grid: { vertLines: { color: "#f0f0f0" }, horzLines: { color: "#f0f0f0" } },
-    timeScale: { timeVisible: data.intraday, secondsVisible: false, borderVisible: false },
+    // Both edges fixed: the library then lets bars shrink to width / points (not its 0.5 px
+    // default), so fitContent shows the whole run, however long, and zooming out stops there.
+    timeScale: { timeVisible: data.intraday, secondsVisible: false, borderVisible: false, fixLeftEdge: true, fixRightEdge: true, lockVisibleTimeRangeOnResize: true },
     rightPriceScale: { borderVisible: false },
     localization: { locale: "en-US" }
   };
@@ -24,6 +26,9 @@ export const CLIENT_SCRIPT = `(function () {
     return el ? LC.createChart(el, base) : null;
   }
   var drawn = 0;
+  // The chart objects, for a reader's console and the browser tests (visible ranges via the API).
+  var charts = { equity: null, prices: [], usage: null };
+  window.__charts = charts;
   var eq = make("chart-equity");
   if (eq) {
     eq.addSeries(LC.LineSeries, { color: "#2962ff", lineWidth: 2, title: "strategy" }).setData(points(data.curve.equity));
@@ -32,6 +37,7 @@ export const CLIENT_SCRIPT = `(function () {
     var panes = eq.panes();
     if (panes[1]) panes[1].setHeight(120);
     eq.timeScale().fitContent();
+    charts.equity = eq;
     drawn++;
   }
   data.prices.forEach(function (p, k) {
@@ -45,6 +51,7 @@ export const CLIENT_SCRIPT = `(function () {
       return { time: m.t, position: m.position, shape: m.shape, color: m.color, text: m.text };
     }));
     chart.timeScale().fitContent();
+    charts.prices[k] = chart;
     drawn++;
   });
   if (data.usage) {
@@ -58,6 +65,7 @@ export const CLIENT_SCRIPT = `(function () {
         u.addSeries(LC.LineSeries, { color: "#7b1fa2", title: "USD", priceFormat: { type: "price", precision: 4, minMove: 0.0001 } }, 1).setData(col("usd"));
       }
       u.timeScale().fitContent();
+      charts.usage = u;
       drawn++;
     }
   }

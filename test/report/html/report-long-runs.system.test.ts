@@ -1,0 +1,161 @@
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomWalk, writeCsv } from "../../../bench/generate-series.js";
+import { artifactPath, sharedChromium } from "../../helpers/chromium.js";
+import { cli, DATA, readJson, runArgs, runDirs, tempDir } from "../../helpers/cli.js";
+
+// The README's long examples and a million-bar minute walk, opened in headless Chromium: at the
+// default zoom every chart must show the whole run (the library's 0.5 px minimum bar spacing once
+// cut a 20-year run to its last 9 years).
+
+const work = tempDir();
+const chromium = sharedChromium();
+
+interface Example {
+  name: string;
+  args: (runs: string) => string[];
+}
+
+const MINUTE_BARS = 1_000_000;
+const EXAMPLES: Example[] = [
+  {
+    name: "spy-20-years",
+    args: (runs) =>
+      runArgs(
+        "strategies/sma-crossover.ts",
+        path.join(DATA, "SPY_D.csv"),
+        runs,
+        "--param",
+        "longShort=true",
+        "--allow-short",
+      ),
+  },
+  {
+    name: "four-symbols",
+    args: (runs) =>
+      runArgs(
+        "strategies/buy-and-hold.ts",
+        ["orcl-1995-2014.txt", "yhoo-1996-2014.txt", "nvda-1999-2014.txt", "SPY_D.csv"].map((f) =>
+          path.join(DATA, f),
+        ),
+        runs,
+      ),
+  },
+  {
+    // The benchmark's minute workload: reversing SMA crossover, 0.1% commission.
+    name: "minute-walk",
+    args: (runs) =>
+      runArgs(
+        "strategies/sma-crossover.ts",
+        path.join(work, "MINUTE.csv"),
+        runs,
+        "--param",
+        "longShort=true",
+        "--allow-short",
+        "--commission",
+        "0.001",
+      ),
+  },
+];
+
+interface Opened {
+  page: Page;
+  errors: string[];
+  dir: string;
+}
+const opened = new Map<string, Opened>();
+
+beforeAll(async () => {
+  await chromium.start();
+  writeCsv(path.join(work, "MINUTE.csv"), randomWalk(MINUTE_BARS, 7, 60_000, Date.UTC(2020, 0, 1)));
+  for (const ex of EXAMPLES) {
+    const runs = path.join(work, ex.name);
+    const r = cli([...ex.args(runs), "-q"], work);
+    expect(r.status, r.stderr).toBe(0);
+    const dir = runDirs(runs)[0] as string;
+    const page = await chromium.get().newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    await page.goto(pathToFileURL(path.join(dir, "report.html")).href);
+    await page.waitForSelector("body[data-charts]", { timeout: 30_000 });
+    const shot = artifactPath(`report-${ex.name}.png`);
+    await page.screenshot({ path: shot });
+    console.log(`${ex.name} screenshot: ${shot}`);
+    opened.set(ex.name, { page, errors, dir });
+  }
+}, 240_000);
+
+afterAll(async () => {
+  await chromium.close();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+interface Span {
+  /** The visible range's first and last times, seconds. */
+  from: number;
+  to: number;
+  /** The logical range, in the chart's points. */
+  logicalFrom: number;
+  logicalTo: number;
+  /** The chart's own first and last data times, seconds. */
+  first: number;
+  last: number;
+}
+
+/** A chart's visible range read through the library's API, beside its data's first and last time. */
+function spans(page: Page): Promise<{ equity: Span; prices: Span[] }> {
+  return page.evaluate(`(() => {
+    const c = window.__charts;
+    const span = (chart) => {
+      const ts = chart.timeScale();
+      const r = ts.getVisibleRange();
+      const l = ts.getVisibleLogicalRange();
+      const times = chart.panes().flatMap((p) => p.getSeries()).flatMap((s) => s.data().map((d) => d.time));
+      return { from: r.from, to: r.to, logicalFrom: l.from, logicalTo: l.to,
+        first: Math.min(...times), last: Math.max(...times) };
+    };
+    return { equity: span(c.equity), prices: c.prices.map(span) };
+  })()`) as Promise<{ equity: Span; prices: Span[] }>;
+}
+
+const DAY = 86_400;
+
+describe.each(EXAMPLES.map((e) => e.name))("report.html of the %s example", (name) => {
+  const get = () => opened.get(name) as Opened;
+
+  it("shows equity and drawdown from the run's first bar to its last at the default zoom", async () => {
+    const { page, errors, dir } = get();
+    const result = readJson<{ period: { start: string; end: string; bars: number } }>(
+      path.join(dir, "result.json"),
+    );
+    const { equity } = await spans(page);
+    // The chart's data is the run's: its first and last points are the first and last bars.
+    expect(new Date(equity.first * 1000).toISOString().slice(0, 10)).toBe(
+      result.period.start.slice(0, 10),
+    );
+    expect(new Date(equity.last * 1000).toISOString().slice(0, 10)).toBe(
+      result.period.end.slice(0, 10),
+    );
+    expect(equity.from).toBe(equity.first);
+    expect(equity.to).toBe(equity.last);
+    expect(equity.logicalFrom).toBeLessThanOrEqual(0);
+    expect(errors).toEqual([]);
+  });
+
+  it("shows every symbol's candles over the whole run", async () => {
+    const { page } = get();
+    const { prices } = await spans(page);
+    expect(prices.length).toBeGreaterThan(0);
+    for (const p of prices) {
+      expect(p.from).toBe(p.first);
+      expect(p.to).toBe(p.last);
+      expect(p.last - p.first).toBeGreaterThan(DAY);
+    }
+  });
+});
