@@ -25,9 +25,42 @@ export const CLIENT_SCRIPT = `(function () {
     var el = document.getElementById(id);
     return el ? LC.createChart(el, base) : null;
   }
+  // Markers closer than this many pixels merge into one, labelled with their count: a long run's
+  // thousands of trades then spread over the whole chart instead of piling up.
+  var MARKER_PX = 40;
+  var count = new Intl.NumberFormat("en-US");
+  function markers(chart, series, p) {
+    var plugin = LC.createSeriesMarkers(series, []);
+    var state = { plugin: plugin, groups: [] };
+    var spacing = -1;
+    function update() {
+      var now = chart.timeScale().options().barSpacing;
+      if (now === spacing) return;
+      spacing = now;
+      var span = Math.max(1, Math.ceil(MARKER_PX / now));
+      var open = [null, null, null];
+      var groups = [];
+      p.markers.forEach(function (m) {
+        var g = open[m.k];
+        if (g && m.i - g.i < span) { g.n += m.n; return; }
+        g = open[m.k] = { i: m.i, k: m.k, n: m.n, x: m.x };
+        groups.push(g);
+      });
+      var labels = groups.length <= data.labelledMarkers;
+      plugin.setMarkers(groups.map(function (g) {
+        var st = data.markerStyles[g.k];
+        return { time: p.candles.t[g.i], position: st.position, shape: st.shape, color: st.color,
+          text: g.n > 1 ? "\u00d7" + count.format(g.n) : labels ? g.x : "" };
+      }));
+      state.groups = groups.map(function (g) { return { time: p.candles.t[g.i], kind: g.k, n: g.n }; });
+    }
+    update();
+    chart.timeScale().subscribeVisibleLogicalRangeChange(update);
+    return state;
+  }
   var drawn = 0;
   // The chart objects, for a reader's console and the browser tests (visible ranges via the API).
-  var charts = { equity: null, prices: [], usage: null };
+  var charts = { equity: null, prices: [], markers: [], usage: null };
   window.__charts = charts;
   var eq = make("chart-equity");
   if (eq) {
@@ -47,9 +80,7 @@ export const CLIENT_SCRIPT = `(function () {
     var bars = new Array(p.candles.t.length);
     for (var i = 0; i < bars.length; i++) bars[i] = { time: p.candles.t[i], open: p.candles.o[i], high: p.candles.h[i], low: p.candles.l[i], close: p.candles.c[i] };
     s.setData(bars);
-    LC.createSeriesMarkers(s, p.markers.map(function (m) {
-      return { time: m.t, position: m.position, shape: m.shape, color: m.color, text: m.text };
-    }));
+    charts.markers[k] = markers(chart, s, p);
     chart.timeScale().fitContent();
     charts.prices[k] = chart;
     drawn++;

@@ -5,7 +5,7 @@ import { chartLibrarySource } from "./chart-library.js";
 import { CLIENT_SCRIPT } from "./client-script.js";
 import { escapeHtml as h, jsonScript } from "./escape.js";
 import { cell, cutNote, formatValue, page, table } from "./page-parts.js";
-import { LIMITS, type ReportModel } from "./report-model.js";
+import { LIMITS, MARKER_STYLES, type ReportModel } from "./report-model.js";
 
 /** The whole self-contained report page of one run. */
 export function renderRunPage(m: ReportModel): string {
@@ -15,6 +15,8 @@ export function renderRunPage(m: ReportModel): string {
     intraday,
     curve: m.curve,
     prices: m.charts.map((c) => ({ candles: c.candles, markers: c.markers })),
+    markerStyles: MARKER_STYLES,
+    labelledMarkers: LIMITS.labelledMarkers,
     usage: m.usage ? m.usage.points : null,
   };
   const body = [
@@ -66,11 +68,10 @@ function pricesSection(m: ReportModel): string {
         `Each candle merges ${c.candles.per} bars (${c.candles.t.length.toLocaleString("en-US")} candles); trade markers sit on the candle that holds them.`,
       );
     }
-    if (c.markers.length > LIMITS.labelledMarkers) {
-      notes.push(`${c.markers.length} markers: drawn without labels; the trades are listed below.`);
-    }
-    if (c.markersDropped > 0) {
-      notes.push(`Only the first ${LIMITS.markers} markers are drawn (${c.markersDropped} more).`);
+    if (c.events > LIMITS.labelledMarkers) {
+      notes.push(
+        `${formatValue(c.events)} entries, exits and rejections: markers that would overlap merge into one labelled with their count (zoom in to part them); past ${LIMITS.labelledMarkers} on screen, single ones lose their labels. Every trade is listed below.`,
+      );
     }
     return `<h3>${h(c.symbol)}</h3>${notes.map((n) => `<p class="note">${h(n)}</p>`).join("")}
 <div class="chart" id="chart-price-${k}"></div>`;

@@ -1,9 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import Papa from "papaparse";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomWalk, writeCsv } from "../../../bench/generate-series.js";
+import { parseTimestamp } from "../../../src/data/parse-timestamp.js";
+import { floorIndex } from "../../../src/report/html/downsample.js";
 import { artifactPath, sharedChromium } from "../../helpers/chromium.js";
 import { cli, DATA, readJson, runArgs, runDirs, tempDir } from "../../helpers/cli.js";
 
@@ -158,4 +161,57 @@ describe.each(EXAMPLES.map((e) => e.name))("report.html of the %s example", (nam
       expect(p.last - p.first).toBeGreaterThan(DAY);
     }
   });
+
+  it("marks every entry, exit and rejection, with markers spread over the whole run", async () => {
+    const { page, dir } = get();
+    const result = readJson<{ data: { symbol: string }[] }>(path.join(dir, "result.json"));
+    const drawn = (await page.evaluate(`window.__charts.markers.map((m, k) => ({
+      groups: m.groups,
+      candles: window.__charts.prices[k].panes()[0].getSeries()[0].data().map((d) => d.time),
+      drawn: m.plugin.markers().length,
+    }))`)) as { groups: { time: number; n: number }[]; candles: number[]; drawn: number }[];
+    expect(drawn.length).toBe(result.data.length);
+    const events = runEvents(dir);
+    for (const [k, { symbol }] of result.data.entries()) {
+      const { groups, candles, drawn: count } = drawn[k] as (typeof drawn)[number];
+      const mine = events.filter((e) => e.symbol === symbol).map((e) => e.time);
+      expect(mine.length).toBeGreaterThan(0);
+      // Each marker's count adds up to every event: none dropped, however many there are.
+      expect(groups.reduce((n, g) => n + g.n, 0)).toBe(mine.length);
+      expect(count).toBe(groups.length);
+      // Every event lies on or shortly after a marker (the one its count is in): within 5% of
+      // the run, the width a merged marker may hold at the default zoom.
+      const span = (candles.at(-1) as number) - (candles[0] as number);
+      const times = groups.map((g) => g.time);
+      for (const e of mine) {
+        const candle = candles[floorIndex(candles, e)] as number;
+        const at = times[floorIndex(times, candle)] as number;
+        expect(at).toBeLessThanOrEqual(candle);
+        expect(candle - at).toBeLessThanOrEqual(0.05 * span);
+      }
+      const first = candles[floorIndex(candles, Math.min(...mine))];
+      expect(times[0]).toBe(first);
+    }
+  });
 });
+
+/** Every entry, exit and rejected order of a run (time in seconds), from its files. */
+function runEvents(dir: string): { symbol: string; time: number }[] {
+  const out: { symbol: string; time: number }[] = [];
+  const seconds = (label: string) => parseTimestamp(label) / 1000;
+  const trades = Papa.parse<Record<string, string>>(
+    fs.readFileSync(path.join(dir, "trades.csv"), "utf8").trim(),
+    { header: true },
+  ).data;
+  for (const t of trades) {
+    out.push({ symbol: t.symbol as string, time: seconds(t.entry_time as string) });
+    if (t.open_at_end !== "true") {
+      out.push({ symbol: t.symbol as string, time: seconds(t.exit_time as string) });
+    }
+  }
+  for (const line of fs.readFileSync(path.join(dir, "orders.jsonl"), "utf8").trim().split("\n")) {
+    const o = JSON.parse(line) as { event: string; symbol: string; time: string };
+    if (o.event === "rejected") out.push({ symbol: o.symbol, time: seconds(o.time) });
+  }
+  return out;
+}

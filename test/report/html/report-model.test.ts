@@ -2,12 +2,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokerConfig } from "../../../src/engine/broker-config.js";
+import { loadRunPrices } from "../../../src/report/html/price-data.js";
 import {
   buildReportModel,
   LIMITS,
+  MARKER_KIND,
   metricRows,
   reportParts,
+  type SymbolChart,
 } from "../../../src/report/html/report-model.js";
+import { readConfig, readResult } from "../../../src/rundir/run-record.js";
 import { runBacktest } from "../../../src/runner/run-backtest.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "../../../src/runner/run-config.js";
 import type { RunEvent } from "../../../src/runner/run-events.js";
@@ -81,10 +85,10 @@ describe("the report's data, from a run directory", () => {
   });
 });
 
-describe("a run with more rejected orders than the page marks", () => {
-  it("counts them all and parses no more than LIMITS.markers, from the runner's lines or the file", async () => {
+describe("a run with more rejected orders than the table shows", () => {
+  it("counts them all and marks every one on its candle, from the runner's lines or the file", async () => {
     // One target weight a bar that 1 of cash never buys a unit of: every order sizes to zero.
-    const bars = LIMITS.markers + 300;
+    const bars = LIMITS.tableRows + 300;
     const rows = ["Date,Open,High,Low,Close,Volume"];
     for (let i = 0; i < bars; i++) {
       const day = new Date(Date.UTC(2000, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
@@ -110,7 +114,7 @@ describe("a run with more rejected orders than the page marks", () => {
       .trim()
       .split("\n")
       .filter((l) => (JSON.parse(l) as { event: string }).event === "rejected");
-    expect(lines.length).toBeGreaterThan(LIMITS.markers);
+    expect(lines.length).toBeGreaterThan(LIMITS.tableRows);
     expect(result.orders.rejected).toBe(lines.length);
     // None filled (the last order still working at the end): the run fails, its files written.
     expect(result.error?.type).toBe("AllOrdersRejected");
@@ -120,11 +124,11 @@ describe("a run with more rejected orders than the page marks", () => {
 
     const fromFile = buildReportModel(dir);
     expect(fromFile.rejected.total).toBe(lines.length);
-    expect(fromFile.rejected.rows).toHaveLength(Math.min(LIMITS.tableRows, lines.length));
+    expect(fromFile.rejected.rows).toHaveLength(LIMITS.tableRows);
 
     let asked = 0;
     const window = { start: result.period.start ?? null, end: result.period.end ?? null };
-    const prices = { series: [] };
+    const prices = loadRunPrices(dir, readResult(dir), readConfig(dir));
     const given = reportParts(dir, window, prices, {
       total: lines.length,
       line: (k) => {
@@ -132,10 +136,23 @@ describe("a run with more rejected orders than the page marks", () => {
         return lines[k] as string;
       },
     });
-    expect(asked).toBe(LIMITS.markers);
+    expect(asked).toBe(lines.length);
+    expect(given).toEqual(reportParts(dir, window, prices));
     expect(given.rejected.total).toBe(lines.length);
-    expect(given.rejected.shown).toEqual(reportParts(dir, window, prices).rejected.shown);
-    expect(given.rejected.shown).toHaveLength(LIMITS.markers);
+    expect(given.rejected.shown).toHaveLength(LIMITS.tableRows);
+    expect(given.rejected.shown.at(-1)?.id).toBe(
+      String((JSON.parse(lines[LIMITS.tableRows - 1] as string) as { id: number }).id),
+    );
+    // Every rejection is on the chart, from the first candle (bar 1's) to the last one.
+    const chart = given.charts[0] as SymbolChart;
+    expect(chart.candles.per).toBe(2);
+    expect(chart.events).toBe(lines.length);
+    expect(chart.markers.every((m) => m.k === MARKER_KIND.rejected)).toBe(true);
+    expect(chart.markers.reduce((n, m) => n + m.n, 0)).toBe(lines.length);
+    expect(chart.markers[0]?.i).toBe(0);
+    expect(chart.markers.at(-1)?.i).toBe(chart.candles.t.length - 1);
+    // Two bars a candle: two rejections on each, one on the first (bar 0 placed, bar 1 rejected).
+    expect(chart.markers.map((m) => m.n).slice(0, 3)).toEqual([1, 2, 2]);
   }, 60_000);
 });
 
