@@ -147,3 +147,43 @@ describe("report.html of an LLM run, in headless Chromium", async () => {
     }
   });
 });
+
+describe("report.html of an LLM run with a model that has no price", async () => {
+  const server = await startScriptedServer((req) => trader(req));
+  afterAll(() => server.close());
+  const spy = sliceCsv(path.join(DATA, "SPY_D.csv"), 15, work, "SPY-local.csv");
+  const { result, dir } = await runLlm({
+    baseURL: server.url,
+    data: [spy],
+    runsRoot: path.join(work, "runs-local"),
+    agent: { model: "a-local-model-with-no-price" },
+  });
+  const reason = (result.llm as { usage: { cost: { reason: string | null } } }).usage.cost.reason;
+
+  it("fits the page's width: the long cost reason wraps, the values stay in view", async () => {
+    // The reason is one long unbroken-by-markup sentence (114 characters when first seen).
+    expect(reason?.length).toBeGreaterThan(80);
+    const page = await chromium.get().newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(pathToFileURL(path.join(dir, "report.html")).href);
+    await page.waitForSelector("body[data-charts]", { timeout: 15_000 });
+    const fit = (await page.evaluate(`(() => {
+      const doc = document.documentElement;
+      const row = (key) => Array.from(document.querySelectorAll("#facts-table tbody tr"))
+        .find((tr) => tr.cells[0].textContent === key);
+      const right = (key) => row(key).cells[1].getBoundingClientRect().right;
+      return { scroll: doc.scrollWidth, client: doc.clientWidth,
+        reason: row("llm.usage.cost.reason").cells[1].textContent,
+        reasonRight: right("llm.usage.cost.reason"), submittedRight: right("orders.submitted"),
+        tradesRight: right("trades.closed") };
+    })()`)) as Record<string, number | string>;
+    const shot = artifactPath("report-llm-unpriced.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    console.log(`unpriced LLM report screenshot: ${shot}`);
+    await page.close();
+    expect(fit.reason).toBe(reason);
+    expect(fit.scroll).toBeLessThanOrEqual(fit.client as number);
+    for (const key of ["reasonRight", "submittedRight", "tradesRight"]) {
+      expect(fit[key]).toBeLessThanOrEqual(fit.client as number);
+    }
+  });
+});
