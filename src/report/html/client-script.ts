@@ -21,10 +21,46 @@ export const CLIENT_SCRIPT = `(function () {
     for (var i = 0; i < p.t.length; i++) out[i] = { time: p.t[i], value: p.v[i] };
     return out;
   }
-  function make(id) {
-    var el = document.getElementById(id);
-    return el ? LC.createChart(el, base) : null;
+  // Axis numbers for people: thousands separated, fixed decimals, perhaps a unit.
+  function numbers(decimals, unit) {
+    var f = new Intl.NumberFormat("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    return { type: "custom", minMove: Math.pow(10, -decimals), formatter: function (v) { return unit === "$" ? "$" + f.format(v) : f.format(v) + (unit || ""); } };
   }
+  // Enough decimals to tell a chart's ticks apart: 2 for stocks, 4 or 5 for a currency pair.
+  function decimalsFor(lo, hi) {
+    var span = hi - lo;
+    return span > 0 ? Math.min(8, Math.max(2, Math.ceil(Math.log10(1000 / span)))) : 2;
+  }
+  var MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  var two = function (n) { return n < 10 ? "0" + n : String(n); };
+  // The library names the year only on a year's first tick: a view inside one year (or month,
+  // or day) would show none. Such views get the year (and month, day) on their coarsest ticks.
+  function timeLabels(view) {
+    return function (time, type) {
+      var r = (view.chart && view.chart.timeScale().getVisibleRange()) || view.range;
+      if (!r || typeof time !== "number") return null;
+      var a = new Date(r.from * 1000), b = new Date(r.to * 1000), d = new Date(time * 1000);
+      var year = a.getUTCFullYear() === b.getUTCFullYear();
+      var month = year && a.getUTCMonth() === b.getUTCMonth();
+      var day = month && a.getUTCDate() === b.getUTCDate();
+      var date = d.getUTCDate() + " " + MONTHS[d.getUTCMonth()] + " " + d.getUTCFullYear();
+      if (type === 1 && year) return MONTHS[d.getUTCMonth()] + " " + d.getUTCFullYear();
+      if (type === 2 && month) return date;
+      if (type >= 3 && day) return date + " " + two(d.getUTCHours()) + ":" + two(d.getUTCMinutes());
+      return null;
+    };
+  }
+  function make(id, first, last) {
+    var el = document.getElementById(id);
+    if (!el) return null;
+    // Until the chart has a visible range, its whole run.
+    var view = { chart: null, range: { from: first, to: last } };
+    var chart = LC.createChart(el, base);
+    chart.applyOptions({ timeScale: { tickMarkFormatter: timeLabels(view) } });
+    view.chart = chart;
+    return chart;
+  }
+  var money = numbers(2);
   // Markers closer than this many pixels merge into one, labelled with their count: a long run's
   // thousands of trades then spread over the whole chart instead of piling up.
   var MARKER_PX = 40;
@@ -62,11 +98,12 @@ export const CLIENT_SCRIPT = `(function () {
   // The chart objects, for a reader's console and the browser tests (visible ranges via the API).
   var charts = { equity: null, prices: [], markers: [], usage: null };
   window.__charts = charts;
-  var eq = make("chart-equity");
+  var et = data.curve.equity.t;
+  var eq = et.length ? make("chart-equity", et[0], et[et.length - 1]) : null;
   if (eq) {
-    eq.addSeries(LC.LineSeries, { color: "#2962ff", lineWidth: 2, title: "strategy" }).setData(points(data.curve.equity));
-    eq.addSeries(LC.LineSeries, { color: "#9e9e9e", lineWidth: 1, title: "buy & hold" }).setData(points(data.curve.benchmark));
-    eq.addSeries(LC.AreaSeries, { lineColor: "#d73027", topColor: "rgba(215,48,39,0.05)", bottomColor: "rgba(215,48,39,0.45)", lineWidth: 1, title: "drawdown %", invertFilledArea: true }, 1).setData(points(data.curve.drawdown));
+    eq.addSeries(LC.LineSeries, { color: "#2962ff", lineWidth: 2, title: "strategy", priceFormat: money }).setData(points(data.curve.equity));
+    eq.addSeries(LC.LineSeries, { color: "#9e9e9e", lineWidth: 1, title: "buy & hold", priceFormat: money }).setData(points(data.curve.benchmark));
+    eq.addSeries(LC.AreaSeries, { lineColor: "#d73027", topColor: "rgba(215,48,39,0.05)", bottomColor: "rgba(215,48,39,0.45)", lineWidth: 1, title: "drawdown", invertFilledArea: true, priceFormat: numbers(2, "%") }, 1).setData(points(data.curve.drawdown));
     var panes = eq.panes();
     if (panes[1]) panes[1].setHeight(120);
     eq.timeScale().fitContent();
@@ -74,9 +111,11 @@ export const CLIENT_SCRIPT = `(function () {
     drawn++;
   }
   data.prices.forEach(function (p, k) {
-    var chart = make("chart-price-" + k);
+    var ct = p.candles.t;
+    var chart = ct.length ? make("chart-price-" + k, ct[0], ct[ct.length - 1]) : null;
     if (!chart) return;
-    var s = chart.addSeries(LC.CandlestickSeries, { upColor: "#26a69a", downColor: "#ef5350", borderVisible: false, wickUpColor: "#26a69a", wickDownColor: "#ef5350" });
+    var price = numbers(decimalsFor(Math.min.apply(null, p.candles.l), Math.max.apply(null, p.candles.h)));
+    var s = chart.addSeries(LC.CandlestickSeries, { upColor: "#26a69a", downColor: "#ef5350", borderVisible: false, wickUpColor: "#26a69a", wickDownColor: "#ef5350", priceFormat: price });
     var bars = new Array(p.candles.t.length);
     for (var i = 0; i < bars.length; i++) bars[i] = { time: p.candles.t[i], open: p.candles.o[i], high: p.candles.h[i], low: p.candles.l[i], close: p.candles.c[i] };
     s.setData(bars);
@@ -86,14 +125,16 @@ export const CLIENT_SCRIPT = `(function () {
     drawn++;
   });
   if (data.usage) {
-    var u = make("chart-usage");
+    var ut = data.usage;
+    var u = ut.length ? make("chart-usage", ut[0].t, ut[ut.length - 1].t) : null;
     if (u) {
       var col = function (key) { return data.usage.map(function (q) { return { time: q.t, value: q[key] }; }); };
-      u.addSeries(LC.LineSeries, { color: "#2962ff", title: "prompt tokens" }).setData(col("prompt"));
-      u.addSeries(LC.LineSeries, { color: "#26a69a", title: "cached tokens" }).setData(col("cached"));
-      u.addSeries(LC.LineSeries, { color: "#f28e2b", title: "completion tokens" }).setData(col("completion"));
+      var tokens = numbers(0);
+      u.addSeries(LC.LineSeries, { color: "#2962ff", title: "prompt tokens", priceFormat: tokens }).setData(col("prompt"));
+      u.addSeries(LC.LineSeries, { color: "#26a69a", title: "cached tokens", priceFormat: tokens }).setData(col("cached"));
+      u.addSeries(LC.LineSeries, { color: "#f28e2b", title: "completion tokens", priceFormat: tokens }).setData(col("completion"));
       if (data.usage.length && data.usage[0].usd !== null) {
-        u.addSeries(LC.LineSeries, { color: "#7b1fa2", title: "USD", priceFormat: { type: "price", precision: 4, minMove: 0.0001 } }, 1).setData(col("usd"));
+        u.addSeries(LC.LineSeries, { color: "#7b1fa2", title: "USD", priceFormat: numbers(4, "$") }, 1).setData(col("usd"));
       }
       u.timeScale().fitContent();
       charts.usage = u;

@@ -110,6 +110,10 @@ describe("report.html of an LLM run, in headless Chromium", async () => {
     expect(await page.getAttribute("body", "data-charts")).toBe("3");
     const colours = await canvasColours(page, "#chart-usage");
     expect(colours).toBeGreaterThan(5);
+    // Tokens are counted in whole numbers, cost in dollars.
+    const axes = await page.evaluate(`window.__charts.usage.panes().flatMap((p) => p.getSeries())
+      .map((s) => s.priceFormatter().format(12345.678))`);
+    expect(axes).toEqual(["12,346", "12,346", "12,346", "$12,345.6780"]);
     expect(errors).toEqual([]);
     expect(requests).toEqual([url]);
   });

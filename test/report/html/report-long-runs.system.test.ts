@@ -195,6 +195,52 @@ describe.each(EXAMPLES.map((e) => e.name))("report.html of the %s example", (nam
   });
 });
 
+describe("the charts' axes", () => {
+  it("separate thousands, show a percent drawdown, and name the year when a view needs it", async () => {
+    const { page } = opened.get("minute-walk") as Opened;
+    // Each view is applied on the next frame.
+    const view = (from: number, to: number) =>
+      page.evaluate(`(async () => {
+        window.__charts.equity.timeScale().setVisibleRange({ from: ${from / 1000}, to: ${to / 1000} });
+        for (let i = 0; i < 3; i++) await new Promise((r) => requestAnimationFrame(r));
+      })()`);
+    const label = (ms: number, type: number) =>
+      page.evaluate(
+        `window.__charts.equity.options().timeScale.tickMarkFormatter(${ms / 1000}, ${type}, "en-US")`,
+      ) as Promise<string | null>;
+    const apr = Date.UTC(2020, 3, 1);
+    const whole = await label(apr, 1);
+    // Zoomed into spring 2020: no year boundary in view, so the month ticks carry the year.
+    await view(Date.UTC(2020, 2, 1), Date.UTC(2020, 8, 1));
+    const spring = await label(apr, 1);
+    await view(Date.UTC(2020, 3, 3), Date.UTC(2020, 3, 20));
+    const days = await label(Date.UTC(2020, 3, 6), 2);
+    await page.evaluate("window.__charts.equity.timeScale().fitContent()");
+    const labels = {
+      ...((await page.evaluate(`(() => {
+        const c = window.__charts;
+        const [strategy, , drawdown] = c.equity.panes().flatMap((p) => p.getSeries());
+        const candles = c.prices[0].panes()[0].getSeries()[0];
+        return { equity: strategy.priceFormatter().format(100000),
+          drawdown: drawdown.priceFormatter().format(-46.291),
+          price: candles.priceFormatter().format(1234.5) };
+      })()`)) as Record<string, string>),
+      whole,
+      spring,
+      days,
+    };
+    expect(labels).toEqual({
+      equity: "100,000.00",
+      drawdown: "-46.29%",
+      price: "1,234.50",
+      // The whole run crosses a year, whose tick names it: the library's own month label stays.
+      whole: null,
+      spring: "Apr 2020",
+      days: "6 Apr 2020",
+    });
+  });
+});
+
 /** Every entry, exit and rejected order of a run (time in seconds), from its files. */
 function runEvents(dir: string): { symbol: string; time: number }[] {
   const out: { symbol: string; time: number }[] = [];
