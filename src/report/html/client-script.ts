@@ -61,6 +61,103 @@ export const CLIENT_SCRIPT = `(function () {
     return chart;
   }
   var money = numbers(2);
+  var compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
+  var volumeFormat = { type: "custom", minMove: 1, formatter: function (v) { return compact.format(v); } };
+  function floorIndex(xs, x) {
+    var lo = 0, hi = xs.length - 1, ans = 0;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (xs[mid] <= x) { ans = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return ans;
+  }
+  // Draws on a series' pane with draw(ctx, width, height) in CSS pixels, above the series.
+  function overlay(series, draw) {
+    var renderer = { draw: function (target) {
+      target.useMediaCoordinateSpace(function (scope) { draw(scope.context, scope.mediaSize.width, scope.mediaSize.height); });
+    } };
+    var view = { renderer: function () { return renderer; }, zOrder: function () { return "top"; } };
+    series.attachPrimitive({ paneViews: function () { return [view]; } });
+  }
+  // Each trade's entry joined to its exit, green for a win, red for a loss.
+  function tradeLines(chart, series, lines) {
+    var ts = chart.timeScale();
+    overlay(series, function (ctx) {
+      var range = ts.getVisibleLogicalRange();
+      if (!range) return;
+      ctx.lineWidth = 1.5;
+      ctx.setLineDash([4, 3]);
+      [0, 1].forEach(function (w) {
+        ctx.strokeStyle = w ? "rgba(26,152,80,0.9)" : "rgba(215,48,39,0.9)";
+        ctx.beginPath();
+        for (var j = 0; j < lines.a.length; j++) {
+          if (lines.win[j] !== w || lines.b[j] < range.from - 1 || lines.a[j] > range.to + 1) continue;
+          var x0 = ts.logicalToCoordinate(lines.a[j]), x1 = ts.logicalToCoordinate(lines.b[j]);
+          var y0 = series.priceToCoordinate(lines.ap[j]), y1 = series.priceToCoordinate(lines.bp[j]);
+          if (x0 === null || x1 === null || y0 === null || y1 === null) continue;
+          ctx.moveTo(x0, y0);
+          ctx.lineTo(x1, y1);
+        }
+        ctx.stroke();
+      });
+    });
+  }
+  // The deepest drawdown (its peak on equity, its trough below) and the longest one, shaded.
+  function drawdownMarks(chart, equity, drawdown, d) {
+    var snap = function (line, t) { return line.t[floorIndex(line.t, t)]; };
+    var pct = numbers(2, "%").formatter;
+    var days = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+    var eqMarks = LC.createSeriesMarkers(equity, [{ time: snap(data.curve.equity, d.peak), position: "aboveBar", shape: "arrowDown", color: "#2962ff", text: "peak before max drawdown" }]);
+    var trough = snap(data.curve.drawdown, d.trough);
+    var deepest = "max drawdown " + pct(d.maxPct);
+    // Its label is drawn below (kept inside the pane), not by the marker (centred, cut at an edge).
+    var ddMarks = LC.createSeriesMarkers(drawdown, [{ time: trough, position: "belowBar", shape: "arrowUp", color: "#d73027", text: "" }]);
+    var ts = chart.timeScale();
+    var from = snap(data.curve.drawdown, d.longestFrom), to = snap(data.curve.drawdown, d.longestTo);
+    var label = "longest drawdown: " + days.format(d.longestDays) + " days" + (d.recovered ? "" : ", not recovered");
+    overlay(drawdown, function (ctx, width, height) {
+      var x0 = ts.timeToCoordinate(from), x1 = ts.timeToCoordinate(to);
+      if (x0 === null || x1 === null) return;
+      ctx.fillStyle = "rgba(255,160,0,0.16)";
+      ctx.fillRect(x0, 0, Math.max(1, x1 - x0), height);
+      ctx.fillStyle = "#8a5a00";
+      ctx.font = "11px system-ui, sans-serif";
+      var w = ctx.measureText(label).width;
+      ctx.fillText(label, Math.max(2, Math.min(x0 + 4, width - w - 4)), 12);
+      var xt = ts.timeToCoordinate(trough), yt = drawdown.priceToCoordinate(d.maxPct);
+      if (xt === null || yt === null) return;
+      ctx.fillStyle = "#b00020";
+      var wt = ctx.measureText(deepest).width;
+      ctx.fillText(deepest, Math.max(2, Math.min(xt - wt / 2, width - wt - 4)), Math.min(height - 4, yt + 26));
+    });
+    return { peak: eqMarks, trough: ddMarks, deepest: deepest, longest: { from: from, to: to, label: label } };
+  }
+  // Charts that zoom, scroll and point together: the one under the mouse leads, the others
+  // follow its time range and crosshair (each snapped to its own nearest earlier point).
+  var linked = [];
+  var leader = null;
+  function link(chart, series, times, values) {
+    var me = { chart: chart, series: series, times: times, values: values };
+    linked.push(me);
+    var el = chart.chartElement();
+    el.addEventListener("mouseenter", function () { leader = me; });
+    el.addEventListener("mouseleave", function () {
+      linked.forEach(function (o) { if (o !== me) o.chart.clearCrosshairPosition(); });
+    });
+    chart.timeScale().subscribeVisibleTimeRangeChange(function (r) {
+      if (leader !== me || !r) return;
+      linked.forEach(function (o) { if (o !== me) o.chart.timeScale().setVisibleRange(r); });
+    });
+    chart.subscribeCrosshairMove(function (param) {
+      if (leader !== me) return;
+      linked.forEach(function (o) {
+        if (o === me) return;
+        if (typeof param.time !== "number" || !o.times.length) { o.chart.clearCrosshairPosition(); return; }
+        var i = floorIndex(o.times, param.time);
+        o.chart.setCrosshairPosition(o.values[i], o.times[i], o.series);
+      });
+    });
+  }
   // Markers closer than this many pixels merge into one, labelled with their count: a long run's
   // thousands of trades then spread over the whole chart instead of piling up.
   var MARKER_PX = 40;
@@ -96,17 +193,21 @@ export const CLIENT_SCRIPT = `(function () {
   }
   var drawn = 0;
   // The chart objects, for a reader's console and the browser tests (visible ranges via the API).
-  var charts = { equity: null, prices: [], markers: [], usage: null };
+  var charts = { equity: null, drawdowns: null, prices: [], markers: [], usage: null };
   window.__charts = charts;
   var et = data.curve.equity.t;
   var eq = et.length ? make("chart-equity", et[0], et[et.length - 1]) : null;
   if (eq) {
-    eq.addSeries(LC.LineSeries, { color: "#2962ff", lineWidth: 2, title: "strategy", priceFormat: money }).setData(points(data.curve.equity));
+    var strategy = eq.addSeries(LC.LineSeries, { color: "#2962ff", lineWidth: 2, title: "strategy", priceFormat: money });
+    strategy.setData(points(data.curve.equity));
     eq.addSeries(LC.LineSeries, { color: "#9e9e9e", lineWidth: 1, title: "buy & hold", priceFormat: money }).setData(points(data.curve.benchmark));
-    eq.addSeries(LC.AreaSeries, { lineColor: "#d73027", topColor: "rgba(215,48,39,0.05)", bottomColor: "rgba(215,48,39,0.45)", lineWidth: 1, title: "drawdown", invertFilledArea: true, priceFormat: numbers(2, "%") }, 1).setData(points(data.curve.drawdown));
+    var dd = eq.addSeries(LC.AreaSeries, { lineColor: "#d73027", topColor: "rgba(215,48,39,0.05)", bottomColor: "rgba(215,48,39,0.45)", lineWidth: 1, title: "drawdown", invertFilledArea: true, priceFormat: numbers(2, "%") }, 1);
+    dd.setData(points(data.curve.drawdown));
     var panes = eq.panes();
     if (panes[1]) panes[1].setHeight(120);
+    if (data.curve.drawdowns) charts.drawdowns = drawdownMarks(eq, strategy, dd, data.curve.drawdowns);
     eq.timeScale().fitContent();
+    link(eq, strategy, et, data.curve.equity.v);
     charts.equity = eq;
     drawn++;
   }
@@ -120,7 +221,15 @@ export const CLIENT_SCRIPT = `(function () {
     for (var i = 0; i < bars.length; i++) bars[i] = { time: p.candles.t[i], open: p.candles.o[i], high: p.candles.h[i], low: p.candles.l[i], close: p.candles.c[i] };
     s.setData(bars);
     charts.markers[k] = markers(chart, s, p);
+    tradeLines(chart, s, p.lines);
+    if (p.candles.v.length) {
+      var up = "rgba(38,166,154,0.45)", down = "rgba(239,83,80,0.45)";
+      chart.addSeries(LC.HistogramSeries, { priceFormat: volumeFormat, priceLineVisible: false, lastValueVisible: false, title: "volume" }, 1)
+        .setData(p.candles.v.map(function (v, i) { return { time: ct[i], value: v, color: p.candles.c[i] >= p.candles.o[i] ? up : down }; }));
+      chart.panes()[1].setHeight(80);
+    }
     chart.timeScale().fitContent();
+    link(chart, s, ct, p.candles.c);
     charts.prices[k] = chart;
     drawn++;
   });
@@ -137,6 +246,7 @@ export const CLIENT_SCRIPT = `(function () {
         u.addSeries(LC.LineSeries, { color: "#7b1fa2", title: "USD", priceFormat: numbers(4, "$") }, 1).setData(col("usd"));
       }
       u.timeScale().fitContent();
+      link(u, u.panes()[0].getSeries()[0], ut.map(function (q) { return q.t; }), ut.map(function (q) { return q.prompt; }));
       charts.usage = u;
       drawn++;
     }

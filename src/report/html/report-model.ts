@@ -7,7 +7,7 @@ import { type ResultFile, readConfig, readResult } from "../../rundir/run-record
 import type { DecisionView } from "../../rundir/schemas.js";
 import { readDecisions } from "../decision-lines.js";
 import { type CurveColumns, type CurveLines, curveSeries, LINE_POINTS } from "./curve-series.js";
-import { aggregateCandles, type Candles, floorIndex } from "./downsample.js";
+import { aggregateCandles, type Candles, floorIndex, round8 } from "./downsample.js";
 import { llmUsageOverTime, type UsagePoint } from "./llm-usage.js";
 import { readableNumber } from "./page-parts.js";
 import { loadRunPrices, type PriceSource } from "./price-data.js";
@@ -19,6 +19,7 @@ export const LIMITS = {
   linePoints: LINE_POINTS,
   candles: 2000,
   tableRows: 2000,
+  tradeLines: 10_000,
   /** Past this many markers at the current zoom, the page drops their labels (not their counts). */
   labelledMarkers: 60,
 };
@@ -350,6 +351,19 @@ export interface SymbolChart {
   markers: Marker[];
   /** Every trade entry, exit and rejected order marked (the sum of the markers' n). */
   events: number;
+  lines: TradeLines;
+}
+
+/** A line from each trade's entry to its exit (to the last bar's mark when still open), in
+ * columns: candle index and price at each end, and whether the trade won (P/L > 0). */
+export interface TradeLines {
+  a: number[];
+  ap: number[];
+  b: number[];
+  bp: number[];
+  win: (0 | 1)[];
+  /** The symbol's trades, drawn or not (only the first LIMITS.tradeLines are). */
+  total: number;
 }
 
 /** Candles of every symbol over the run's window; trades and rejected orders are then marked. */
@@ -369,7 +383,13 @@ function priceCharts(
   const end = parseTimestamp(window.end ?? "");
   const built = new Map<
     string,
-    { candles: Candles; marks: Map<number, Marker>; events: number; symbol: string }
+    {
+      candles: Candles;
+      marks: Map<number, Marker>;
+      events: number;
+      symbol: string;
+      lines: TradeLines;
+    }
   >();
   for (const s of prices.series) {
     const from = Number.isNaN(start) ? 0 : lowerBound(s.time, start);
@@ -379,6 +399,7 @@ function priceCharts(
       candles: aggregateCandles(s, from, to, LIMITS.candles),
       marks: new Map(),
       events: 0,
+      lines: { a: [], ap: [], b: [], bp: [], win: [], total: 0 },
     });
   }
   const mark = (symbol: string, label: string, k: MarkerKind, text: string) => {
@@ -394,6 +415,29 @@ function priceCharts(
       m.x = "";
     }
     b.events++;
+  };
+  const line = (
+    symbol: string,
+    entry = "",
+    entryPrice = "",
+    exit = "",
+    exitPrice = "",
+    pnl = "",
+  ) => {
+    const b = built.get(symbol);
+    const t0 = parseTimestamp(entry);
+    const t1 = parseTimestamp(exit);
+    if (b === undefined || Number.isNaN(t0) || Number.isNaN(t1) || b.candles.t.length === 0) {
+      return;
+    }
+    const l = b.lines;
+    l.total++;
+    if (l.total > LIMITS.tradeLines) return;
+    l.a.push(floorIndex(b.candles.t, t0 / 1000));
+    l.ap.push(round8(Number(entryPrice)));
+    l.b.push(floorIndex(b.candles.t, t1 / 1000));
+    l.bp.push(round8(Number(exitPrice)));
+    l.win.push(Number(pnl) > 0 ? 1 : 0);
   };
   const col = (name: string) => trades.columns.indexOf(name);
   const [cSym, cSide, cQty, cIn, cInP, cOut, cOutP, cPnl, cOpen] = [
@@ -418,6 +462,14 @@ function priceCharts(
       long ? up : down,
       `${long ? "buy" : "short"} ${qty} @ ${round(row[cInP ?? -1])}`,
     );
+    line(
+      symbol,
+      row[cIn ?? -1],
+      row[cInP ?? -1],
+      row[cOut ?? -1],
+      row[cOutP ?? -1],
+      row[cPnl ?? -1],
+    );
     if (row[cOpen ?? -1] === "true") continue;
     mark(
       symbol,
@@ -435,6 +487,7 @@ function priceCharts(
         candles: b.candles,
         markers: [...b.marks.values()].sort((p, q) => p.i - q.i || p.k - q.k),
         events: b.events,
+        lines: b.lines,
       })),
   };
 }

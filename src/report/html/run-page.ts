@@ -14,7 +14,7 @@ export function renderRunPage(m: ReportModel): string {
   const data = {
     intraday,
     curve: m.curve,
-    prices: m.charts.map((c) => ({ candles: c.candles, markers: c.markers })),
+    prices: m.charts.map((c) => ({ candles: c.candles, markers: c.markers, lines: c.lines })),
     markerStyles: MARKER_STYLES,
     labelledMarkers: LIMITS.labelledMarkers,
     usage: m.usage ? m.usage.points : null,
@@ -68,6 +68,11 @@ function pricesSection(m: ReportModel): string {
         `Each candle merges ${c.candles.per} bars (${c.candles.t.length.toLocaleString("en-US")} candles); trade markers sit on the candle that holds them.`,
       );
     }
+    if (c.lines.total > c.lines.a.length) {
+      notes.push(
+        `Entry-to-exit lines are drawn for the first ${formatValue(c.lines.a.length)} of ${formatValue(c.lines.total)} trades.`,
+      );
+    }
     if (c.events > LIMITS.labelledMarkers) {
       notes.push(
         `${formatValue(c.events)} entries, exits and rejections: markers that would overlap merge into one labelled with their count (zoom in to part them); past ${LIMITS.labelledMarkers} on screen, single ones lose their labels. Every trade is listed below.`,
@@ -77,7 +82,7 @@ function pricesSection(m: ReportModel): string {
 <div class="chart" id="chart-price-${k}"></div>`;
   });
   return `<section id="prices"><h2>Prices and trades</h2>
-<p class="meta">▲ buy or cover, ▼ sell or short, ● rejected order.</p>${parts.join("\n")}</section>`;
+<p class="meta">▲ buy or cover, ▼ sell or short, ● rejected order; a dashed line joins each trade's entry to its exit, green for a win, red for a loss; volume below. Charts zoom and move together, crosshair included.</p>${parts.join("\n")}</section>`;
 }
 
 function metricsSection(m: ReportModel): string {

@@ -195,6 +195,101 @@ describe.each(EXAMPLES.map((e) => e.name))("report.html of the %s example", (nam
   });
 });
 
+describe("the price charts' volume and trade lines, and the drawdown annotations", () => {
+  it("draws each candle's summed volume in a pane below the candles", async () => {
+    const { page } = opened.get("spy-20-years") as Opened;
+    const panes = (await page.evaluate(`window.__charts.prices[0].panes().map((p) =>
+      p.getSeries().map((s) => ({ type: s.seriesType(), values: s.data().map((d) => d.value ?? d.close) })))`)) as {
+      type: string;
+      values: number[];
+    }[][];
+    expect(panes.map((p) => p.map((s) => s.type))).toEqual([["Candlestick"], ["Histogram"]]);
+    const csv = fs.readFileSync(path.join(DATA, "SPY_D.csv"), "utf8").trim().split("\n");
+    const at = (csv[0] as string).toLowerCase().split(",").indexOf("volume");
+    const total = csv.slice(1).reduce((n, l) => n + Number(l.split(",")[at]), 0);
+    const drawn = (panes[1]?.[0]?.values ?? []).reduce((n, v) => n + v, 0);
+    expect(drawn / total).toBeCloseTo(1, 6);
+  });
+
+  it("joins every trade's entry to its exit, coloured by its P/L", async () => {
+    const { page, dir } = opened.get("spy-20-years") as Opened;
+    const lines = (await page.evaluate(
+      `JSON.parse(document.getElementById("report-data").textContent).prices[0].lines`,
+    )) as { a: number[]; b: number[]; ap: number[]; bp: number[]; win: number[]; total: number };
+    const trades = Papa.parse<Record<string, string>>(
+      fs.readFileSync(path.join(dir, "trades.csv"), "utf8").trim(),
+      { header: true },
+    ).data;
+    expect(lines.total).toBe(trades.length);
+    expect(lines.win).toEqual(trades.map((t) => (Number(t.pnl) > 0 ? 1 : 0)));
+    expect(lines.ap.map((p) => p.toFixed(2))).toEqual(
+      trades.map((t) => Number(t.entry_price).toFixed(2)),
+    );
+    for (const [j, a] of lines.a.entries()) expect(a).toBeLessThanOrEqual(lines.b[j] as number);
+  });
+
+  it("marks the peak and trough of the deepest drawdown and shades the longest one", async () => {
+    const { page, dir } = opened.get("spy-20-years") as Opened;
+    const metrics = readJson<{ metrics: Record<string, number> }>(
+      path.join(dir, "result.json"),
+    ).metrics;
+    const d = (await page.evaluate(`(() => {
+      const d = window.__charts.drawdowns;
+      return { peak: d.peak.markers()[0].time, trough: d.trough.markers()[0].time,
+        deepest: d.deepest, longest: d.longest };
+    })()`)) as {
+      peak: number;
+      trough: number;
+      deepest: string;
+      longest: { from: number; to: number; label: string };
+    };
+    expect(d.peak).toBeLessThan(d.trough);
+    expect(d.deepest).toBe(`max drawdown ${metrics.maxDrawdownPct?.toFixed(2)}%`);
+    const days = Math.round(metrics.maxDrawdownDurationDays as number).toLocaleString("en-US");
+    expect(d.longest.label).toMatch(new RegExp(`^longest drawdown: ${days} days`));
+    // Snapped to the drawn points: within a few bars of the metric's length.
+    const length = (d.longest.to - d.longest.from) / DAY;
+    expect(Math.abs(length - (metrics.maxDrawdownDurationDays as number))).toBeLessThan(10);
+  });
+
+  it("zooms the other charts and moves their crosshair with the chart under the mouse", async () => {
+    const { page } = opened.get("four-symbols") as Opened;
+    const box = await page.locator("#chart-price-1").boundingBox();
+    if (box === null) throw new Error("#chart-price-1 is not on the page");
+    await page.evaluate(`(() => {
+      window.__seen = [];
+      window.__charts.equity.subscribeCrosshairMove((p) => window.__seen.push(p.time));
+    })()`);
+    await page.locator("#chart-price-1").scrollIntoViewIfNeeded();
+    const inView = (await page.locator("#chart-price-1").boundingBox()) ?? box;
+    await page.mouse.move(inView.x + inView.width / 2, inView.y + inView.height / 3);
+    for (let i = 0; i < 12; i++) await page.mouse.wheel(0, -400);
+    await page.mouse.move(inView.x + inView.width / 3, inView.y + inView.height / 3);
+    await page.waitForTimeout(300);
+    const r = (await page.evaluate(`(() => {
+      const c = window.__charts;
+      return { lead: c.prices[1].timeScale().getVisibleRange(), equity: c.equity.timeScale().getVisibleRange(),
+        other: c.prices[2].timeScale().getVisibleRange(), seen: window.__seen.filter((t) => typeof t === "number") };
+    })()`)) as {
+      lead: { from: number; to: number };
+      equity: { from: number; to: number };
+      other: { from: number; to: number };
+      seen: number[];
+    };
+    // Zoomed in: the leader shows less of its run, and the others show the same dates.
+    const whole = (await spans(page)).prices[1] as Span;
+    expect(r.lead.to - r.lead.from).toBeLessThan((whole.last - whole.first) * 0.8);
+    for (const o of [r.equity, r.other]) {
+      expect(Math.abs(o.from - r.lead.from)).toBeLessThan(10 * DAY);
+      expect(Math.abs(o.to - r.lead.to)).toBeLessThan(10 * DAY);
+    }
+    // The equity chart's crosshair followed the mouse into the leader's range.
+    const last = r.seen.at(-1) as number;
+    expect(last).toBeGreaterThanOrEqual(r.lead.from - 10 * DAY);
+    expect(last).toBeLessThanOrEqual(r.lead.to);
+  });
+});
+
 describe("the charts' axes", () => {
   it("separate thousands, show a percent drawdown, and name the year when a view needs it", async () => {
     const { page } = opened.get("minute-walk") as Opened;

@@ -50,6 +50,11 @@ describe("the report's data, from a run directory", () => {
     expect(candles?.t.length).toBe(result.period.bars);
     expect(candles?.t[0]).toBe(Date.UTC(2005, 0, 3) / 1000); // first trading day of 2005
     expect(model.curve.equity.t.length).toBe(result.period.bars);
+    // The drawdown annotations measure what the metrics measure, from the same bars.
+    const d = model.curve.drawdowns;
+    expect(d?.maxPct).toBeCloseTo(result.metrics?.maxDrawdownPct as number, 5);
+    expect(d?.longestDays).toBeCloseTo(result.metrics?.maxDrawdownDurationDays as number, 6);
+    expect(d?.peak).toBeLessThan(d?.trough as number);
   });
 
   it("says the data changed instead of drawing candles the run never saw", async () => {
