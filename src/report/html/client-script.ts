@@ -105,16 +105,29 @@ export const CLIENT_SCRIPT = `(function () {
   // The deepest drawdown (its peak on equity, its trough below) and the longest one, shaded.
   function drawdownMarks(chart, equity, drawdown, d) {
     var snap = function (line, t) { return line.t[floorIndex(line.t, t)]; };
+    var ts = chart.timeScale();
     var pct = numbers(2, "%").formatter;
     var days = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-    var eqMarks = LC.createSeriesMarkers(equity, [{ time: snap(data.curve.equity, d.peak), position: "aboveBar", shape: "arrowDown", color: "#2962ff", text: "peak before max drawdown" }]);
+    var peak = snap(data.curve.equity, d.peak);
+    var eqMarks = LC.createSeriesMarkers(equity, [{ time: peak, position: "aboveBar", shape: "arrowDown", color: "#2962ff", text: "" }]);
+    var peakLabel = "peak before max drawdown";
+    // Labels are drawn here, kept inside the pane: a marker's own text is centred and cut at an edge.
+    function label(ctx, text, x, y, width) {
+      var w = ctx.measureText(text).width;
+      ctx.fillText(text, Math.max(2, Math.min(x - w / 2, width - w - 4)), y);
+    }
+    overlay(equity, function (ctx, width) {
+      var x = ts.timeToCoordinate(peak), y = equity.priceToCoordinate(d.peakEquity);
+      if (x === null || y === null) return;
+      ctx.fillStyle = "#2962ff";
+      ctx.font = "11px system-ui, sans-serif";
+      label(ctx, peakLabel, x, Math.max(11, y - 20), width);
+    });
     var trough = snap(data.curve.drawdown, d.trough);
     var deepest = "max drawdown " + pct(d.maxPct);
-    // Its label is drawn below (kept inside the pane), not by the marker (centred, cut at an edge).
     var ddMarks = LC.createSeriesMarkers(drawdown, [{ time: trough, position: "belowBar", shape: "arrowUp", color: "#d73027", text: "" }]);
-    var ts = chart.timeScale();
     var from = snap(data.curve.drawdown, d.longestFrom), to = snap(data.curve.drawdown, d.longestTo);
-    var label = "longest drawdown: " + days.format(d.longestDays) + " days" + (d.recovered ? "" : ", not recovered");
+    var longest = "longest drawdown: " + days.format(d.longestDays) + " days" + (d.recovered ? "" : ", not recovered");
     overlay(drawdown, function (ctx, width, height) {
       var x0 = ts.timeToCoordinate(from), x1 = ts.timeToCoordinate(to);
       if (x0 === null || x1 === null) return;
@@ -122,15 +135,14 @@ export const CLIENT_SCRIPT = `(function () {
       ctx.fillRect(x0, 0, Math.max(1, x1 - x0), height);
       ctx.fillStyle = "#8a5a00";
       ctx.font = "11px system-ui, sans-serif";
-      var w = ctx.measureText(label).width;
-      ctx.fillText(label, Math.max(2, Math.min(x0 + 4, width - w - 4)), 12);
+      var w = ctx.measureText(longest).width;
+      ctx.fillText(longest, Math.max(2, Math.min(x0 + 4, width - w - 4)), 12);
       var xt = ts.timeToCoordinate(trough), yt = drawdown.priceToCoordinate(d.maxPct);
       if (xt === null || yt === null) return;
       ctx.fillStyle = "#b00020";
-      var wt = ctx.measureText(deepest).width;
-      ctx.fillText(deepest, Math.max(2, Math.min(xt - wt / 2, width - wt - 4)), Math.min(height - 4, yt + 26));
+      label(ctx, deepest, xt, Math.min(height - 4, yt + 26), width);
     });
-    return { peak: eqMarks, trough: ddMarks, deepest: deepest, longest: { from: from, to: to, label: label } };
+    return { peak: eqMarks, peakLabel: peakLabel, trough: ddMarks, deepest: deepest, longest: { from: from, to: to, label: longest } };
   }
   // Charts that zoom, scroll and point together: the one under the mouse leads, the others
   // follow its time range and crosshair (each snapped to its own nearest earlier point).
@@ -160,7 +172,7 @@ export const CLIENT_SCRIPT = `(function () {
   }
   // Markers closer than this many pixels merge into one, labelled with their count: a long run's
   // thousands of trades then spread over the whole chart instead of piling up.
-  var MARKER_PX = 40;
+  var MARKER_PX = 52;
   var count = new Intl.NumberFormat("en-US");
   function markers(chart, series, p) {
     var plugin = LC.createSeriesMarkers(series, []);
@@ -193,7 +205,7 @@ export const CLIENT_SCRIPT = `(function () {
   }
   var drawn = 0;
   // The chart objects, for a reader's console and the browser tests (visible ranges via the API).
-  var charts = { equity: null, drawdowns: null, prices: [], markers: [], usage: null };
+  var charts = { equity: null, drawdowns: null, prices: [], markers: [], markerPx: MARKER_PX, usage: null };
   window.__charts = charts;
   var et = data.curve.equity.t;
   var eq = et.length ? make("chart-equity", et[0], et[et.length - 1]) : null;

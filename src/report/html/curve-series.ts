@@ -22,8 +22,10 @@ export interface CurveLines {
 
 /** Times in seconds, as the lines'; percents as equity.csv's drawdown_pct. */
 export interface DrawdownMarks {
-  /** The peak before the deepest drawdown, its trough, and the depth (negative percent). */
+  /** The peak before the deepest drawdown, its equity, its trough, and the depth (negative
+   * percent). */
   peak: number;
+  peakEquity: number;
   trough: number;
   maxPct: number;
   /** The longest stretch below a peak: from the peak to the bar back at it, or to the last bar
@@ -82,6 +84,7 @@ export function curveSeries(c: CurveColumns): CurveLines {
       max < 0
         ? {
             peak: s(maxPeak),
+            peakEquity: round8(c.equity[maxPeak] as number),
             trough: s(maxAt),
             maxPct: round8(max),
             longestFrom: s(longest.from),

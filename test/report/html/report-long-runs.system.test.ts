@@ -169,25 +169,32 @@ describe.each(EXAMPLES.map((e) => e.name))("report.html of the %s example", (nam
       groups: m.groups,
       candles: window.__charts.prices[k].panes()[0].getSeries()[0].data().map((d) => d.time),
       drawn: m.plugin.markers().length,
-    }))`)) as { groups: { time: number; n: number }[]; candles: number[]; drawn: number }[];
+      // How many candles one merged marker may hold at this zoom.
+      reach: Math.ceil(window.__charts.markerPx / window.__charts.prices[k].timeScale().options().barSpacing),
+    }))`)) as {
+      groups: { time: number; n: number }[];
+      candles: number[];
+      drawn: number;
+      reach: number;
+    }[];
     expect(drawn.length).toBe(result.data.length);
     const events = runEvents(dir);
     for (const [k, { symbol }] of result.data.entries()) {
-      const { groups, candles, drawn: count } = drawn[k] as (typeof drawn)[number];
+      const { groups, candles, drawn: count, reach } = drawn[k] as (typeof drawn)[number];
       const mine = events.filter((e) => e.symbol === symbol).map((e) => e.time);
       expect(mine.length).toBeGreaterThan(0);
       // Each marker's count adds up to every event: none dropped, however many there are.
       expect(groups.reduce((n, g) => n + g.n, 0)).toBe(mine.length);
       expect(count).toBe(groups.length);
-      // Every event lies on or shortly after a marker (the one its count is in): within 5% of
-      // the run, the width a merged marker may hold at the default zoom.
-      const span = (candles.at(-1) as number) - (candles[0] as number);
+      // Every event lies on or shortly after the marker its count is in: fewer candles after it
+      // than one merged marker holds, itself a small part of the run.
+      expect(reach).toBeLessThan(candles.length * 0.06);
       const times = groups.map((g) => g.time);
       for (const e of mine) {
-        const candle = candles[floorIndex(candles, e)] as number;
-        const at = times[floorIndex(times, candle)] as number;
-        expect(at).toBeLessThanOrEqual(candle);
-        expect(candle - at).toBeLessThanOrEqual(0.05 * span);
+        const i = floorIndex(candles, e);
+        const at = floorIndex(candles, times[floorIndex(times, candles[i] as number)] as number);
+        expect(at).toBeLessThanOrEqual(i);
+        expect(i - at).toBeLessThan(reach);
       }
       const first = candles[floorIndex(candles, Math.min(...mine))];
       expect(times[0]).toBe(first);
