@@ -205,7 +205,8 @@ export const CLIENT_SCRIPT = `(function () {
   }
   var drawn = 0;
   // The chart objects, for a reader's console and the browser tests (visible ranges via the API).
-  var charts = { equity: null, drawdowns: null, prices: [], markers: [], markerPx: MARKER_PX, usage: null };
+  var charts = { equity: null, drawdowns: null, prices: [], markers: [], overlays: [], markerPx: MARKER_PX, usage: null };
+  var PALETTE = ["#ff9800", "#7b1fa2", "#0097a7", "#c2185b", "#5d4037", "#455a64"];
   window.__charts = charts;
   var et = data.curve.equity.t;
   var eq = et.length ? make("chart-equity", et[0], et[et.length - 1]) : null;
@@ -234,12 +235,30 @@ export const CLIENT_SCRIPT = `(function () {
     s.setData(bars);
     charts.markers[k] = markers(chart, s, p);
     tradeLines(chart, s, p.lines);
+    var pane = 1;
     if (p.candles.v.length) {
       var up = "rgba(38,166,154,0.45)", down = "rgba(239,83,80,0.45)";
-      chart.addSeries(LC.HistogramSeries, { priceFormat: volumeFormat, priceLineVisible: false, lastValueVisible: false, title: "volume" }, 1)
+      chart.addSeries(LC.HistogramSeries, { priceFormat: volumeFormat, priceLineVisible: false, lastValueVisible: false, title: "volume" }, pane)
         .setData(p.candles.v.map(function (v, i) { return { time: ct[i], value: v, color: p.candles.c[i] >= p.candles.o[i] ? up : down }; }));
-      chart.panes()[1].setHeight(80);
+      chart.panes()[pane].setHeight(80);
+      pane++;
     }
+    // The strategy's indicators: price-like ones over the candles, the others in one pane below.
+    var oscillators = -1;
+    charts.overlays[k] = p.overlays.map(function (o, j) {
+      var at = o.onPrice ? 0 : oscillators < 0 ? (oscillators = pane) : oscillators;
+      var line = chart.addSeries(LC.LineSeries, { color: PALETTE[j % PALETTE.length], lineWidth: 1, title: o.label, priceLineVisible: false, lastValueVisible: false, crosshairMarkerVisible: false, priceFormat: o.onPrice ? price : numbers(2) }, at);
+      var pts = [];
+      for (var i = 0; i < o.v.length; i++) pts.push(o.v[i] === null ? { time: ct[i] } : { time: ct[i], value: o.v[i] });
+      line.setData(pts);
+      if (at !== 0 && chart.panes()[at]) chart.panes()[at].setHeight(100);
+      return line;
+    });
+    document.querySelectorAll('#overlays-' + k + ' input').forEach(function (box) {
+      box.addEventListener("change", function () {
+        charts.overlays[k][Number(box.getAttribute("data-line"))].applyOptions({ visible: box.checked });
+      });
+    });
     chart.timeScale().fitContent();
     link(chart, s, ct, p.candles.c);
     charts.prices[k] = chart;

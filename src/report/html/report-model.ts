@@ -1,6 +1,8 @@
 import Papa from "papaparse";
 import { parseTimestamp } from "../../data/parse-timestamp.js";
 import type { SymbolSeries } from "../../engine/types.js";
+import { computeIndicator } from "../../indicators/compute-indicator.js";
+import type { IndicatorUse } from "../../indicators/indicator-use.js";
 import { runFile } from "../../rundir/layout.js";
 import { damagedRunFile, readTextOrNull } from "../../rundir/run-files.js";
 import { type ResultFile, readConfig, readResult } from "../../rundir/run-record.js";
@@ -69,7 +71,7 @@ export function reportParts(
   rejectedOrders?: RejectedLines,
 ): ReportParts {
   const trades = readCsvTable(runFile(dir, "trades"));
-  const charts = priceCharts(window, prices, trades);
+  const charts = priceCharts(window, prices, trades, readIndicatorUses(dir));
   const rejected = readRejected(dir, rejectedOrders, charts.markRejected);
   return { trades, rejected, charts: charts.finish(), pricesNote: charts.note };
 }
@@ -352,7 +354,21 @@ export interface SymbolChart {
   /** Every trade entry, exit and rejected order marked (the sum of the markers' n). */
   events: number;
   lines: TradeLines;
+  /** The indicators the strategy created for this symbol, one value per candle. */
+  overlays: Overlay[];
 }
+
+/** An indicator line: its label ("sma period=10"), its value at each candle's last bar (null
+ * before it is defined), and whether it is drawn on the price scale (a moving average) or in a
+ * pane of its own (an oscillator). */
+export interface Overlay {
+  label: string;
+  v: (number | null)[];
+  onPrice: boolean;
+}
+
+/** Indicators in price units, drawn over the candles; the others get a pane below. */
+const ON_PRICE = new Set(["sma", "ema", "wma", "bbands", "highest", "lowest"]);
 
 /** A line from each trade's entry to its exit (to the last bar's mark when still open), in
  * columns: candle index and price at each end, and whether the trade won (P/L > 0). */
@@ -366,11 +382,67 @@ export interface TradeLines {
   total: number;
 }
 
+/**
+ * indicators.json's entries; none for a run made before it was written (or an LLM run). A file
+ * that is not the runner's is damage (RunReadError naming it).
+ */
+function readIndicatorUses(dir: string): IndicatorUse[] {
+  const file = runFile(dir, "indicators");
+  const text = readTextOrNull(file);
+  if (text === null) return [];
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    throw damagedRunFile(file, "is not JSON");
+  }
+  const ok = (u: unknown): u is IndicatorUse =>
+    isRec(u) &&
+    typeof u.symbol === "string" &&
+    typeof u.name === "string" &&
+    typeof u.output === "string" &&
+    isRec(u.params) &&
+    Object.values(u.params).every((v) => typeof v === "number");
+  if (!Array.isArray(list) || !list.every(ok)) {
+    throw damagedRunFile(file, "is not a list of indicators (symbol, name, params, output)");
+  }
+  return list;
+}
+
+/** Each candle's value of an indicator: the value at the candle's last bar, null where NaN. */
+function overlay(
+  s: SymbolSeries,
+  use: IndicatorUse,
+  from: number,
+  to: number,
+  per: number,
+): Overlay | null {
+  let values: Float64Array | undefined;
+  try {
+    values = computeIndicator(s, use.name, use.params).outputs[use.output];
+  } catch {
+    // A catalogue that changed since the run: the chart goes without this line.
+    return null;
+  }
+  if (values === undefined) return null;
+  const v: (number | null)[] = [];
+  for (let k = from; k < to; k += per) {
+    const x = values[Math.min(to, k + per) - 1] as number;
+    v.push(Number.isFinite(x) ? round8(x) : null);
+  }
+  const params = Object.entries(use.params)
+    .map(([k, x]) => `${k}=${x}`)
+    .join(" ");
+  const output = use.output === "value" ? "" : ` ${use.output}`;
+  return { label: `${use.name}${output} ${params}`.trim(), v, onPrice: ON_PRICE.has(use.name) };
+}
+
 /** Candles of every symbol over the run's window; trades and rejected orders are then marked. */
 function priceCharts(
   window: ChartWindow,
   prices: PriceSource,
   trades: TableData,
+  uses: readonly IndicatorUse[],
 ): {
   note: string | null;
   markRejected: (time: string, symbol: string) => void;
@@ -389,14 +461,21 @@ function priceCharts(
       events: number;
       symbol: string;
       lines: TradeLines;
+      overlays: Overlay[];
     }
   >();
   for (const s of prices.series) {
     const from = Number.isNaN(start) ? 0 : lowerBound(s.time, start);
     const to = Number.isNaN(end) ? s.length : lowerBound(s.time, end + 1);
+    const candles = aggregateCandles(s, from, to, LIMITS.candles);
+    const overlays = uses
+      .filter((u) => u.symbol === s.symbol)
+      .map((u) => overlay(s, u, from, to, candles.per))
+      .filter((o): o is Overlay => o !== null);
     built.set(s.symbol, {
       symbol: s.symbol,
-      candles: aggregateCandles(s, from, to, LIMITS.candles),
+      overlays,
+      candles,
       marks: new Map(),
       events: 0,
       lines: { a: [], ap: [], b: [], bp: [], win: [], total: 0 },
@@ -488,6 +567,7 @@ function priceCharts(
         markers: [...b.marks.values()].sort((p, q) => p.i - q.i || p.k - q.k),
         events: b.events,
         lines: b.lines,
+        overlays: b.overlays,
       })),
   };
 }

@@ -14,7 +14,12 @@ export function renderRunPage(m: ReportModel): string {
   const data = {
     intraday,
     curve: m.curve,
-    prices: m.charts.map((c) => ({ candles: c.candles, markers: c.markers, lines: c.lines })),
+    prices: m.charts.map((c) => ({
+      candles: c.candles,
+      markers: c.markers,
+      lines: c.lines,
+      overlays: c.overlays,
+    })),
     markerStyles: MARKER_STYLES,
     labelledMarkers: LIMITS.labelledMarkers,
     usage: m.usage ? m.usage.points : null,
@@ -78,7 +83,16 @@ function pricesSection(m: ReportModel): string {
         `${formatValue(c.events)} entries, exits and rejections: markers that would overlap merge into one labelled with their count (zoom in to part them); past ${LIMITS.labelledMarkers} on screen, single ones lose their labels. Every trade is listed below.`,
       );
     }
-    return `<h3>${h(c.symbol)}</h3>${notes.map((n) => `<p class="note">${h(n)}</p>`).join("")}
+    // Checkboxes that show or hide each indicator line (the page's script wires them).
+    const toggles = c.overlays.length
+      ? `<p class="meta toggles" id="overlays-${k}">Indicators: ${c.overlays
+          .map(
+            (o, j) =>
+              `<label><input type="checkbox" checked data-chart="${k}" data-line="${j}"> ${h(o.label)}</label>`,
+          )
+          .join(" ")}</p>`
+      : "";
+    return `<h3>${h(c.symbol)}</h3>${notes.map((n) => `<p class="note">${h(n)}</p>`).join("")}${toggles}
 <div class="chart" id="chart-price-${k}"></div>`;
   });
   return `<section id="prices"><h2>Prices and trades</h2>

@@ -210,7 +210,11 @@ describe("the price charts' volume and trade lines, and the drawdown annotations
       type: string;
       values: number[];
     }[][];
-    expect(panes.map((p) => p.map((s) => s.type))).toEqual([["Candlestick"], ["Histogram"]]);
+    // The candles with the strategy's two SMAs, then the volume.
+    expect(panes.map((p) => p.map((s) => s.type))).toEqual([
+      ["Candlestick", "Line", "Line"],
+      ["Histogram"],
+    ]);
     const csv = fs.readFileSync(path.join(DATA, "SPY_D.csv"), "utf8").trim().split("\n");
     const at = (csv[0] as string).toLowerCase().split(",").indexOf("volume");
     const total = csv.slice(1).reduce((n, l) => n + Number(l.split(",")[at]), 0);
@@ -257,6 +261,34 @@ describe("the price charts' volume and trade lines, and the drawdown annotations
     // Snapped to the drawn points: within a few bars of the metric's length.
     const length = (d.longest.to - d.longest.from) / DAY;
     expect(Math.abs(length - (metrics.maxDrawdownDurationDays as number))).toBeLessThan(10);
+  });
+
+  it("draws the strategy's two SMAs over the candles, each shown or hidden by its checkbox", async () => {
+    const { page, dir } = opened.get("spy-20-years") as Opened;
+    const uses = readJson<{ name: string; params: { period: number } }[]>(
+      path.join(dir, "indicators.json"),
+    );
+    expect(uses.map((u) => `${u.name} period=${u.params.period}`)).toEqual([
+      "sma period=10",
+      "sma period=30",
+    ]);
+    const lines = `window.__charts.prices[0].panes()[0].getSeries().slice(1).map((s) =>
+      ({ title: s.options().title, visible: s.options().visible, points: s.data().filter((d) => d.value !== undefined).length }))`;
+    const before = (await page.evaluate(lines)) as {
+      title: string;
+      visible: boolean;
+      points: number;
+    }[];
+    expect(before.map((l) => [l.title, l.visible])).toEqual([
+      ["sma period=10", true],
+      ["sma period=30", true],
+    ]);
+    for (const l of before) expect(l.points).toBeGreaterThan(1700);
+    await page.locator('#overlays-0 input[data-line="1"]').uncheck();
+    const after = (await page.evaluate(lines)) as { visible: boolean }[];
+    expect(after.map((l) => l.visible)).toEqual([true, false]);
+    await page.locator('#overlays-0 input[data-line="1"]').check();
+    expect(((await page.evaluate(lines)) as { visible: boolean }[])[1]?.visible).toBe(true);
   });
 
   it("zooms the other charts and moves their crosshair with the chart under the mouse", async () => {

@@ -57,6 +57,36 @@ describe("the report's data, from a run directory", () => {
     expect(d?.peak).toBeLessThan(d?.trough as number);
   });
 
+  it("records the strategy's indicators and draws each at every candle's last bar", async () => {
+    const goog = sliceCsv(path.join(DATA, "GOOG.csv"), 600, work, "GOOG-ind.csv");
+    const result = await runBacktest({ ...config(goog, "indicators"), params: { fast: 5 } });
+    const dir = path.join(work, "runs", result.id);
+    const uses = JSON.parse(fs.readFileSync(path.join(dir, "indicators.json"), "utf8")) as unknown;
+    expect(uses).toEqual([
+      { symbol: "GOOG", name: "sma", params: { period: 5 }, output: "value" },
+      { symbol: "GOOG", name: "sma", params: { period: 30 }, output: "value" },
+    ]);
+    const model = buildReportModel(dir);
+    const chart = model.charts[0] as SymbolChart;
+    expect(chart.overlays.map((o) => [o.label, o.onPrice])).toEqual([
+      ["sma period=5", true],
+      ["sma period=30", true],
+    ]);
+    // One candle a bar here: each value is the SMA of the five closes up to that bar.
+    const prices = loadRunPrices(dir, readResult(dir), readConfig(dir));
+    if ("missing" in prices) throw new Error(prices.missing);
+    const s = prices.series[0] as (typeof prices.series)[number];
+    const first = s.time.indexOf((chart.candles.t[0] as number) * 1000);
+    const v = chart.overlays[0]?.v ?? [];
+    expect(v).toHaveLength(chart.candles.t.length);
+    for (const i of [0, 100, v.length - 1]) {
+      const bar = first + i;
+      let sum = 0;
+      for (let k = bar - 4; k <= bar; k++) sum += s.close[k] as number;
+      expect(v[i]).toBeCloseTo(sum / 5, 4);
+    }
+  });
+
   it("says the data changed instead of drawing candles the run never saw", async () => {
     const file = sliceCsv(path.join(DATA, "GOOG.csv"), 600, work, "GOOG-edit.csv");
     const result = await runBacktest(config(file, "changed"));
