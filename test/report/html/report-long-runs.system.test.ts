@@ -149,6 +149,11 @@ describe.each(EXAMPLES.map((e) => e.name))("report.html of the %s example", (nam
     expect(equity.to).toBe(equity.last);
     expect(equity.logicalFrom).toBeLessThanOrEqual(0);
     expect(errors).toEqual([]);
+    // And the page itself fits its width: no horizontal scrollbar.
+    const widths = (await page.evaluate(
+      "[document.documentElement.scrollWidth, document.documentElement.clientWidth]",
+    )) as [number, number];
+    expect(widths[0]).toBeLessThanOrEqual(widths[1]);
   });
 
   it("shows every symbol's candles over the whole run", async () => {
