@@ -25,6 +25,8 @@ export const RUN_FILE = {
   trades: "trades.csv",
   orders: "orders.jsonl",
   decisions: "decisions.jsonl",
+  /** The indicators a code strategy created through ctx.indicator (the report draws them). */
+  indicators: "indicators.json",
   /** Written after result.json; `agenticbt report` writes it again. */
   report: "report.html",
 } as const;
@@ -36,7 +38,13 @@ export type RunFileRole = keyof typeof RUN_FILE;
  * the first in this order wins). A resumed run writes them byte for byte as an uninterrupted one.
  * Adding one: a name here, and its writer in write-outputs.ts (the compiler asks for it).
  */
-export const SIMULATION_OUTPUTS = ["equity", "trades", "orders", "decisions"] as const;
+export const SIMULATION_OUTPUTS = [
+  "equity",
+  "trades",
+  "orders",
+  "decisions",
+  "indicators",
+] as const;
 
 export type SimulationOutput = (typeof SIMULATION_OUTPUTS)[number];
 

@@ -1,5 +1,6 @@
 import { timeLabel } from "../engine/calendar.js";
 import type { ClosedTrade } from "../engine/types.js";
+import type { IndicatorUse } from "../indicators/indicator-use.js";
 import { writeFileAtomic, writeTextAtomic } from "../util/atomic-write.js";
 import { type EquityColumns, writeEquityCsv } from "./equity-csv.js";
 import { runFile, type SimulationOutput } from "./layout.js";
@@ -55,6 +56,7 @@ export interface OutputSource extends EquityColumns {
   trades: readonly ReportedTrade[];
   orderLog: Iterable<string>;
   decisionLog: Iterable<string>;
+  indicators: readonly IndicatorUse[];
 }
 
 /** The writer of each of layout.ts's SIMULATION_OUTPUTS (a new output without one does not compile). */
@@ -65,6 +67,7 @@ export const OUTPUT_WRITERS: {
   trades: (file, s) => writeText(file, tradesCsv(s.trades, s.intraday)),
   orders: (file, s) => writeLines(file, s.orderLog),
   decisions: (file, s) => writeLines(file, s.decisionLog),
+  indicators: (file, s) => writeText(file, `${JSON.stringify(s.indicators, null, 2)}\n`),
 };
 
 /** Writes one of the simulation's outputs into the run directory `dir`. */

@@ -5,6 +5,7 @@ import type { FillModel } from "../engine/fill-model.js";
 import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData, Order } from "../engine/types.js";
 import { isEnvironmentError } from "../errors/environment-error.js";
+import type { IndicatorUse } from "../indicators/indicator-use.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import type { BarView } from "../rundir/checkpoint.js";
@@ -96,6 +97,8 @@ export interface Simulated {
   decisionLog: RecordLog;
   /** orderLog's lines of rejected orders, by index. */
   rejectedOrders: number[];
+  /** The indicators the strategy created through ctx.indicator. */
+  indicators: IndicatorUse[];
   intraday: boolean;
   label: (i: number) => string;
   simulateMs: number;
@@ -298,6 +301,7 @@ class CoreRun {
       orderLog: hooks.orderLog,
       decisionLog: hooks.decisionLog,
       rejectedOrders: hooks.rejectedOrders,
+      indicators: this.ctx.indicatorsUsed(),
       intraday: this.intraday,
       label: this.label,
       simulateMs,

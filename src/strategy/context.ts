@@ -10,6 +10,7 @@ import type {
 } from "../engine/types.js";
 import type { IndicatorName } from "../indicators/catalogue.js";
 import { IndicatorCache } from "../indicators/indicator-cache.js";
+import type { IndicatorUse } from "../indicators/indicator-use.js";
 import { valuesUpTo } from "../indicators/read-values.js";
 import { checkOrderRequest, orderForWeight, orderFromOptions } from "./order-options.js";
 import { StrategyUsageError } from "./strategy-usage-error.js";
@@ -71,6 +72,7 @@ export class BacktestContext implements StrategyContext {
   readonly symbol: string;
   private readonly lastBar: Int32Array;
   private readonly intraday: boolean;
+  private readonly usedIndicators = new Map<string, IndicatorUse>();
   activity: ContextActivity = emptyActivity();
 
   constructor(
@@ -194,7 +196,20 @@ export class BacktestContext implements StrategyContext {
         `Indicator ${name} has no output ${JSON.stringify(options.output)}; it has: ${keys.join(", ")}.`,
       );
     }
+    const use = {
+      symbol: this.series(s).symbol,
+      name: result.name,
+      params: result.params,
+      output: key as string,
+    };
+    const id = JSON.stringify(use);
+    if (!this.usedIndicators.has(id)) this.usedIndicators.set(id, use);
     return new LiveIndicator(this.lastBar, s, values);
+  }
+
+  /** Every indicator created through `indicator()`, once each, in the order first created. */
+  indicatorsUsed(): IndicatorUse[] {
+    return [...this.usedIndicators.values()];
   }
 
   indicatorValues(

@@ -14,6 +14,8 @@ export interface Candles {
   h: number[];
   l: number[];
   c: number[];
+  /** Each candle's summed volume; empty when the data has none (all zero or missing). */
+  v: number[];
   per: number;
 }
 
@@ -104,6 +106,7 @@ export interface OhlcColumns {
   readonly high: ArrayLike<number>;
   readonly low: ArrayLike<number>;
   readonly close: ArrayLike<number>;
+  readonly volume?: ArrayLike<number>;
 }
 
 /**
@@ -114,21 +117,28 @@ export interface OhlcColumns {
 export function aggregateCandles(s: OhlcColumns, from: number, to: number, maxBars: number) {
   const n = Math.max(0, to - from);
   const per = Math.max(1, Math.ceil(n / maxBars));
-  const out: Candles = { t: [], o: [], h: [], l: [], c: [], per };
+  const out: Candles = { t: [], o: [], h: [], l: [], c: [], v: [], per };
+  let anyVolume = false;
   for (let k = from; k < to; k += per) {
     const end = Math.min(to, k + per);
     let h = Number.NEGATIVE_INFINITY;
     let l = Number.POSITIVE_INFINITY;
+    let v = 0;
     for (let i = k; i < end; i++) {
       if ((s.high[i] as number) > h) h = s.high[i] as number;
       if ((s.low[i] as number) < l) l = s.low[i] as number;
+      const x = s.volume?.[i] ?? 0;
+      if (Number.isFinite(x)) v += x;
     }
     out.t.push(seconds(s.time[k] as number));
     out.o.push(round8(s.open[k] as number));
     out.h.push(round8(h));
     out.l.push(round8(l));
     out.c.push(round8(s.close[end - 1] as number));
+    out.v.push(round8(v));
+    if (v !== 0) anyVolume = true;
   }
+  if (!anyVolume) out.v = [];
   return out;
 }
 

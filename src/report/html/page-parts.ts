@@ -13,9 +13,9 @@ h3{font-size:15px;margin:16px 0 6px}
 .chart{height:420px;background:#fff;border:1px solid #e4e4e4}.chart.small{height:260px}
 .scroll{max-height:560px;overflow:auto;border:1px solid #e4e4e4;background:#fff}.scroll.tall{max-height:none}
 table{border-collapse:collapse;font-size:12.5px;width:100%}
-th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;white-space:nowrap}
-th{position:sticky;top:0;background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.grid{display:grid;grid-template-columns:1fr 1fr;gap:24px}
+th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top;overflow-wrap:break-word}
+th{position:sticky;top:0;background:#f3f3f3;white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.t,td:first-child{white-space:nowrap}
+.grid{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:24px}
 details{background:#fff;border:1px solid #e4e4e4;border-radius:4px;margin:4px 0;padding:4px 8px}
 summary{cursor:pointer}pre{white-space:pre-wrap;word-break:break-word;margin:4px 0;font-size:12px}
 .err{color:#b00020}.tag{display:inline-block;padding:0 6px;border-radius:3px;background:#eef;margin-right:4px}
@@ -25,6 +25,8 @@ footer{color:#777;font-size:12px;margin-top:32px}
 const NUMERIC = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
 /** A number formatted for people: thousands separated, fixed decimals, perhaps a sign. */
 const FORMATTED = /^[+-]?\d{1,3}(,\d{3})*(\.\d+)?$/;
+/** A date or date-time label as the run's files write them. */
+const TIME_LABEL = /^\d{4}-\d\d-\d\d([ T]\d\d:\d\d(:\d\d(\.\d+)?)?)?(Z|[+-]\d\d:?\d\d)?$/;
 
 /**
  * A number read from a run file, for people: four decimals from 1 up, six significant digits
@@ -57,6 +59,8 @@ export function cell(v: unknown): string {
   }
   // Already formatted for people (a metric with its decimals): right-aligned, as it is.
   if (typeof v === "string" && FORMATTED.test(v)) return `<td class="n">${escapeHtml(v)}</td>`;
+  // Text wraps (a 114-character reason must not push the values off the page); times do not.
+  if (typeof v === "string" && TIME_LABEL.test(v)) return `<td class="t">${escapeHtml(v)}</td>`;
   return `<td>${escapeHtml(formatValue(v))}</td>`;
 }
 

@@ -1,13 +1,15 @@
 import Papa from "papaparse";
 import { parseTimestamp } from "../../data/parse-timestamp.js";
 import type { SymbolSeries } from "../../engine/types.js";
+import { computeIndicator } from "../../indicators/compute-indicator.js";
+import type { IndicatorUse } from "../../indicators/indicator-use.js";
 import { runFile } from "../../rundir/layout.js";
 import { damagedRunFile, readTextOrNull } from "../../rundir/run-files.js";
 import { type ResultFile, readConfig, readResult } from "../../rundir/run-record.js";
 import type { DecisionView } from "../../rundir/schemas.js";
 import { readDecisions } from "../decision-lines.js";
 import { type CurveColumns, type CurveLines, curveSeries, LINE_POINTS } from "./curve-series.js";
-import { aggregateCandles, type Candles, floorIndex } from "./downsample.js";
+import { aggregateCandles, type Candles, floorIndex, round8 } from "./downsample.js";
 import { llmUsageOverTime, type UsagePoint } from "./llm-usage.js";
 import { readableNumber } from "./page-parts.js";
 import { loadRunPrices, type PriceSource } from "./price-data.js";
@@ -19,7 +21,8 @@ export const LIMITS = {
   linePoints: LINE_POINTS,
   candles: 2000,
   tableRows: 2000,
-  markers: 4000,
+  tradeLines: 10_000,
+  /** Past this many markers at the current zoom, the page drops their labels (not their counts). */
   labelledMarkers: 60,
 };
 
@@ -68,25 +71,9 @@ export function reportParts(
   rejectedOrders?: RejectedLines,
 ): ReportParts {
   const trades = readCsvTable(runFile(dir, "trades"));
-  const rejected = readRejected(dir, rejectedOrders);
-  const { charts, note } = priceCharts(window, prices, trades, rejected.shown);
-  return { trades, rejected, charts, pricesNote: note };
-}
-
-export interface Marker {
-  t: number;
-  position: "aboveBar" | "belowBar";
-  shape: "arrowUp" | "arrowDown" | "circle";
-  color: string;
-  text: string;
-}
-
-export interface SymbolChart {
-  symbol: string;
-  candles: Candles;
-  markers: Marker[];
-  /** Markers dropped beyond LIMITS.markers. */
-  markersDropped: number;
+  const charts = priceCharts(window, prices, trades, readIndicatorUses(dir));
+  const rejected = readRejected(dir, rejectedOrders, charts.markRejected);
+  return { trades, rejected, charts: charts.finish(), pricesNote: charts.note };
 }
 
 export interface TableData {
@@ -257,38 +244,62 @@ export interface RejectedOrder {
 }
 
 /**
- * The rejected events of orders.jsonl: all counted, the first LIMITS.markers parsed (the page
- * shows no more). From the runner's lines when it gives them; otherwise from the file, where only
- * lines that mention "rejected" are looked at and a line that is not JSON (a killed run's last
- * line) is skipped (the other commands report damage).
+ * The rejected events of orders.jsonl: all counted and all handed to `mark` (time and symbol,
+ * read without parsing the whole line), the first LIMITS.tableRows parsed for the table. From the
+ * runner's lines when it gives them; otherwise from the file, where only lines that mention
+ * "rejected" are looked at and a line that is not JSON (a killed run's last line) is skipped (the
+ * other commands report damage).
  */
 function readRejected(
   dir: string,
   given: RejectedLines | undefined,
+  mark: (time: string, symbol: string) => void,
 ): { shown: RejectedOrder[]; total: number } {
   const out: RejectedOrder[] = [];
-  if (given !== undefined) {
-    for (let k = 0; k < given.total && out.length < LIMITS.markers; k++) {
-      const r = rejectedOrder(given.line(k));
-      if (r !== null) out.push(r);
+  let total = 0;
+  const take = (line: string) => {
+    if (out.length < LIMITS.tableRows) {
+      const r = rejectedOrder(line);
+      if (r === null) return;
+      out.push(r);
+      mark(r.time, r.symbol);
+    } else {
+      // Past the table's rows only the marker's two fields are needed: a long run can reject
+      // hundreds of thousands of orders, and parsing each whole line would dominate the page.
+      if (!line.startsWith('{"event":"rejected"')) return;
+      const time = jsonField(line, TIME_FIELD);
+      const symbol = jsonField(line, SYMBOL_FIELD);
+      if (time === null || symbol === null) return;
+      mark(time, symbol);
     }
+    total++;
+  };
+  if (given !== undefined) {
+    for (let k = 0; k < given.total; k++) take(given.line(k));
     return { shown: out, total: given.total };
   }
   const text = readTextOrNull(runFile(dir, "orders")) ?? "";
-  let total = 0;
   for (let at = text.indexOf('"rejected"'); at >= 0; at = text.indexOf('"rejected"', at + 1)) {
     const end = text.indexOf("\n", at);
-    const r = rejectedOrder(
-      text.slice(text.lastIndexOf("\n", at) + 1, end < 0 ? text.length : end),
-    );
-    if (r !== null) {
-      total++;
-      if (out.length < LIMITS.markers) out.push(r);
-    }
+    take(text.slice(text.lastIndexOf("\n", at) + 1, end < 0 ? text.length : end));
     if (end < 0) break;
     at = end;
   }
   return { shown: out, total };
+}
+
+const TIME_FIELD = /"time":("(?:[^"\\]|\\.)*")/;
+const SYMBOL_FIELD = /"symbol":("(?:[^"\\]|\\.)*")/;
+
+/** A string field (TIME_FIELD, SYMBOL_FIELD) of a JSON line as JSON.stringify wrote it, or null. */
+function jsonField(line: string, field: RegExp): string | null {
+  const m = field.exec(line);
+  if (m === null) return null;
+  try {
+    return JSON.parse(m[1] as string) as string;
+  } catch {
+    return null;
+  }
 }
 
 /** An orders.jsonl line as a rejected order, or null when it is not JSON or not a rejection. */
@@ -311,24 +322,204 @@ function rejectedOrder(line: string): RejectedOrder | null {
   };
 }
 
-const GREEN = "#1a9850";
-const RED = "#d73027";
-const ORANGE = "#f28e2b";
+/** The marker kinds, in MARKER_STYLES' order: ▲ buy or cover, ▼ sell or short, ● rejected. */
+export const MARKER_KIND = { up: 0, down: 1, rejected: 2 } as const;
+export type MarkerKind = (typeof MARKER_KIND)[keyof typeof MARKER_KIND];
 
-/** Candles of every symbol over the run's window, with its trades and rejected orders marked. */
+/** How each kind is drawn (lightweight-charts' marker fields). */
+export const MARKER_STYLES = [
+  { position: "belowBar", shape: "arrowUp", color: "#1a9850" },
+  { position: "aboveBar", shape: "arrowDown", color: "#d73027" },
+  { position: "aboveBar", shape: "circle", color: "#f28e2b" },
+] as const;
+
+/**
+ * The events of one kind on one candle: `n` of them, labelled when there is one. The page merges
+ * markers that would overlap at the current zoom and labels a merged one with its count.
+ */
+export interface Marker {
+  /** The candle's index in `candles`. */
+  i: number;
+  k: MarkerKind;
+  n: number;
+  /** The one event's label ("buy 10 @ 101.5"); empty when n > 1. */
+  x: string;
+}
+
+export interface SymbolChart {
+  symbol: string;
+  candles: Candles;
+  /** By candle, then kind. */
+  markers: Marker[];
+  /** Every trade entry, exit and rejected order marked (the sum of the markers' n). */
+  events: number;
+  lines: TradeLines;
+  /** The indicators the strategy created for this symbol, one value per candle. */
+  overlays: Overlay[];
+}
+
+/** An indicator line: its label ("sma period=10"), its value at each candle's last bar (null
+ * before it is defined), and whether it is drawn on the price scale (a moving average) or in a
+ * pane of its own (an oscillator). */
+export interface Overlay {
+  label: string;
+  v: (number | null)[];
+  onPrice: boolean;
+}
+
+/** Indicators in price units, drawn over the candles; the others get a pane below. */
+const ON_PRICE = new Set(["sma", "ema", "wma", "bbands", "highest", "lowest"]);
+
+/** A line from each trade's entry to its exit (to the last bar's mark when still open), in
+ * columns: candle index and price at each end, and whether the trade won (P/L > 0). */
+export interface TradeLines {
+  a: number[];
+  ap: number[];
+  b: number[];
+  bp: number[];
+  win: (0 | 1)[];
+  /** The symbol's trades, drawn or not (only the first LIMITS.tradeLines are). */
+  total: number;
+}
+
+/**
+ * indicators.json's entries; none for a run made before it was written (or an LLM run). A file
+ * that is not the runner's is damage (RunReadError naming it).
+ */
+function readIndicatorUses(dir: string): IndicatorUse[] {
+  const file = runFile(dir, "indicators");
+  const text = readTextOrNull(file);
+  if (text === null) return [];
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    throw damagedRunFile(file, "is not JSON");
+  }
+  const ok = (u: unknown): u is IndicatorUse =>
+    isRec(u) &&
+    typeof u.symbol === "string" &&
+    typeof u.name === "string" &&
+    typeof u.output === "string" &&
+    isRec(u.params) &&
+    Object.values(u.params).every((v) => typeof v === "number");
+  if (!Array.isArray(list) || !list.every(ok)) {
+    throw damagedRunFile(file, "is not a list of indicators (symbol, name, params, output)");
+  }
+  return list;
+}
+
+/** Each candle's value of an indicator: the value at the candle's last bar, null where NaN. */
+function overlay(
+  s: SymbolSeries,
+  use: IndicatorUse,
+  from: number,
+  to: number,
+  per: number,
+): Overlay | null {
+  let values: Float64Array | undefined;
+  try {
+    values = computeIndicator(s, use.name, use.params).outputs[use.output];
+  } catch {
+    // A catalogue that changed since the run: the chart goes without this line.
+    return null;
+  }
+  if (values === undefined) return null;
+  const v: (number | null)[] = [];
+  for (let k = from; k < to; k += per) {
+    const x = values[Math.min(to, k + per) - 1] as number;
+    v.push(Number.isFinite(x) ? round8(x) : null);
+  }
+  const params = Object.entries(use.params)
+    .map(([k, x]) => `${k}=${x}`)
+    .join(" ");
+  const output = use.output === "value" ? "" : ` ${use.output}`;
+  return { label: `${use.name}${output} ${params}`.trim(), v, onPrice: ON_PRICE.has(use.name) };
+}
+
+/** Candles of every symbol over the run's window; trades and rejected orders are then marked. */
 function priceCharts(
   window: ChartWindow,
   prices: PriceSource,
   trades: TableData,
-  rejected: RejectedOrder[],
-): { charts: SymbolChart[]; note: string | null } {
+  uses: readonly IndicatorUse[],
+): {
+  note: string | null;
+  markRejected: (time: string, symbol: string) => void;
+  finish: () => SymbolChart[];
+} {
   if ("missing" in prices) {
-    return { charts: [], note: `No price chart: ${prices.missing}` };
+    return { note: `No price chart: ${prices.missing}`, markRejected: () => {}, finish: () => [] };
   }
   const start = parseTimestamp(window.start ?? "");
   const end = parseTimestamp(window.end ?? "");
+  const built = new Map<
+    string,
+    {
+      candles: Candles;
+      marks: Map<number, Marker>;
+      events: number;
+      symbol: string;
+      lines: TradeLines;
+      overlays: Overlay[];
+    }
+  >();
+  for (const s of prices.series) {
+    const from = Number.isNaN(start) ? 0 : lowerBound(s.time, start);
+    const to = Number.isNaN(end) ? s.length : lowerBound(s.time, end + 1);
+    const candles = aggregateCandles(s, from, to, LIMITS.candles);
+    const overlays = uses
+      .filter((u) => u.symbol === s.symbol)
+      .map((u) => overlay(s, u, from, to, candles.per))
+      .filter((o): o is Overlay => o !== null);
+    built.set(s.symbol, {
+      symbol: s.symbol,
+      overlays,
+      candles,
+      marks: new Map(),
+      events: 0,
+      lines: { a: [], ap: [], b: [], bp: [], win: [], total: 0 },
+    });
+  }
+  const mark = (symbol: string, label: string, k: MarkerKind, text: string) => {
+    const b = built.get(symbol);
+    const t = parseTimestamp(label);
+    if (b === undefined || Number.isNaN(t) || b.candles.t.length === 0) return;
+    const i = floorIndex(b.candles.t, t / 1000);
+    const key = i * 3 + k;
+    const m = b.marks.get(key);
+    if (m === undefined) b.marks.set(key, { i, k, n: 1, x: text });
+    else {
+      m.n++;
+      m.x = "";
+    }
+    b.events++;
+  };
+  const line = (
+    symbol: string,
+    entry = "",
+    entryPrice = "",
+    exit = "",
+    exitPrice = "",
+    pnl = "",
+  ) => {
+    const b = built.get(symbol);
+    const t0 = parseTimestamp(entry);
+    const t1 = parseTimestamp(exit);
+    if (b === undefined || Number.isNaN(t0) || Number.isNaN(t1) || b.candles.t.length === 0) {
+      return;
+    }
+    const l = b.lines;
+    l.total++;
+    if (l.total > LIMITS.tradeLines) return;
+    l.a.push(floorIndex(b.candles.t, t0 / 1000));
+    l.ap.push(round8(Number(entryPrice)));
+    l.b.push(floorIndex(b.candles.t, t1 / 1000));
+    l.bp.push(round8(Number(exitPrice)));
+    l.win.push(Number(pnl) > 0 ? 1 : 0);
+  };
   const col = (name: string) => trades.columns.indexOf(name);
-  const [cSym, cSide, cQty, cIn, cInP, cOut, cOutP, cOpen] = [
+  const [cSym, cSide, cQty, cIn, cInP, cOut, cOutP, cPnl, cOpen] = [
     "symbol",
     "side",
     "qty",
@@ -336,59 +527,49 @@ function priceCharts(
     "entry_price",
     "exit_time",
     "exit_price",
+    "pnl",
     "open_at_end",
   ].map(col) as number[];
-  const charts = prices.series.map((s) => {
-    const from = Number.isNaN(start) ? 0 : lowerBound(s.time, start);
-    const to = Number.isNaN(end) ? s.length : lowerBound(s.time, end + 1);
-    const candles = aggregateCandles(s, from, to, LIMITS.candles);
-    const markers: Marker[] = [];
-    const at = (label: string) => {
-      const t = parseTimestamp(label);
-      return Number.isNaN(t) ? null : (candles.t[floorIndex(candles.t, t / 1000)] ?? null);
-    };
-    const add = (label: string, m: Omit<Marker, "t">) => {
-      const t = at(label);
-      if (t !== null) markers.push({ t, ...m });
-    };
-    for (const row of trades.rows) {
-      if (row[cSym ?? -1] !== s.symbol) continue;
-      const long = row[cSide ?? -1] === "long";
-      const qty = round(row[cQty ?? -1]);
-      add(row[cIn ?? -1] ?? "", {
-        position: long ? "belowBar" : "aboveBar",
-        shape: long ? "arrowUp" : "arrowDown",
-        color: long ? GREEN : RED,
-        text: `${long ? "buy" : "short"} ${qty} @ ${round(row[cInP ?? -1])}`,
-      });
-      if (row[cOpen ?? -1] === "true") continue;
-      add(row[cOut ?? -1] ?? "", {
-        position: long ? "aboveBar" : "belowBar",
-        shape: long ? "arrowDown" : "arrowUp",
-        color: long ? RED : GREEN,
-        text: `${long ? "sell" : "cover"} ${qty} @ ${round(row[cOutP ?? -1])}`,
-      });
-    }
-    for (const r of rejected) {
-      if (r.symbol !== s.symbol) continue;
-      add(r.time, {
-        position: "aboveBar",
-        shape: "circle",
-        color: ORANGE,
-        text: `rejected #${r.id}`,
-      });
-    }
-    markers.sort((a, b) => a.t - b.t);
-    // Past a few dozen, labels only cover each other: the shapes and colours stay.
-    if (markers.length > LIMITS.labelledMarkers) for (const m of markers) m.text = "";
-    return {
-      symbol: s.symbol,
-      candles,
-      markers: markers.slice(0, LIMITS.markers),
-      markersDropped: Math.max(0, markers.length - LIMITS.markers),
-    };
-  });
-  return { charts, note: null };
+  for (const row of trades.rows) {
+    const symbol = row[cSym ?? -1] ?? "";
+    const long = row[cSide ?? -1] === "long";
+    const qty = round(row[cQty ?? -1]);
+    const { up, down } = MARKER_KIND;
+    mark(
+      symbol,
+      row[cIn ?? -1] ?? "",
+      long ? up : down,
+      `${long ? "buy" : "short"} ${qty} @ ${round(row[cInP ?? -1])}`,
+    );
+    line(
+      symbol,
+      row[cIn ?? -1],
+      row[cInP ?? -1],
+      row[cOut ?? -1],
+      row[cOutP ?? -1],
+      row[cPnl ?? -1],
+    );
+    if (row[cOpen ?? -1] === "true") continue;
+    mark(
+      symbol,
+      row[cOut ?? -1] ?? "",
+      long ? down : up,
+      `${long ? "sell" : "cover"} ${qty} @ ${round(row[cOutP ?? -1])}, P/L ${round(row[cPnl ?? -1])}`,
+    );
+  }
+  return {
+    note: null,
+    markRejected: (time, symbol) => mark(symbol, time, MARKER_KIND.rejected, "rejected"),
+    finish: () =>
+      [...built.values()].map((b) => ({
+        symbol: b.symbol,
+        candles: b.candles,
+        markers: [...b.marks.values()].sort((p, q) => p.i - q.i || p.k - q.k),
+        events: b.events,
+        lines: b.lines,
+        overlays: b.overlays,
+      })),
+  };
 }
 
 const round = (v: string | undefined) => readableNumber(v ?? "");

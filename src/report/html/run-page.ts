@@ -5,7 +5,7 @@ import { chartLibrarySource } from "./chart-library.js";
 import { CLIENT_SCRIPT } from "./client-script.js";
 import { escapeHtml as h, jsonScript } from "./escape.js";
 import { cell, cutNote, formatValue, page, table } from "./page-parts.js";
-import { LIMITS, type ReportModel } from "./report-model.js";
+import { LIMITS, MARKER_STYLES, type ReportModel } from "./report-model.js";
 
 /** The whole self-contained report page of one run. */
 export function renderRunPage(m: ReportModel): string {
@@ -14,7 +14,14 @@ export function renderRunPage(m: ReportModel): string {
   const data = {
     intraday,
     curve: m.curve,
-    prices: m.charts.map((c) => ({ candles: c.candles, markers: c.markers })),
+    prices: m.charts.map((c) => ({
+      candles: c.candles,
+      markers: c.markers,
+      lines: c.lines,
+      overlays: c.overlays,
+    })),
+    markerStyles: MARKER_STYLES,
+    labelledMarkers: LIMITS.labelledMarkers,
     usage: m.usage ? m.usage.points : null,
   };
   const body = [
@@ -66,17 +73,30 @@ function pricesSection(m: ReportModel): string {
         `Each candle merges ${c.candles.per} bars (${c.candles.t.length.toLocaleString("en-US")} candles); trade markers sit on the candle that holds them.`,
       );
     }
-    if (c.markers.length > LIMITS.labelledMarkers) {
-      notes.push(`${c.markers.length} markers: drawn without labels; the trades are listed below.`);
+    if (c.lines.total > c.lines.a.length) {
+      notes.push(
+        `Entry-to-exit lines are drawn for the first ${formatValue(c.lines.a.length)} of ${formatValue(c.lines.total)} trades.`,
+      );
     }
-    if (c.markersDropped > 0) {
-      notes.push(`Only the first ${LIMITS.markers} markers are drawn (${c.markersDropped} more).`);
+    if (c.events > LIMITS.labelledMarkers) {
+      notes.push(
+        `${formatValue(c.events)} entries, exits and rejections: markers that would overlap merge into one labelled with their count (zoom in to part them); past ${LIMITS.labelledMarkers} on screen, single ones lose their labels. Every trade is listed below.`,
+      );
     }
-    return `<h3>${h(c.symbol)}</h3>${notes.map((n) => `<p class="note">${h(n)}</p>`).join("")}
+    // Checkboxes that show or hide each indicator line (the page's script wires them).
+    const toggles = c.overlays.length
+      ? `<p class="meta toggles" id="overlays-${k}">Indicators: ${c.overlays
+          .map(
+            (o, j) =>
+              `<label><input type="checkbox" checked data-chart="${k}" data-line="${j}"> ${h(o.label)}</label>`,
+          )
+          .join(" ")}</p>`
+      : "";
+    return `<h3>${h(c.symbol)}</h3>${notes.map((n) => `<p class="note">${h(n)}</p>`).join("")}${toggles}
 <div class="chart" id="chart-price-${k}"></div>`;
   });
   return `<section id="prices"><h2>Prices and trades</h2>
-<p class="meta">▲ buy or cover, ▼ sell or short, ● rejected order.</p>${parts.join("\n")}</section>`;
+<p class="meta">▲ buy or cover, ▼ sell or short, ● rejected order; a dashed line joins each trade's entry to its exit, green for a win, red for a loss; volume below. Charts zoom and move together, crosshair included.</p>${parts.join("\n")}</section>`;
 }
 
 function metricsSection(m: ReportModel): string {

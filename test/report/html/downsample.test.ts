@@ -45,6 +45,7 @@ describe("aggregateCandles", () => {
       high: [12, 15, 13, 16, 15],
       low: [9, 10, 8, 12, 13],
       close: [11, 12, 13, 14, 15],
+      volume: [100, 200, 300, 400, 500],
     };
     const c = aggregateCandles(s, 0, 5, 2); // 3 bars per candle: [0..2], [3..4]
     expect(c).toEqual({
@@ -53,8 +54,15 @@ describe("aggregateCandles", () => {
       h: [15, 16],
       l: [8, 12],
       c: [13, 15],
+      v: [600, 900],
       per: 3,
     });
+  });
+
+  it("has no volume column for data without volume", () => {
+    const s = { time: days(2), open: [1, 2], high: [1, 2], low: [1, 2], close: [1, 2] };
+    expect(aggregateCandles(s, 0, 2, 10).v).toEqual([]);
+    expect(aggregateCandles({ ...s, volume: [0, 0] }, 0, 2, 10).v).toEqual([]);
   });
 
   it("keeps every bar of a window that fits", () => {

@@ -110,6 +110,10 @@ describe("report.html of an LLM run, in headless Chromium", async () => {
     expect(await page.getAttribute("body", "data-charts")).toBe("3");
     const colours = await canvasColours(page, "#chart-usage");
     expect(colours).toBeGreaterThan(5);
+    // Tokens are counted in whole numbers, cost in dollars.
+    const axes = await page.evaluate(`window.__charts.usage.panes().flatMap((p) => p.getSeries())
+      .map((s) => s.priceFormatter().format(12345.678))`);
+    expect(axes).toEqual(["12,346", "12,346", "12,346", "$12,345.6780"]);
     expect(errors).toEqual([]);
     expect(requests).toEqual([url]);
   });
@@ -144,6 +148,46 @@ describe("report.html of an LLM run, in headless Chromium", async () => {
     // Non-decreasing: running totals.
     for (let i = 1; i < data.usage.length; i++) {
       expect((data.usage[i]?.prompt ?? 0) >= (data.usage[i - 1]?.prompt ?? 0)).toBe(true);
+    }
+  });
+});
+
+describe("report.html of an LLM run with a model that has no price", async () => {
+  const server = await startScriptedServer((req) => trader(req));
+  afterAll(() => server.close());
+  const spy = sliceCsv(path.join(DATA, "SPY_D.csv"), 15, work, "SPY-local.csv");
+  const { result, dir } = await runLlm({
+    baseURL: server.url,
+    data: [spy],
+    runsRoot: path.join(work, "runs-local"),
+    agent: { model: "a-local-model-with-no-price" },
+  });
+  const reason = (result.llm as { usage: { cost: { reason: string | null } } }).usage.cost.reason;
+
+  it("fits the page's width: the long cost reason wraps, the values stay in view", async () => {
+    // The reason is one long unbroken-by-markup sentence (114 characters when first seen).
+    expect(reason?.length).toBeGreaterThan(80);
+    const page = await chromium.get().newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(pathToFileURL(path.join(dir, "report.html")).href);
+    await page.waitForSelector("body[data-charts]", { timeout: 15_000 });
+    const fit = (await page.evaluate(`(() => {
+      const doc = document.documentElement;
+      const row = (key) => Array.from(document.querySelectorAll("#facts-table tbody tr"))
+        .find((tr) => tr.cells[0].textContent === key);
+      const right = (key) => row(key).cells[1].getBoundingClientRect().right;
+      return { scroll: doc.scrollWidth, client: doc.clientWidth,
+        reason: row("llm.usage.cost.reason").cells[1].textContent,
+        reasonRight: right("llm.usage.cost.reason"), submittedRight: right("orders.submitted"),
+        tradesRight: right("trades.closed") };
+    })()`)) as Record<string, number | string>;
+    const shot = artifactPath("report-llm-unpriced.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    console.log(`unpriced LLM report screenshot: ${shot}`);
+    await page.close();
+    expect(fit.reason).toBe(reason);
+    expect(fit.scroll).toBeLessThanOrEqual(fit.client as number);
+    for (const key of ["reasonRight", "submittedRight", "tradesRight"]) {
+      expect(fit[key]).toBeLessThanOrEqual(fit.client as number);
     }
   });
 });
