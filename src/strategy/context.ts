@@ -60,6 +60,14 @@ class LiveIndicator implements IndicatorView {
   }
 }
 
+/** An `indicator` call's arguments, as a resumed run makes its view again. */
+export interface IndicatorSpec {
+  name: string;
+  params: Record<string, number>;
+  symbol: string | null;
+  output: string | null;
+}
+
 /**
  * The one context object of a run, advanced bar by bar (reused, so the hot path allocates nothing).
  * It reads only bars at or before the current index, which is what keeps strategies causal.
@@ -72,6 +80,9 @@ export class BacktestContext implements StrategyContext {
   private readonly lastBar: Int32Array;
   private readonly intraday: boolean;
   activity: ContextActivity = emptyActivity();
+  /** How each view of `indicator` was asked for: a resume asks for it again (the view itself holds
+   * arrays of the whole run, never saved). */
+  private readonly viewSpecs = new WeakMap<object, IndicatorSpec>();
 
   constructor(
     private readonly data: MarketData,
@@ -194,7 +205,19 @@ export class BacktestContext implements StrategyContext {
         `Indicator ${name} has no output ${JSON.stringify(options.output)}; it has: ${keys.join(", ")}.`,
       );
     }
-    return new LiveIndicator(this.lastBar, s, values);
+    const view = new LiveIndicator(this.lastBar, s, values);
+    this.viewSpecs.set(view, {
+      name,
+      params: { ...params },
+      symbol: options.symbol ?? null,
+      output: options.output ?? null,
+    });
+    return view;
+  }
+
+  /** How a view made by `indicator` was asked for, or undefined for any other value. */
+  indicatorSpecOf(value: object): IndicatorSpec | undefined {
+    return this.viewSpecs.get(value);
   }
 
   indicatorValues(
