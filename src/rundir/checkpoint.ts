@@ -66,9 +66,9 @@ export interface Checkpoint extends RunDigest {
   /** transcript.jsonl's length and lines when saved: the model calls made so far. */
   transcriptBytes: number;
   transcriptLines: number;
-  /** The run's whole state at this bar, in `.resume/state.bin` (its sha256 and size), for a resume
+  /** The run's whole state at this bar, in `.resume/state-a.bin` or `state-b.bin` (in turn: a kill between the state and the checkpoint leaves the one the last checkpoint names) (its sha256 and size), for a resume
    * to continue from; null: not saved (then `stateSkipped` says why, and a resume re-executes). */
-  state?: { id: string; bytes: number } | null;
+  state?: { id: string; file: StateFile; bytes: number } | null;
   stateSkipped?: string | null;
   /** The sizes of the files the run's growing state is appended to (state-files.ts), or null. */
   appended?: AppendedSizes | null;
@@ -76,8 +76,12 @@ export interface Checkpoint extends RunDigest {
   elapsedMs?: number;
 }
 
-/** The run's saved state beside its checkpoint, in the resume directory. */
-export const STATE_FILE = "state.bin";
+/**
+ * The run's saved state, in the resume directory: two files, written in turn, so that a kill after
+ * writing one but before the checkpoint that names it leaves the one the last checkpoint names.
+ */
+const STATE_FILES = ["state-a.bin", "state-b.bin"] as const;
+type StateFile = (typeof STATE_FILES)[number];
 
 const checkpointSchema = z.looseObject({
   version: z.literal(CHECKPOINT_VERSION),
@@ -102,7 +106,10 @@ const checkpointSchema = z.looseObject({
   savedAt: z.string(),
   transcriptBytes: z.number().int().nonnegative(),
   transcriptLines: z.number().int().nonnegative(),
-  state: z.object({ id: z.string(), bytes: z.number().int().nonnegative() }).nullable().optional(),
+  state: z
+    .object({ id: z.string(), file: z.enum(STATE_FILES), bytes: z.number().int().nonnegative() })
+    .nullable()
+    .optional(),
   stateSkipped: z.string().nullable().optional(),
   appended: z
     .object({
@@ -143,8 +150,8 @@ export function readCheckpointState(
   if (saved === null) {
     return { skipped: checkpoint.stateSkipped ?? "the checkpoint holds no saved state" };
   }
-  const name = `${RUN_FILE.resume}/${STATE_FILE}`;
-  const bytes = readFileNoFollow(path.join(dir, RUN_FILE.resume, STATE_FILE));
+  const name = `${RUN_FILE.resume}/${saved.file}`;
+  const bytes = readFileNoFollow(path.join(dir, RUN_FILE.resume, saved.file));
   if (bytes === null) return { skipped: `${name} is missing` };
   const head = stateHeader(saved.id);
   if (bytes.length !== head.length + saved.bytes || !bytes.subarray(0, head.length).equals(head)) {
@@ -157,7 +164,7 @@ export function readCheckpointState(
 
 /** Removes a run's saved state (megabytes), once the run will not be resumed again. */
 export function dropSavedState(dir: string): void {
-  fs.rmSync(path.join(dir, RUN_FILE.resume, STATE_FILE), { force: true });
+  for (const f of STATE_FILES) fs.rmSync(path.join(dir, RUN_FILE.resume, f), { force: true });
   removeAppended(dir);
 }
 
@@ -250,6 +257,8 @@ export class Checkpointer {
   private readonly startedAt = performance.now();
   /** The files the growing state is appended to (a run that saves its state), made at first use. */
   private appender: StateAppender | null = null;
+  /** The state file the last checkpoint names (the next state goes to the other). */
+  private stateFile: StateFile | null;
   /** Added to the time since `startedAt`: the simulation time before this process's first bar. */
   private elapsedOffset = 0;
 
@@ -279,6 +288,7 @@ export class Checkpointer {
     },
   ) {
     this.lastSaved = o.expected?.bar ?? Number.NEGATIVE_INFINITY;
+    this.stateFile = o.expected?.state?.file ?? null;
     this.verified = o.expected === null;
   }
 
@@ -390,21 +400,23 @@ export class Checkpointer {
     if (state === null) skipped = "no state is saved for this run";
     else if ("skipped" in state) skipped = state.skipped;
     else {
-      // Written before the checkpoint: a kill between the two leaves a state the checkpoint does
-      // not name (another id), and the resume re-executes.
+      // Written before the checkpoint, into the file the last checkpoint does not name: a kill
+      // between the two leaves that checkpoint and its state whole.
       const root = path.join(this.o.dir, RUN_FILE.resume);
       fs.mkdirSync(root, { recursive: true });
       const id = `${d.bar}-${process.pid}-${Date.now()}`;
       const head = stateHeader(id);
+      // The file the last checkpoint does not name.
+      const file = this.stateFile === STATE_FILES[0] ? STATE_FILES[1] : STATE_FILES[0];
       writeFileAtomicWith(
-        path.join(root, STATE_FILE),
+        path.join(root, file),
         (fd) => {
           fs.writeFileSync(fd, head);
           fs.writeFileSync(fd, state.bytes);
         },
         { sync: false },
       );
-      saved = { id, bytes: state.bytes.length };
+      saved = { id, file, bytes: state.bytes.length };
     }
     const checkpoint: Checkpoint = {
       version: CHECKPOINT_VERSION,
@@ -421,6 +433,7 @@ export class Checkpointer {
     // Not fsynced: a kill leaves it whole, and one lost in a power cut only makes the resume
     // verify an earlier bar, while an fsync per LLM decision would wait on a busy disk.
     writeJsonAtomic(path.join(this.o.dir, CHECKPOINT_FILE), checkpoint, { sync: false });
+    if (saved !== null) this.stateFile = saved.file;
   }
 }
 

@@ -745,10 +745,11 @@ function resumeState(
   llm: boolean,
   emit: RunEventListener,
 ): RunRestore | null {
-  const read = llm ? { skipped: LLM_NOT_SAVED } : readCheckpointState(dir, checkpoint);
   let reason: string;
-  if ("bytes" in read) {
-    try {
+  try {
+    const read = llm ? { skipped: LLM_NOT_SAVED } : readCheckpointState(dir, checkpoint);
+    if (!("bytes" in read)) reason = read.skipped;
+    else {
       const state = decodeRunState(read.bytes);
       const grown =
         checkpoint.appended &&
@@ -762,10 +763,10 @@ function resumeState(
       } else if (!grown) {
         reason = `the files in ${RUN_FILE.resume}/ hold less than the checkpoint recorded`;
       } else return { state, ...grown };
-    } catch (err) {
-      reason = `the saved state cannot be read (${(err as Error).message})`;
     }
-  } else reason = read.skipped;
+  } catch (err) {
+    reason = `the saved state cannot be read (${(err as Error).message})`;
+  }
   const seconds = ((checkpoint.elapsedMs ?? 0) / 1000).toFixed(1);
   emit({
     type: "warning",
