@@ -136,6 +136,9 @@ export function readAppended(
   exposed: Uint8Array;
   orderLines: string[];
   decisionLines: string[];
+  /** The lines' bytes as the files hold them (each line and its \n). */
+  orderBytes: Uint8Array;
+  decisionBytes: Uint8Array;
 } | null {
   const root = path.join(dir, RUN_FILE.resume);
   const read = (n: AppendedFile): Buffer | null => {
@@ -159,6 +162,8 @@ export function readAppended(
     exposed: new Uint8Array(exposed),
     orderLines,
     decisionLines,
+    orderBytes: orders,
+    decisionBytes: decisions,
   };
 }
 

@@ -36,6 +36,9 @@ export interface RunRestore {
   exposed: Uint8Array;
   orderLines: string[];
   decisionLines: string[];
+  /** The same lines as bytes (each ending in \n), for the checkpoint's digests. */
+  orderBytes: Uint8Array;
+  decisionBytes: Uint8Array;
 }
 
 /** What a run hands over to save its state, or why it cannot. */

@@ -67,7 +67,11 @@ export interface SimulateInput {
   /** The strategy's file, to point an error at its own line. */
   strategyPath?: string;
   /** Told after each bar, hooks settled: saves (or, resuming, verifies) the run's checkpoint. */
-  checkpoint?: { afterBar(i: number, view: BarView): void } | null;
+  checkpoint?: {
+    afterBar(i: number, view: BarView): void;
+    /** A restored run's record lines so far, as bytes, for the digests (see Checkpointer). */
+    seedLines?(orders: Uint8Array, orderLines: number, decisions: Uint8Array, n: number): void;
+  } | null;
   /** How long a hook's promise may stay pending before the run fails (null: no limit). */
   hookTimeoutMs?: number | null;
   /** A resume's saved state: the run goes on from the bar after it (its checkpoint verifies the
@@ -289,7 +293,14 @@ class CoreRun {
     const state = reviveStrategyState(r, ctx);
     hooks.state = state;
     // The checkpoint saved with this state compares it field by field (and its digests go on).
-    this.input.checkpoint?.afterBar(r.bar, this.view);
+    const checkpoint = this.input.checkpoint;
+    checkpoint?.seedLines?.(
+      restore.orderBytes,
+      restore.orderLines.length,
+      restore.decisionBytes,
+      restore.decisionLines.length,
+    );
+    checkpoint?.afterBar(r.bar, this.view);
     this.from = r.bar + 1;
     return state;
   }

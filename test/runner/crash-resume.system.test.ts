@@ -300,8 +300,8 @@ describe("kill -9 and resume", () => {
 
   it(`a code run whose state a checkpoint saves, killed at ${CODE_KILLS} random points, resumes to the uninterrupted run's files, byte for byte`, async () => {
     // sma-crossover keeps only indicator views in its state and writes no memory: a resume goes
-    // on from the checkpoint. A checkpoint every 5 bars (each appends and writes a state file) makes
-    // the kills land among those writes.
+    // on from the checkpoint. A checkpoint every 20 bars (each appends and writes a state file)
+    // makes the kills land among those writes.
     const args = [
       "run",
       path.join(ROOT, "strategies/sma-crossover.ts"),
@@ -313,7 +313,7 @@ describe("kill -9 and resume", () => {
       "--commission",
       "0.001",
       "--checkpoint-every",
-      "5",
+      "20",
     ];
     const ref = await reference(args, path.join(work, "state-ref"));
     const stats = await killAndResume("state", args, ref, CODE_KILLS as number);
