@@ -400,6 +400,13 @@ async function simulateRun(
     p.resume && o.checkpoint
       ? resumeState(o.checkpoint, dir, startIndex, llm !== null, emit)
       : null;
+  if (p.resume && !o.checkpoint) {
+    emit({
+      type: "warning",
+      message:
+        "resume re-executes from the first bar: the run stopped before its first checkpoint.",
+    });
+  }
   const equityFile = runFile(dir, "equity");
   const simulating = simulate({
     data,
@@ -732,7 +739,7 @@ function reportPage() {
 /** Why an LLM run saves no state: what a resume does instead. */
 const LLM_NOT_SAVED =
   "an LLM agent's conversation is not saved; its recorded model calls are answered from " +
-  "transcript.jsonl instead (no network, no cost)";
+  `${RUN_FILE.transcript} instead (no network, no cost)`;
 
 /**
  * The state a resume continues from (saved with its checkpoint), or null when there is none:
