@@ -4,7 +4,7 @@ import { dayKey, isIntraday, timeLabel } from "./calendar.js";
 import { lastBarIndices } from "./data-end.js";
 import { brokerFees, type FeeModel, FeeModelError } from "./fee-model.js";
 import { type BarPrices, DEFAULT_FILL_MODEL, type FillModel } from "./fill-model.js";
-import { Portfolio } from "./portfolio.js";
+import { Portfolio, type PortfolioState } from "./portfolio.js";
 import { checkRisk } from "./risk-check.js";
 import {
   roundToStep,
@@ -33,7 +33,7 @@ const SIZES_TO_ZERO = "the order sizes to zero units at this price and equity";
 const GTC: TimeInForce = Object.freeze({ kind: "gtc" });
 
 /** Book-keeping the public Order does not need to show. */
-interface Working {
+export interface Working {
   order: Order;
   sym: number;
   /** First master index at which the order may fill. */
@@ -56,6 +56,22 @@ interface Working {
 }
 
 export type EventSink = (event: EngineEvent) => void;
+
+/**
+ * Everything a broker holds between bars (a resume restores it). The objects are the broker's
+ * own, shared as they are (a working order's `order` is one of `orders`): the caller copies them
+ * whole, keeping those references, before the next bar changes them.
+ */
+export interface BrokerState {
+  orders: Order[];
+  working: Working[];
+  nextId: number;
+  peakEquity: number;
+  halted: boolean;
+  haltReason: string | null;
+  ended: Uint8Array | null;
+  portfolio: PortfolioState;
+}
 
 /** The rules a run may swap: what a fill costs, and where and at what price an order fills. */
 export interface EngineModels {
@@ -99,6 +115,40 @@ export class Broker {
     this.portfolio = new Portfolio(data.symbols, config.initialCash);
     this.peakEquity = config.initialCash;
     this.dust = unitStep(config) * (1 - 1e-6);
+  }
+
+  /** The state between bars, by reference (see BrokerState). */
+  exportState(): BrokerState {
+    return {
+      orders: this.orders,
+      working: this.working,
+      nextId: this.nextId,
+      peakEquity: this.peakEquity,
+      halted: this.halted,
+      haltReason: this.haltReason,
+      ended: this.ended,
+      portfolio: this.portfolio.exportState(),
+    };
+  }
+
+  /** Takes over a copy of an exported state, before any bar of this broker has run. */
+  importState(s: BrokerState): void {
+    if (this.orders.length || this.working.length) {
+      throw new Error("a broker's state is imported before its first bar");
+    }
+    // Sizes and times in force are frozen objects of their order (see newOrder); a copy is not.
+    for (const o of s.orders) {
+      Object.freeze(o.size);
+      Object.freeze(o.tif);
+      this.orders.push(o);
+    }
+    this.working = s.working;
+    this.nextId = s.nextId;
+    this.peakEquity = s.peakEquity;
+    this.halted = s.halted;
+    this.haltReason = s.haltReason;
+    this.ended = s.ended;
+    this.portfolio.importState(s.portfolio);
   }
 
   symbolIndex(symbol: string): number {

@@ -1,7 +1,7 @@
 import type { ClosedTrade, Millis, Side } from "./types.js";
 
 /** An open lot: units bought (or sold short) by one fill, closed first-in first-out. */
-interface Lot {
+export interface Lot {
   qty: number;
   price: number;
   index: number;
@@ -13,6 +13,17 @@ interface Lot {
 }
 
 const EPS = 1e-9;
+
+/** A portfolio's state between bars (a resume restores it): its own objects, by reference. */
+export interface PortfolioState {
+  cash: number;
+  qty: Float64Array;
+  lastPrice: Float64Array;
+  lots: Lot[][];
+  tradeSeq: number;
+  totalCommission: number;
+  totalSlippage: number;
+}
 
 /**
  * Cash, positions and lots for a fixed list of symbols (indexed, so the hot path avoids maps).
@@ -36,6 +47,34 @@ export class Portfolio {
     this.qty = new Float64Array(symbols.length);
     this.lastPrice = new Float64Array(symbols.length);
     this.lots = symbols.map(() => []);
+  }
+
+  exportState(): PortfolioState {
+    return {
+      cash: this.cash,
+      qty: this.qty,
+      lastPrice: this.lastPrice,
+      lots: this.lots,
+      tradeSeq: this.tradeSeq,
+      totalCommission: this.totalCommission,
+      totalSlippage: this.totalSlippage,
+    };
+  }
+
+  /** Takes over a copy of an exported state (same symbols). */
+  importState(s: PortfolioState): void {
+    if (s.qty.length !== this.qty.length || s.lots.length !== this.lots.length) {
+      throw new RangeError(`a portfolio state of ${s.qty.length} symbols, not ${this.qty.length}`);
+    }
+    this.cash = s.cash;
+    this.qty.set(s.qty);
+    this.lastPrice.set(s.lastPrice);
+    s.lots.forEach((lots, k) => {
+      this.lots[k] = lots;
+    });
+    this.tradeSeq = s.tradeSeq;
+    this.totalCommission = s.totalCommission;
+    this.totalSlippage = s.totalSlippage;
   }
 
   equity(): number {

@@ -1,5 +1,5 @@
 import { NonFiniteAccountError } from "./account-error.js";
-import { Broker, type EngineModels, type EventSink } from "./broker.js";
+import { Broker, type BrokerState, type EngineModels, type EventSink } from "./broker.js";
 import type { BrokerConfig } from "./broker-config.js";
 import {
   type CalendarFlags,
@@ -52,6 +52,26 @@ export class Simulation {
     this.equity = equity ?? new Float64Array(data.times.length);
     this.exposed = new Uint8Array(data.times.length);
     this.ends = earlyEnds(data, lastBarIndices(data));
+  }
+
+  /** Symbols closed by the end of their data so far (the rest of a resumed run's state is the
+   * broker's and the curves'). */
+  get endsClosed(): number {
+    return this.nextEnd;
+  }
+
+  /** A resume: the broker's state and the curves up to bar `last` (inclusive), before any bar. */
+  restore(
+    broker: BrokerState,
+    endsClosed: number,
+    equity: Float64Array,
+    exposed: Uint8Array,
+    from: number,
+  ): void {
+    this.broker.importState(broker);
+    this.nextEnd = endsClosed;
+    this.equity.set(equity, from);
+    this.exposed.set(exposed, from);
   }
 
   get length(): number {

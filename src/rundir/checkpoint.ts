@@ -1,12 +1,14 @@
 import { createHash, type Hash } from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { Simulation } from "../engine/simulation.js";
 import type { MemoryPort } from "../strategy/types.js";
-import { writeJsonAtomic } from "../util/atomic-write.js";
+import { writeFileAtomicWith, writeJsonAtomic } from "../util/atomic-write.js";
 import { readFileNoFollow } from "../util/no-follow.js";
 import { RUN_FILE } from "./layout.js";
 import type { RecordLog } from "./record-log.js";
+import { type AppendedSizes, removeAppended, StateAppender } from "./state-files.js";
 
 /** The run's last checkpoint, beside result.json. */
 export const CHECKPOINT_FILE = RUN_FILE.checkpoint;
@@ -64,7 +66,22 @@ export interface Checkpoint extends RunDigest {
   /** transcript.jsonl's length and lines when saved: the model calls made so far. */
   transcriptBytes: number;
   transcriptLines: number;
+  /** The run's whole state at this bar, in `.resume/state-a.bin` or `state-b.bin` (in turn: a kill between the state and the checkpoint leaves the one the last checkpoint names) (its sha256 and size), for a resume
+   * to continue from; null: not saved (then `stateSkipped` says why, and a resume re-executes). */
+  state?: { id: string; file: StateFile; bytes: number } | null;
+  stateSkipped?: string | null;
+  /** The sizes of the files the run's growing state is appended to (state-files.ts), or null. */
+  appended?: AppendedSizes | null;
+  /** Milliseconds of simulation up to this bar (what a re-execution costs again). */
+  elapsedMs?: number;
 }
+
+/**
+ * The run's saved state, in the resume directory: two files, written in turn, so that a kill after
+ * writing one but before the checkpoint that names it leaves the one the last checkpoint names.
+ */
+const STATE_FILES = ["state-a.bin", "state-b.bin"] as const;
+type StateFile = (typeof STATE_FILES)[number];
 
 const checkpointSchema = z.looseObject({
   version: z.literal(CHECKPOINT_VERSION),
@@ -89,6 +106,22 @@ const checkpointSchema = z.looseObject({
   savedAt: z.string(),
   transcriptBytes: z.number().int().nonnegative(),
   transcriptLines: z.number().int().nonnegative(),
+  state: z
+    .object({ id: z.string(), file: z.enum(STATE_FILES), bytes: z.number().int().nonnegative() })
+    .nullable()
+    .optional(),
+  stateSkipped: z.string().nullable().optional(),
+  appended: z
+    .object({
+      equity: z.number().int().nonnegative(),
+      cash: z.number().int().nonnegative(),
+      exposed: z.number().int().nonnegative(),
+      orders: z.number().int().nonnegative(),
+      decisions: z.number().int().nonnegative(),
+    })
+    .nullable()
+    .optional(),
+  elapsedMs: z.number().nonnegative().optional(),
 });
 
 /** The checkpoint of a run directory, or null when none was saved (killed before the first). */
@@ -104,6 +137,40 @@ export function readCheckpoint(dir: string): Checkpoint | null {
   }
   return parsed.data as unknown as Checkpoint;
 }
+
+/**
+ * The state saved with a checkpoint, read and checked against it (size and sha256), or why a
+ * resume cannot continue from it.
+ */
+export function readCheckpointState(
+  dir: string,
+  checkpoint: Checkpoint,
+): { bytes: Uint8Array } | { skipped: string } {
+  const saved = checkpoint.state ?? null;
+  if (saved === null) {
+    return { skipped: checkpoint.stateSkipped ?? "the checkpoint holds no saved state" };
+  }
+  const name = `${RUN_FILE.resume}/${saved.file}`;
+  const bytes = readFileNoFollow(path.join(dir, RUN_FILE.resume, saved.file));
+  if (bytes === null) return { skipped: `${name} is missing` };
+  const head = stateHeader(saved.id);
+  if (bytes.length !== head.length + saved.bytes || !bytes.subarray(0, head.length).equals(head)) {
+    return {
+      skipped: `${name} is not the state saved with the checkpoint (the run was killed between the two writes)`,
+    };
+  }
+  return { bytes: bytes.subarray(head.length) };
+}
+
+/** Removes a run's saved state (megabytes), once the run will not be resumed again. */
+export function dropSavedState(dir: string): void {
+  for (const f of STATE_FILES) fs.rmSync(path.join(dir, RUN_FILE.resume, f), { force: true });
+  removeAppended(dir);
+}
+
+/** The state file's first line: the id its checkpoint names it by (no digest of megabytes at
+ * every checkpoint: the restored state is verified against the checkpoint's digests anyway). */
+const stateHeader = (id: string) => Buffer.from(`${JSON.stringify({ state: id })}\n`);
 
 /**
  * Counts and digests the memory writes a strategy makes through its port, in call order. The
@@ -150,7 +217,13 @@ export interface BarView {
   pending: readonly unknown[];
   cash: Float64Array;
   startIndex: number;
+  /** The run's whole state after bar `i`, for a resume to continue from, or why it cannot be
+   * saved (absent: never saved). */
+  snapshot?: (i: number) => StateOutcome;
 }
+
+/** A run's saved state (its bytes), or why it was not saved. */
+export type StateOutcome = { bytes: Uint8Array } | { skipped: string };
 
 /** A resumed run re-derived a state that differs from its checkpoint: it cannot be exact. */
 export class ResumeDivergenceError extends Error {
@@ -181,6 +254,13 @@ export class Checkpointer {
   savedMs = 0;
   saves = 0;
   private verified: boolean;
+  private readonly startedAt = performance.now();
+  /** The files the growing state is appended to (a run that saves its state), made at first use. */
+  private appender: StateAppender | null = null;
+  /** The state file the last checkpoint names (the next state goes to the other). */
+  private stateFile: StateFile | null;
+  /** Added to the time since `startedAt`: the simulation time before this process's first bar. */
+  private elapsedOffset = 0;
 
   constructor(
     private readonly o: {
@@ -202,10 +282,28 @@ export class Checkpointer {
        * cap): no checkpoint is saved from then on, so a resume asks that bar's questions again.
        */
       hold?: () => boolean;
+      /** The run's whole state after a bar, to save beside the checkpoint, or why it cannot be
+       * (null: never saved, as for an LLM run: that reason). */
+      state?: ((i: number, v: BarView) => StateOutcome) | null;
     },
   ) {
     this.lastSaved = o.expected?.bar ?? Number.NEGATIVE_INFINITY;
+    this.stateFile = o.expected?.state?.file ?? null;
     this.verified = o.expected === null;
+  }
+
+  /**
+   * A restored run's orders.jsonl and decisions.jsonl lines so far, as bytes (each line and its
+   * \n): the digests take them in one update each instead of line by line (the same digest).
+   */
+  seedLines(orders: Uint8Array, orderLines: number, decisions: Uint8Array, decisionLines: number) {
+    if (this.orderLinesHashed !== 0 || this.decisionLinesHashed !== 0) {
+      throw new Error("a checkpointer's lines are seeded before any is hashed");
+    }
+    this.ordersHash.update(orders);
+    this.orderLinesHashed = orderLines;
+    this.decisionsHash.update(decisions);
+    this.decisionLinesHashed = decisionLines;
   }
 
   afterBar(i: number, v: BarView): void {
@@ -224,6 +322,13 @@ export class Checkpointer {
         );
       }
       this.verified = true;
+      this.appenderFor(v)?.adopt(expected.appended ?? null, {
+        bar: expected.bar,
+        orders: expected.orderLines,
+        decisions: expected.decisionLines,
+      });
+      // Elapsed time goes on from the checkpoint's, whether re-executed up to it or restored.
+      this.elapsedOffset = (expected.elapsedMs ?? 0) - (performance.now() - this.startedAt);
       return;
     }
     if (i - this.lastSaved < this.o.every || i < this.nextClock) return;
@@ -232,7 +337,17 @@ export class Checkpointer {
       this.nextClock = i + CLOCK_EVERY;
       return;
     }
-    this.save(this.digest(i, v));
+    const digest = this.digest(i, v);
+    // What only grows is appended first, then the state, then the checkpoint that names both.
+    const appended =
+      this.appenderFor(v)?.append(i, {
+        equity: v.sim.equity,
+        cash: v.cash,
+        exposed: v.sim.exposed,
+        orderLog: v.hooks.orderLog,
+        decisionLog: v.hooks.decisionLog,
+      }) ?? null;
+    this.save(digest, this.o.state?.(i, v) ?? null, appended);
     this.lastSaved = i;
     this.lastSavedAt = performance.now();
     this.saves += 1;
@@ -286,8 +401,37 @@ export class Checkpointer {
     };
   }
 
-  private save(d: RunDigest): void {
+  private appenderFor(v: BarView): StateAppender | null {
+    if (!this.o.state) return null;
+    this.appender ??= new StateAppender(this.o.dir, v.startIndex);
+    return this.appender;
+  }
+
+  private save(d: RunDigest, state: StateOutcome | null, appended: AppendedSizes | null): void {
     const { bytes, lines } = this.o.transcript?.() ?? { bytes: 0, lines: 0 };
+    let saved: Checkpoint["state"] = null;
+    let skipped: string | null = null;
+    if (state === null) skipped = "no state is saved for this run";
+    else if ("skipped" in state) skipped = state.skipped;
+    else {
+      // Written before the checkpoint, into the file the last checkpoint does not name: a kill
+      // between the two leaves that checkpoint and its state whole.
+      const root = path.join(this.o.dir, RUN_FILE.resume);
+      fs.mkdirSync(root, { recursive: true });
+      const id = `${d.bar}-${process.pid}-${Date.now()}`;
+      const head = stateHeader(id);
+      // The file the last checkpoint does not name.
+      const file = this.stateFile === STATE_FILES[0] ? STATE_FILES[1] : STATE_FILES[0];
+      writeFileAtomicWith(
+        path.join(root, file),
+        (fd) => {
+          fs.writeFileSync(fd, head);
+          fs.writeFileSync(fd, state.bytes);
+        },
+        { sync: false },
+      );
+      saved = { id, file, bytes: state.bytes.length };
+    }
     const checkpoint: Checkpoint = {
       version: CHECKPOINT_VERSION,
       runId: this.o.runId,
@@ -295,10 +439,15 @@ export class Checkpointer {
       ...d,
       transcriptBytes: bytes,
       transcriptLines: lines,
+      state: saved,
+      stateSkipped: skipped,
+      appended,
+      elapsedMs: Math.round(performance.now() - this.startedAt + this.elapsedOffset),
     };
     // Not fsynced: a kill leaves it whole, and one lost in a power cut only makes the resume
     // verify an earlier bar, while an fsync per LLM decision would wait on a busy disk.
     writeJsonAtomic(path.join(this.o.dir, CHECKPOINT_FILE), checkpoint, { sync: false });
+    if (saved !== null) this.stateFile = saved.file;
   }
 }
 

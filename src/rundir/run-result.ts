@@ -113,6 +113,11 @@ export interface ResumeRecord {
   /** The checkpoint's bar (label and index) the run was verified at; null: none was saved. */
   fromBar: string | null;
   bar: number | null;
+  /** true: it went on from the state saved with the checkpoint; false: it re-executed the run
+   * from its first bar (and verified the checkpoint on the way). */
+  continued?: boolean;
+  /** Bars this resume simulated. */
+  simulatedBars?: number;
 }
 
 /** The result.json `llm` block. */

@@ -87,9 +87,10 @@ export class BarLoop {
     this.interrupted = true;
   }
 
-  /** Runs bars `start`..end; resolves how it ended. */
-  async run(start: number, state: unknown): Promise<LoopEnd> {
-    const end = this.begin(start);
+  /** Runs bars `start`..end (from bar `from`, a resume's, when the bars before it are restored);
+   * resolves how it ended. */
+  async run(start: number, state: unknown, from = start): Promise<LoopEnd> {
+    const end = this.begin(start, from);
     let slice = FIRST_SLICE;
     while (this.i < end) {
       const sliceEnd = Math.min(end, this.i + slice);
@@ -125,12 +126,13 @@ export class BarLoop {
     return r ?? this.ended(end);
   }
 
-  private begin(start: number): number {
+  private begin(start: number, from = start): number {
     this.start = start;
     this.peakScanned = start;
     this.startedAt = performance.now();
     this.lastProgressAt = this.startedAt;
-    this.i = start;
+    this.i = from;
+    if (from > start) this.lastClosed = from - 1;
     this.stepNo = OPEN;
     this.progressEvery = Math.max(1, Math.floor((this.p.sim.length - start) / PROGRESS_STEPS));
     return this.p.sim.length;

@@ -72,6 +72,19 @@ export class HookRunner {
     return this.labelText;
   }
 
+  /** A resume: the records of the bars up to its checkpoint, before the next bar. */
+  restore(
+    orderLines: readonly string[],
+    decisionLines: readonly string[],
+    rejectedOrders: readonly number[],
+    trades: readonly ReportedTrade[],
+  ): void {
+    for (const line of orderLines) this.orderLog.pushLine(line);
+    for (const line of decisionLines) this.decisionLog.pushLine(line);
+    this.rejectedOrders.push(...rejectedOrders);
+    for (const t of trades) this.trades.push(t);
+  }
+
   /** Handles every pending event; hooks may place orders, whose events join the queue. */
   drain(pending: EngineEvent[], index: number): Maybe {
     for (let k = 0; k < pending.length; k++) {

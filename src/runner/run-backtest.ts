@@ -37,10 +37,12 @@ import {
   type Checkpoint,
   Checkpointer,
   DEFAULT_CODE_CHECKPOINT_MIN_MS,
+  dropSavedState,
   MemoryTally,
+  readCheckpointState,
 } from "../rundir/checkpoint.js";
 import { EquityStream, type EquityWrite } from "../rundir/equity-stream.js";
-import { runFile, SIMULATION_OUTPUTS } from "../rundir/layout.js";
+import { RUN_FILE, runFile, SIMULATION_OUTPUTS } from "../rundir/layout.js";
 import { snapshotMemory } from "../rundir/memory-snapshot.js";
 import { resolveRunDir } from "../rundir/resolve-run.js";
 import { RunGuard } from "../rundir/run-guard.js";
@@ -48,6 +50,7 @@ import { createRunDir } from "../rundir/run-id.js";
 import { computeRunMetrics } from "../rundir/run-metrics.js";
 import { checkRecallOptions, RunRecall, recallIndexOptions } from "../rundir/run-recall.js";
 import type { ResumeRecord, RunResult } from "../rundir/run-result.js";
+import { readAppended } from "../rundir/state-files.js";
 import { storeStrategy } from "../rundir/strategy-copy.js";
 import { writeOutput } from "../rundir/write-outputs.js";
 import type { Params, Strategy } from "../strategy/types.js";
@@ -68,6 +71,7 @@ import { resolveParams } from "./resolve-params.js";
 import type { ResumePlan } from "./resume-run.js";
 import type { MemoryChoice, RunConfig } from "./run-config.js";
 import type { RunEventListener } from "./run-events.js";
+import { decodeRunState, type RunRestore } from "./run-state.js";
 import { type RunHandle, type Simulated, simulate } from "./simulate.js";
 
 export type { RunHandle };
@@ -392,6 +396,17 @@ async function simulateRun(
       })
     : (code as Strategy<unknown>);
 
+  const restore =
+    p.resume && o.checkpoint
+      ? resumeState(o.checkpoint, dir, startIndex, llm !== null, emit)
+      : null;
+  if (p.resume && !o.checkpoint) {
+    emit({
+      type: "warning",
+      message:
+        "resume re-executes from the first bar: the run stopped before its first checkpoint.",
+    });
+  }
   const equityFile = runFile(dir, "equity");
   const simulating = simulate({
     data,
@@ -414,6 +429,7 @@ async function simulateRun(
     strategyPath: config.strategyPath,
     checkpoint: checkpointer,
     hookTimeoutMs: hookTimeoutOf(config),
+    restore,
   });
   let simulated: Simulated;
   try {
@@ -436,6 +452,14 @@ async function simulateRun(
       slippage: simulated.slippage,
       initialCash: config.broker.initialCash,
     }) ?? null;
+  const record = result.resumed?.at(-1);
+  if (p.resume && record) {
+    record.continued = restore !== null;
+    record.simulatedBars = Math.max(
+      0,
+      simulated.lastIndex - (restore?.state.bar ?? startIndex - 1),
+    );
+  }
   // A divergence is the resume's failure, not the strategy's: no bar or line to point at.
   if (simulated.error?.type === "resume_divergence") {
     simulated.error = { type: simulated.error.type, message: simulated.error.message };
@@ -490,6 +514,8 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
     (t) => policy.at(t),
   );
   const memoryTally = new MemoryTally();
+  // Built below, read by the checkpointer only after the first bar.
+  let memory: PolicyLayer;
   const checkpointer = new Checkpointer({
     dir,
     runId: id,
@@ -502,9 +528,24 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
     transcript: llm ? () => llm.progress()?.transcript ?? { bytes: 0, lines: 0 } : null,
     expected: checkpoint,
     hold: () => llm?.cutShort() ?? false,
+    // An LLM run saves none (a checkpoint after every decision): its resume replays the transcript.
+    state: llm
+      ? null
+      : (i, v) => {
+          // Memory on disk is the state of the run's last write, not of the checkpoint's bar.
+          if (memoryTally.writes > 0) {
+            return { skipped: "the strategy wrote memory, which is not saved at each checkpoint" };
+          }
+          if (memory.usesMoments) {
+            return {
+              skipped: `the ${memory.name} memory's own state is not saved at each checkpoint`,
+            };
+          }
+          return v.snapshot?.(i) ?? { skipped: "no state is saved for this run" };
+        },
   });
   const files = memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall)));
-  const memory = new PolicyLayer(
+  memory = new PolicyLayer(
     p.memoryFactory.create({
       dir,
       runId: id,
@@ -633,6 +674,8 @@ async function finish(
     throw new RunWriteError(dir, result, err);
   }
   guard.finish();
+  // Only an interrupted run is resumed again: any other end drops its saved state (megabytes).
+  if (result.status !== "interrupted") dropSavedState(dir);
   const reportWarning = await w.report.write(dir, w.reportInputs);
   if (reportWarning !== null) emit({ type: "warning", message: reportWarning });
   emit({ type: "run_finished", result });
@@ -691,6 +734,52 @@ function reportPage() {
       }
     },
   };
+}
+
+/** Why an LLM run saves no state: what a resume does instead. */
+const LLM_NOT_SAVED =
+  "an LLM agent's conversation is not saved; its recorded model calls are answered from " +
+  `${RUN_FILE.transcript} instead (no network, no cost)`;
+
+/**
+ * The state a resume continues from (saved with its checkpoint), or null when there is none:
+ * the run then re-executes from its first bar, which the output says, with what that costs.
+ */
+function resumeState(
+  checkpoint: Checkpoint,
+  dir: string,
+  startIndex: number,
+  llm: boolean,
+  emit: RunEventListener,
+): RunRestore | null {
+  let reason: string;
+  try {
+    const read = llm ? { skipped: LLM_NOT_SAVED } : readCheckpointState(dir, checkpoint);
+    if (!("bytes" in read)) reason = read.skipped;
+    else {
+      const state = decodeRunState(read.bytes);
+      const grown =
+        checkpoint.appended &&
+        readAppended(dir, checkpoint.appended, {
+          bars: checkpoint.bar + 1 - startIndex,
+          orders: checkpoint.orderLines,
+          decisions: checkpoint.decisionLines,
+        });
+      if (state.bar !== checkpoint.bar) {
+        reason = `the saved state is of bar ${state.bar}, not ${checkpoint.bar}`;
+      } else if (!grown) {
+        reason = `the files in ${RUN_FILE.resume}/ hold less than the checkpoint recorded`;
+      } else return { state, ...grown };
+    }
+  } catch (err) {
+    reason = `the saved state cannot be read (${(err as Error).message})`;
+  }
+  const seconds = ((checkpoint.elapsedMs ?? 0) / 1000).toFixed(1);
+  emit({
+    type: "warning",
+    message: `resume re-executes from the first bar (${seconds} s of work up to the checkpoint at ${checkpoint.time}): ${reason}.`,
+  });
+  return null;
 }
 
 /** A resumed LLM run's recorded model calls, from its transcript (the agent's modules load here). */

@@ -20,6 +20,7 @@ import { BarLoop, type LoopEnd } from "./bar-loop.js";
 import { HookRunner } from "./hook-runner.js";
 import { checkBroker } from "./library-settings.js";
 import type { RunEventListener } from "./run-events.js";
+import { encodeRunState, type RunRestore, reviveStrategyState } from "./run-state.js";
 import { strategyLocation } from "./strategy-error.js";
 
 export interface RunHandle {
@@ -67,9 +68,16 @@ export interface SimulateInput {
   /** The strategy's file, to point an error at its own line. */
   strategyPath?: string;
   /** Told after each bar, hooks settled: saves (or, resuming, verifies) the run's checkpoint. */
-  checkpoint?: { afterBar(i: number, view: BarView): void } | null;
+  checkpoint?: {
+    afterBar(i: number, view: BarView): void;
+    /** A restored run's record lines so far, as bytes, for the digests (see Checkpointer). */
+    seedLines?(orders: Uint8Array, orderLines: number, decisions: Uint8Array, n: number): void;
+  } | null;
   /** How long a hook's promise may stay pending before the run fails (null: no limit). */
   hookTimeoutMs?: number | null;
+  /** A resume's saved state: the run goes on from the bar after it (its checkpoint verifies the
+   * restored state first), and the strategy's `init` is not called again. */
+  restore?: RunRestore | null;
 }
 
 /** Everything a run produced, in memory: the arrays behind equity.csv, trades, orders, records. */
@@ -126,7 +134,8 @@ export async function simulate(input: SimulateInput): Promise<Simulated> {
   let status: Simulated["status"];
   let error: RunError | null = null;
   try {
-    status = await run.loop.run(run.startIndex, run.init());
+    const state = run.init();
+    status = await run.loop.run(run.startIndex, state, run.from);
   } catch (err) {
     status = "failed";
     error = run.failure(err);
@@ -141,6 +150,7 @@ export async function simulate(input: SimulateInput): Promise<Simulated> {
 export function simulateSync(input: SimulateInput, engine: EngineTap = {}): Simulated {
   const run = new CoreRun(input, engine);
   const t0 = performance.now();
+  if (input.restore) throw new Error("simulateSync does not resume a run");
   const status = run.loop.runSync(run.startIndex, run.init());
   return run.finish(status, null, performance.now() - t0);
 }
@@ -148,6 +158,8 @@ export function simulateSync(input: SimulateInput, engine: EngineTap = {}): Simu
 /** One run's parts, wired once for both drivers. */
 class CoreRun {
   readonly startIndex: number;
+  /** The first bar to simulate: the window's first, or the one after a restored state's. */
+  from: number;
   readonly loop: BarLoop;
   private readonly sim: Simulation;
   private readonly ctx: BacktestContext;
@@ -164,6 +176,7 @@ class CoreRun {
     const { data, strategy } = input;
     const startIndex = input.startIndex ?? 0;
     this.startIndex = startIndex;
+    this.from = startIndex;
     const emit = input.onEvent ?? noop;
     const intraday = isIntraday(data.times);
     this.intraday = intraday;
@@ -216,7 +229,15 @@ class CoreRun {
     const initialCash = input.broker.initialCash;
     this.benchmark = buyAndHoldEquity(data, initialCash, startIndex, sharedFloat64);
     const checkpoint = input.checkpoint ?? null;
-    const view: BarView = { sim, hooks: this.hooks, pending, cash: this.cash, startIndex };
+    const view: BarView = {
+      sim,
+      hooks: this.hooks,
+      pending,
+      cash: this.cash,
+      startIndex,
+      snapshot: (i) => this.snapshot(i),
+    };
+    this.view = view;
     this.loop = new BarLoop({
       sim,
       ctx,
@@ -244,13 +265,64 @@ class CoreRun {
     input.onStart?.({ interrupt: () => this.loop.interrupt() });
   }
 
-  /** The context up to the first bar, then the strategy's `init`: its state. */
+  private readonly view: BarView;
+
+  /** The context up to the first bar, then the strategy's `init`: its state. A resume's restored
+   * state instead, verified by the checkpoint it was saved with. */
   init(): unknown {
     const { data, strategy } = this.input;
+    const restore = this.input.restore ?? null;
+    if (restore !== null) return this.restore(restore);
     for (let i = 0; i <= this.startIndex && i < data.times.length; i++) this.ctx.advance(i);
     const state = strategy.init ? strategy.init(this.ctx) : undefined;
     this.hooks.state = state;
     return state;
+  }
+
+  private restore(restore: RunRestore): unknown {
+    const { startIndex, sim, ctx, hooks } = this;
+    const r = restore.state;
+    if (r.bar < startIndex || r.bar >= sim.length) {
+      throw new RangeError(`a saved state at bar ${r.bar} is outside the run`);
+    }
+    for (let i = 0; i <= r.bar; i++) ctx.advance(i);
+    if (restore.equity.length !== r.bar + 1 - startIndex) {
+      throw new RangeError(`a saved state at bar ${r.bar} with ${restore.equity.length} closes`);
+    }
+    sim.restore(r.broker, r.endsClosed, restore.equity, restore.exposed, startIndex);
+    this.cash.set(restore.cash, startIndex);
+    hooks.restore(restore.orderLines, restore.decisionLines, r.rejectedOrders, r.trades);
+    ctx.stopRequest = r.stopRequest;
+    const state = reviveStrategyState(r, ctx);
+    hooks.state = state;
+    // The checkpoint saved with this state compares it field by field (and its digests go on).
+    const checkpoint = this.input.checkpoint;
+    checkpoint?.seedLines?.(
+      restore.orderBytes,
+      restore.orderLines.length,
+      restore.decisionBytes,
+      restore.decisionLines.length,
+    );
+    checkpoint?.afterBar(r.bar, this.view);
+    this.from = r.bar + 1;
+    return state;
+  }
+
+  /** The state after bar `i` as a resume would restore it, or why it cannot be saved. */
+  private snapshot(i: number): { bytes: Uint8Array } | { skipped: string } {
+    const { sim, ctx, hooks } = this;
+    return encodeRunState(
+      {
+        bar: i,
+        broker: sim.broker.exportState(),
+        endsClosed: sim.endsClosed,
+        rejectedOrders: hooks.rejectedOrders,
+        trades: hooks.trades,
+        stopRequest: ctx.stopRequest,
+        strategyState: hooks.state,
+      },
+      ctx,
+    );
   }
 
   failure(err: unknown): RunError {

@@ -61,6 +61,14 @@ class LiveIndicator implements IndicatorView {
   }
 }
 
+/** An `indicator` call's arguments, as a resumed run makes its view again. */
+export interface IndicatorSpec {
+  name: string;
+  params: Record<string, number>;
+  symbol: string | null;
+  output: string | null;
+}
+
 /**
  * The one context object of a run, advanced bar by bar (reused, so the hot path allocates nothing).
  * It reads only bars at or before the current index, which is what keeps strategies causal.
@@ -74,6 +82,9 @@ export class BacktestContext implements StrategyContext {
   private readonly intraday: boolean;
   private readonly usedIndicators = new Map<string, IndicatorUse>();
   activity: ContextActivity = emptyActivity();
+  /** How each view of `indicator` was asked for: a resume asks for it again (the view itself holds
+   * arrays of the whole run, never saved). */
+  private readonly viewSpecs = new WeakMap<object, IndicatorSpec>();
 
   constructor(
     private readonly data: MarketData,
@@ -204,12 +215,30 @@ export class BacktestContext implements StrategyContext {
     };
     const id = JSON.stringify(use);
     if (!this.usedIndicators.has(id)) this.usedIndicators.set(id, use);
-    return new LiveIndicator(this.lastBar, s, values);
+    const view = new LiveIndicator(this.lastBar, s, values);
+    this.viewSpecs.set(view, {
+      name,
+      params: { ...params },
+      symbol: options.symbol ?? null,
+      output: options.output ?? null,
+    });
+    return view;
+  }
+
+  /** How a view made by `indicator` was asked for, or undefined for any other value. */
+  indicatorSpecOf(value: object): IndicatorSpec | undefined {
+    return this.viewSpecs.get(value);
   }
 
   /** Every indicator created through `indicator()`, once each, in the order first created. */
   indicatorsUsed(): IndicatorUse[] {
     return [...this.usedIndicators.values()];
+  }
+
+  /** A resume's list of the indicators created before its checkpoint, as they were recorded. */
+  restoreIndicatorsUsed(uses: readonly IndicatorUse[]): void {
+    this.usedIndicators.clear();
+    for (const use of uses) this.usedIndicators.set(JSON.stringify(use), use);
   }
 
   indicatorValues(

@@ -159,7 +159,9 @@ class FlushBehind {
   }
 }
 
-function writeFileAtomicWith(
+/** `writeFileAtomic` whose content the caller writes into the temp file's descriptor (several
+ * buffers with no copy into one). */
+export function writeFileAtomicWith(
   file: string,
   writeContent: (fd: number, temp: string) => void,
   options: AtomicOptions = {},

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokerConfig } from "../../src/engine/broker-config.js";
 import { resolveLayeredParams } from "../../src/memory/layered/layered-config.js";
+import { RUN_FILE, SIMULATION_OUTPUTS } from "../../src/rundir/layout.js";
 import type { RunResult } from "../../src/rundir/run-result.js";
 import { planResume } from "../../src/runner/resume-run.js";
 import { type RunHandle, runBacktest } from "../../src/runner/run-backtest.js";
@@ -79,10 +80,18 @@ describe("agenticbt resume", () => {
     expect(r.status, r.stderr).toBe(0);
     const resumed = JSON.parse(r.stdout) as RunResult;
     expect(resumed.status).toBe("completed");
+    // It writes memory on every bar, which a checkpoint does not save: the whole run again.
     expect(resumed.resumed).toEqual([
-      { at: expect.any(String), fromBar: checkpoint.time, bar: 35 },
+      {
+        at: expect.any(String),
+        fromBar: checkpoint.time,
+        bar: 35,
+        continued: false,
+        simulatedBars: ref.period.bars,
+      },
     ]);
-    for (const f of ["trades.csv", "equity.csv", "orders.jsonl", "decisions.jsonl"]) {
+    // Every output, indicators.json too: its list was made before the checkpoint.
+    for (const f of SIMULATION_OUTPUTS.map((role) => RUN_FILE[role])) {
       expect(read(dir, f), f).toBe(read(refDir, f));
     }
     expect(resumed.metrics).toEqual(ref.metrics);
@@ -232,6 +241,78 @@ describe("agenticbt resume", () => {
       /the data file .*GOOG-edit\.csv .* is not the one the run started with/,
     );
   }, 30_000);
+
+  it("goes on from the state saved with a code run's checkpoint: it simulates only the bars after it, and the outputs equal an uninterrupted run's", async () => {
+    const sma = (runsRoot: string): RunConfig => ({
+      ...config(
+        path.join(ROOT, "strategies/sma-crossover.ts"),
+        runsRoot,
+        path.join(DATA, "SPY_D.csv"),
+      ),
+      params: { longShort: true },
+      broker: brokerConfig({ allowShort: true, commissionRate: 0.001 }),
+      checkpointEvery: 500,
+    });
+    const ref = await runBacktest(sma(path.join(work, "sma-ref")));
+    expect(ref.status).toBe("completed");
+    const refDir = path.join(work, "sma-ref", ref.id);
+    const { dir } = await interruptedRun(sma(path.join(work, "sma-int")), 3200);
+    const checkpoint = readJson<{ bar: number; state: unknown }>(path.join(dir, "checkpoint.json"));
+    expect(checkpoint.bar).toBeGreaterThanOrEqual(2500);
+    expect(checkpoint.state).not.toBeNull();
+
+    const r = cli(["resume", dir, "--json"], work);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/re-executes/);
+    const resumed = JSON.parse(r.stdout) as RunResult;
+    expect(resumed.status).toBe("completed");
+    // Bars 0..checkpoint.bar are restored, not simulated again.
+    expect(resumed.resumed).toEqual([
+      {
+        at: expect.any(String),
+        fromBar: expect.any(String),
+        bar: checkpoint.bar,
+        continued: true,
+        simulatedBars: ref.period.bars - (checkpoint.bar + 1),
+      },
+    ]);
+    // Every output, indicators.json too: its list was made before the checkpoint.
+    for (const f of SIMULATION_OUTPUTS.map((role) => RUN_FILE[role])) {
+      expect(read(dir, f), f).toBe(read(refDir, f));
+    }
+    expect(resumed.metrics).toEqual(ref.metrics);
+    expect(resumed.orders).toEqual(ref.orders);
+    expect(resumed.period).toEqual(ref.period);
+    // A completed run is not resumed again: its saved state is gone.
+    expect(fs.readdirSync(path.join(dir, ".resume")).sort()).toEqual(["memory-start"]);
+  }, 60_000);
+
+  it("re-executes from the first bar, and says so, when the strategy's state cannot be saved as JSON", async () => {
+    const strategy = path.join(FIXTURES, "map-state.ts");
+    const ref = await runBacktest(config(strategy, path.join(work, "map-ref")));
+    expect(ref.status).toBe("completed");
+    const refDir = path.join(work, "map-ref", ref.id);
+    const { dir } = await interruptedRun(config(strategy, path.join(work, "map-int")), 50);
+    const checkpoint = readJson<{ bar: number; state: unknown; stateSkipped: string }>(
+      path.join(dir, "checkpoint.json"),
+    );
+    expect(checkpoint.state).toBeNull();
+    expect(checkpoint.stateSkipped).toMatch(/state is a Map/);
+
+    const r = cli(["resume", dir, "--json"], work);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /resume re-executes from the first bar \([0-9.]+ s of work up to the checkpoint at .*\): state is a Map/,
+    );
+    const resumed = JSON.parse(r.stdout) as RunResult;
+    expect(resumed.resumed?.[0]).toMatchObject({
+      continued: false,
+      simulatedBars: ref.period.bars,
+    });
+    for (const f of ["trades.csv", "equity.csv", "orders.jsonl", "decisions.jsonl"]) {
+      expect(read(dir, f), f).toBe(read(refDir, f));
+    }
+  }, 60_000);
 
   it("refuses to continue a strategy that is not deterministic: the re-derived state differs from the checkpoint (exit code 2)", async () => {
     const c = config(path.join(FIXTURES, "coin-flip.ts"), path.join(work, "coin"));

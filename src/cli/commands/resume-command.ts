@@ -17,14 +17,18 @@ Examples:
   $ agenticbt resume 20261122-0735         # a run killed (kill -9, power cut) or interrupted
   $ agenticbt resume .agenticbt/runs/<id> --json
 
-The run is re-executed from its first bar, in its own directory, with the settings in its
-config.json: the data files and the strategy must be unchanged (sha256), an LLM agent is
-answered from the run's transcript for every call it had made (no network, no cost) and then
-goes on as usual. At the last checkpoint the re-derived state must equal the saved one. The
-result equals that of an uninterrupted run; result.json records the resume under "resumed".
-See docs/resume.md.
+A code run goes on from its last checkpoint: the broker (orders, positions, cash), the curves
+and records so far and the strategy's \`state\` are restored from .resume/, and only the bars
+after the checkpoint are simulated. Where that state cannot be restored, the run re-executes
+from the first bar (N s of work), and the output says so with the reason: a strategy whose
+\`state\` is not plain JSON (a Map, a class instance, NaN...; indicator views are fine), one that
+wrote memory, a memory system with its own state, and every LLM run (its agent is answered from
+the run's transcript for every call it had made: no network, no cost; then it goes on as usual).
+A re-execution must re-derive the checkpoint exactly. Data files and strategy must be unchanged
+(sha256), and the strategy deterministic, with all its state in \`state\`. The result equals
+that of an uninterrupted run; result.json records the resume under "resumed". See docs/resume.md.
 Exit codes: 0 completed, 1 the run failed or was interrupted again, 2 cannot be resumed
-(finished already, changed data or strategy, or the re-execution diverged from the checkpoint).`;
+(finished already, changed data or strategy, or the run diverged from the checkpoint).`;
 
 export function registerResumeCommand(program: Command): void {
   const resume = program
