@@ -49,12 +49,15 @@ describe("the live view while a big CSV loads", () => {
     const [, , total, , seconds] = LOADING.exec(first.frame) ?? [];
     expect(Number(seconds)).toBeLessThanOrEqual(0.2);
     expect(Number(total)).toBeCloseTo(size / 1e6, 1);
-    // The bytes read go up while the file loads.
+    // The bytes read never go back. (On a quiet machine the whole load can fit between two
+    // lines, 100 ms apart, so that they go up is left to data-preload's own test.)
     const read = shots
       .map((s) => LOADING.exec(s.frame))
       .filter((m) => m !== null)
       .map((m) => Number(m[1]));
-    expect(read.at(-1)).toBeGreaterThan(read[0] as number);
+    for (let k = 1; k < read.length; k++) {
+      expect(read[k]).toBeGreaterThanOrEqual(read[k - 1] as number);
+    }
     // The run's view replaces the line: none of it stays above the view.
     for (const s of shots.slice(firstRun)) expect(s.frame).not.toContain("Loading data");
     console.log(`loading line on screen ${first.at} ms after launch (load ${seconds} s in)`);
