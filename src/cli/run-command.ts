@@ -337,34 +337,20 @@ async function runOne(
     preload.onLoading(view.onEvent);
     view.loadingLine(preload.loadingLine());
   }
-  const [{ runBacktest }] = await Promise.all([
-    import("../runner/run-backtest.js"),
-    preloadRunModules(config),
-  ]);
-  const live =
-    view ??
-    (wantsLiveView(o, process.stdout, process.env)
-      ? (await import("../ui/live-renderer.js")).liveRenderer()
-      : null);
-  live?.budget(
-    config.agent && { maxCostUsd: config.agent.maxCost, maxTokens: config.agent.maxTokens },
-  );
-  const render = live
-    ? live.onEvent
-    : chooseRenderer({
-        quiet: o.quiet === true,
-        json: o.json === true,
-        ui: o.ui !== false,
-        stream: process.stderr,
-      });
-  if (!view) preload?.onLoading(render);
   let handle: RunHandle | null = null;
+  let live: LiveRenderer | null = view;
   const onSignal = (signal: StopSignal) => {
     const second = stopSignals.again();
     if (second || handle === null) {
       // Nothing to finish yet (no run directory), or asked twice: exit now. A run directory's
       // result.json is written `interrupted` first, synchronously.
       handle?.abort?.(signal);
+      // The view draws nothing more, and the worker's loading line goes: the shell's prompt
+      // starts on a clean line.
+      live?.kill();
+      const line = preload?.loadingLine();
+      line?.draw(false);
+      if (line?.drawn()) process.stdout.write("\r\u001B[2K");
       exitNow(exitCodeOf(signal));
     }
     // SIGHUP: the terminal that would show the notice is gone.
@@ -379,7 +365,27 @@ async function runOne(
     }
     handle?.interrupt();
   };
+  // From before the runner's modules load: a stop signal while a big file loads ends it cleanly.
   const stopSignals = listenForStopSignals(onSignal);
+  const [{ runBacktest }] = await Promise.all([
+    import("../runner/run-backtest.js"),
+    preloadRunModules(config),
+  ]);
+  live ??= wantsLiveView(o, process.stdout, process.env)
+    ? (await import("../ui/live-renderer.js")).liveRenderer()
+    : null;
+  live?.budget(
+    config.agent && { maxCostUsd: config.agent.maxCost, maxTokens: config.agent.maxTokens },
+  );
+  const render = live
+    ? live.onEvent
+    : chooseRenderer({
+        quiet: o.quiet === true,
+        json: o.json === true,
+        ui: o.ui !== false,
+        stream: process.stderr,
+      });
+  if (!view) preload?.onLoading(render);
   try {
     const result = await runBacktest(config, {
       onEvent: render,

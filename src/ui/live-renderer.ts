@@ -32,6 +32,9 @@ export interface LiveRenderer {
   notice(text: string): void;
   /** Draws the final frame and waits until it is on screen, for the summary to follow below. */
   close(): Promise<void>;
+  /** Ends the view's process at once, drawing nothing more, and clears the loading line: the
+   * process is about to exit (a stop signal before the run began, or a second one). */
+  kill(): void;
   /** Why the view's process failed, once it has (close() then says so on stderr); null if not. */
   failure(): string | null;
 }
@@ -159,6 +162,13 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       dirty = true;
     },
     failure: () => failure,
+    kill() {
+      clearInterval(timer);
+      closingStarted = true;
+      child.kill("SIGKILL");
+      rawLine?.draw(false);
+      if (rawLine?.drawn()) process.stdout.write("\r\u001B[2K");
+    },
     close() {
       if (closing) return closing;
       clearInterval(timer);

@@ -63,4 +63,36 @@ describe("the live view while a big CSV loads", () => {
     console.log(`loading line on screen ${first.at} ms after launch (load ${seconds} s in)`);
     fs.rmSync(work, { recursive: true, force: true });
   }, 180_000);
+
+  it("Ctrl-C while the data loads ends the run with no loading line left on the screen", async () => {
+    const work = tempDir();
+    const csv = path.join(work, "MINUTE.csv");
+    writeCsv(csv, randomWalk(1_000_000, 7, 60_000, Date.UTC(2020, 0, 1)));
+    const pane = new TmuxPane(
+      [
+        process.execPath,
+        BIN,
+        "run",
+        path.join(ROOT, "strategies", "buy-and-hold.ts"),
+        "--data",
+        csv,
+        "--runs-dir",
+        path.join(work, "runs"),
+      ],
+      { cwd: work, width: 100 },
+    );
+    panes.push(pane);
+    const end = Date.now() + 60_000;
+    while (!LOADING.test(pane.capture()) && pane.exitCode() === null && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    pane.sendKeys("C-c");
+    const code = await pane.waitForExit(60_000);
+    // 130 when the signal came before the run began; 1 (interrupted) if the load had just ended.
+    expect([130, 1]).toContain(code);
+    // The view's process is gone too: nothing is drawn after the exit.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(pane.capture()).not.toContain("Loading data");
+    fs.rmSync(work, { recursive: true, force: true });
+  }, 180_000);
 });
