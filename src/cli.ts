@@ -57,6 +57,13 @@ export function buildProgram(): Command {
     const view = wantsLiveView(opts, process.stdout, process.env)
       ? (await import("./ui/live-renderer.js")).liveRenderer()
       : null;
+    if (view) {
+      // A big file's loading line from the command's first moments, before the runner loads.
+      const early = await import("./cli/early-loading.js");
+      early.stopBeforeTheRun(view);
+      const text = early.earlyLoadingText(opts.data);
+      if (text !== null) view.earlyLoadingLine(text);
+    }
     try {
       const { runCommand } = await import("./cli/run-command.js");
       process.exitCode = await runCommand(strategy, opts, view);

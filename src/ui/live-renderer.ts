@@ -25,6 +25,8 @@ export interface LoadingLineControl {
 export interface LiveRenderer {
   /** Hands the loading line to the data's worker until the view can draw (a long load only). */
   loadingLine(control: LoadingLineControl): void;
+  /** Draws the loading line once, before the data's worker exists (it draws over it later). */
+  earlyLoadingLine(text: string): void;
   /** An LLM run's `--max-cost` / `--max-tokens`, for the budget left (null: not an LLM run). */
   budget(budget: LiveBudget | null): void;
   onEvent(event: RunEvent): void;
@@ -74,6 +76,9 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
   let dirty = false;
   let ready = false;
   let rawLine: LoadingLineControl | null = null;
+  /** A loading line drawn by earlyLoadingLine is on the cursor's line. */
+  let early = false;
+  const lineOnScreen = () => early || (rawLine?.drawn() ?? false);
   /** The view is being closed on purpose: its exit is no failure. */
   let closingStarted = false;
   // The program is live-view-process.tsx bundled with ink and React by the build
@@ -127,7 +132,7 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       elapsedMs: performance.now() - t0,
       notice,
       last,
-      rawLine: rawLine?.drawn() ?? false,
+      rawLine: lineOnScreen(),
     };
     child.send(frame);
   };
@@ -142,6 +147,12 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       if (ready) return;
       rawLine = control;
       control.draw(true);
+    },
+    earlyLoadingLine(text) {
+      if (ready) return;
+      // As the worker writes it: at the line's start, the line cleared, short of the last column.
+      process.stdout.write(`\r\u001B[2K${text.slice(0, (process.stdout.columns || 80) - 1)}`);
+      early = true;
     },
     budget(budget) {
       state.llm = initialLiveState(budget).llm;
@@ -167,7 +178,7 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       closingStarted = true;
       child.kill("SIGKILL");
       rawLine?.draw(false);
-      if (rawLine?.drawn()) process.stdout.write("\r\u001B[2K");
+      if (lineOnScreen()) process.stdout.write("\r\u001B[2K");
     },
     close() {
       if (closing) return closing;
@@ -186,7 +197,7 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
         child.kill("SIGKILL");
         // The worker's loading line goes too: what follows (an error) starts on a clean line.
         rawLine?.draw(false);
-        if (rawLine?.drawn()) process.stdout.write("\r\u001B[2K");
+        if (lineOnScreen()) process.stdout.write("\r\u001B[2K");
         closing = Promise.resolve().then(reported);
         return closing;
       }

@@ -19,7 +19,14 @@ export class TmuxPane {
 
   constructor(
     argv: string[],
-    opts: { cwd: string; env?: Record<string, string>; width?: number; height?: number },
+    opts: {
+      cwd: string;
+      env?: Record<string, string>;
+      width?: number;
+      height?: number;
+      /** Printed once the command has ended, as a shell's prompt would be. */
+      prompt?: string;
+    },
   ) {
     this.exitFile = path.join(opts.cwd, `.exit-${this.socket}`);
     const env = Object.entries(opts.env ?? {})
@@ -27,7 +34,8 @@ export class TmuxPane {
       .join(" ");
     // The pane stays open after the command so its last screen can be read; the exit code goes
     // to a file.
-    const shell = `cd ${quote(opts.cwd)} && env -u CI ${env} ${argv.map(quote).join(" ")}; echo $? > ${quote(this.exitFile)}; sleep 600`;
+    const prompt = opts.prompt === undefined ? "" : `printf %s ${quote(opts.prompt)}; `;
+    const shell = `cd ${quote(opts.cwd)} && env -u CI ${env} ${argv.map(quote).join(" ")}; echo $? > ${quote(this.exitFile)}; ${prompt}sleep 600`;
     this.tmux([
       "new-session",
       "-d",

@@ -1,0 +1,41 @@
+import fs from "node:fs";
+import { parseSymbolArg } from "../data/symbol-name.js";
+import { PRELOAD_MIN_BYTES } from "../runner/data-preload.js";
+import { loadingLine } from "../runner/run-events.js";
+import type { LiveRenderer } from "../ui/live-renderer.js";
+import { exitCodeOf, STOP_SIGNALS } from "./stop-signals.js";
+
+/**
+ * The loading line at 0 bytes for `--data`'s files, when they are big enough for the data's
+ * worker to draw it later; null otherwise (or when a file cannot be read: the run says why).
+ * Drawn before the runner's modules load, it shows a big load from the command's first moments.
+ */
+export function earlyLoadingText(data: unknown): string | null {
+  if (!Array.isArray(data)) return null;
+  let bytes = 0;
+  for (const arg of data) {
+    if (typeof arg !== "string") return null;
+    try {
+      bytes += fs.statSync(parseSymbolArg(arg).file).size;
+    } catch {
+      return null;
+    }
+  }
+  if (bytes < PRELOAD_MIN_BYTES) return null;
+  return loadingLine({ type: "loading", bytesRead: 0, bytesTotal: bytes, elapsedMs: 0 });
+}
+
+/**
+ * Until the run's own listener is in place (run-command.ts), a stop signal ends the process at
+ * once, as Node's default would, but first ends the view's process and clears the loading line,
+ * so the shell's prompt starts on a clean line. Once that listener is there, this one defers to it.
+ */
+export function stopBeforeTheRun(view: LiveRenderer): void {
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      if (process.listenerCount(signal) > 1) return;
+      view.kill();
+      process.exit(exitCodeOf(signal));
+    });
+  }
+}
