@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { assertNever } from "../util/assert-never.js";
+import { isJsonObject } from "../util/json-object.js";
 import type { OrderSize, OrderType, Side, TimeInForce } from "./types.js";
 
 /**
@@ -295,9 +296,10 @@ export function fieldAccepts(value: FieldValue, v: unknown): boolean {
 }
 
 function isTimeInForce(v: unknown): v is TimeInForce {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o).length;
+  if (!isJsonObject(v)) return false;
+  const o = v;
+  let keys = 0;
+  for (const k in o) if (Object.hasOwn(o, k)) keys++;
   if (o.kind === "gtc" || o.kind === "day") return keys === 1;
   return (
     o.kind === "bars" &&
