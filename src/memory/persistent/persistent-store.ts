@@ -277,11 +277,11 @@ export class PersistentStore {
 
   /** MEMORY.md from this run's entries and those another run saved since it opened (on disk). */
   private rebuildIndex(): void {
-    const all = this.entries();
+    const all: { file: string; fields: EntryFields }[] = this.entries();
     for (const file of listMarkdown(this.dir).sort()) {
       if (file === INDEX_FILE || this.list.has(file)) continue;
       const text = this.readText(file);
-      if (text !== null) all.push(toEntry(file, parseEntry(text, file)));
+      if (text !== null) all.push({ file, fields: parseEntry(text, file) });
     }
     const ordered = all.sort((a, b) => writtenAt(a) - writtenAt(b));
     this.writeIndex(ordered.map((e) => indexLine(e.file, e.fields)));
@@ -338,7 +338,8 @@ function toEntry(file: string, fields: EntryFields): StoreEntry {
   };
 }
 
-const writtenAt = (e: StoreEntry) => e.fields.provenance?.writtenAt ?? Number.NEGATIVE_INFINITY;
+const writtenAt = (e: { fields: EntryFields }) =>
+  e.fields.provenance?.writtenAt ?? Number.NEGATIVE_INFINITY;
 
 /** `- [name](file) — description`: the link names the file, so a line can be found again. */
 export function indexLine(file: string, fields: EntryFields): string {
