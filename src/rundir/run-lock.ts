@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { RunLockedError } from "../errors/run-errors.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
-import { acquireLockFile, bootId, pidAlive, sameMachine } from "../util/lock-file.js";
+import { acquireLockFile, ownerGone, thisProcess } from "../util/lock-file.js";
 import { readFileNoFollow } from "../util/no-follow.js";
 import { RUN_FILE } from "./layout.js";
 
@@ -12,8 +12,6 @@ import { RUN_FILE } from "./layout.js";
 const LOCK_FILE = RUN_FILE.lock;
 /** How often a running backtest rewrites its lock's heartbeat. */
 export const HEARTBEAT_MS = 5_000;
-/** A lock from another host whose heartbeat is older than this belongs to a dead process. */
-export const STALE_AFTER_MS = 60_000;
 /** What `list` and `show` say of a run that says `running` but whose process is gone. */
 export const PROCESS_GONE = "interrupted (process gone)";
 
@@ -56,9 +54,7 @@ export class RunLock {
     this.file = path.join(dir, LOCK_FILE);
     const now = new Date().toISOString();
     this.info = {
-      pid: process.pid,
-      host: os.hostname(),
-      bootId: bootId(),
+      ...thisProcess(),
       startedAt: now,
       heartbeatAt: now,
       ...(purpose === "resume" ? { resuming: true } : {}),
@@ -132,9 +128,9 @@ export function processGone(
   host = os.hostname(),
 ): boolean {
   if (lock === null) return false;
-  if (sameMachine(lock, host)) return !pidAlive(lock.pid);
   const beat = Date.parse(lock.heartbeatAt);
-  return !Number.isFinite(beat) || now - beat > STALE_AFTER_MS;
+  // An unreadable heartbeat counts as long ago.
+  return ownerGone(lock, Number.isFinite(beat) ? beat : Number.NEGATIVE_INFINITY, now, host);
 }
 
 /** result.json's status as `list`, `show`, `rm` and `prune` judge it: a `running` run whose

@@ -23,6 +23,23 @@ export function sameMachine(owner: LockOwner, host = os.hostname()): boolean {
   return owner.host === host && owner.bootId === bootId();
 }
 
+/** A lock from another machine last seen alive longer ago than this belongs to a dead process. */
+export const STALE_AFTER_MS = 60_000;
+
+/**
+ * Whether the process `owner` names is gone: on this machine (same host and boot), its pid is not
+ * alive; elsewhere, it was last seen (`lastSeenMs`) more than STALE_AFTER_MS before `now`.
+ */
+export function ownerGone(
+  owner: LockOwner,
+  lastSeenMs: number,
+  now = Date.now(),
+  host = os.hostname(),
+): boolean {
+  if (sameMachine(owner, host)) return !pidAlive(owner.pid);
+  return now - lastSeenMs > STALE_AFTER_MS;
+}
+
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

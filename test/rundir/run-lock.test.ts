@@ -10,8 +10,8 @@ import {
   RunLock,
   type RunLockInfo,
   readLock,
-  STALE_AFTER_MS,
 } from "../../src/rundir/run-lock.js";
+import { STALE_AFTER_MS } from "../../src/util/lock-file.js";
 import { tempDir } from "../helpers/cli.js";
 
 const work = tempDir();

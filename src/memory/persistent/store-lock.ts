@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import {
   acquireLockFile,
-  pidAlive,
+  ownerGone,
   sameMachine,
   sleepMs,
   thisProcess,
@@ -14,8 +14,6 @@ import { StoreLockError } from "./persistent-errors.js";
 export const STORE_LOCK = ".lock";
 /** How long a write waits for another process's write before giving up. */
 export const STORE_LOCK_WAIT_MS = 10_000;
-/** A lock from another machine older than this is a dead process's (a write takes milliseconds). */
-const STALE_AFTER_MS = 60_000;
 
 const holderSchema = z.object({
   pid: z.number().int().positive(),
@@ -63,6 +61,7 @@ function stale(bytes: Buffer): boolean {
   } catch {
     return true;
   }
-  if (sameMachine(holder)) return holder.pid === process.pid || !pidAlive(holder.pid);
-  return Date.now() - holder.at > STALE_AFTER_MS;
+  // A lock naming this process is a leftover (writes are synchronous).
+  if (sameMachine(holder) && holder.pid === process.pid) return true;
+  return ownerGone(holder, holder.at);
 }
