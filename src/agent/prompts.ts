@@ -1,4 +1,4 @@
-import { MOMENT_KINDS, type MomentKind } from "../config/run-settings.js";
+import type { MomentKind } from "../config/run-settings.js";
 // Every text the framework says to the model lives here, in English (a strategy prompt may be in
 // any language). Changing any of it changes request hashes, so cached runs and replays of older
 // runs will (correctly) report a divergence. A memory system brings its own rules and tool lines.
@@ -49,7 +49,7 @@ export const MOMENT_PROMPTS = {
     'The backtest ends at this bar: this is your last memory moment. Write a final review with memory_log: overall result, what worked, what did not. Then add the lessons worth carrying into the next run with memory_note key "playbook" (one short lesson per call).',
 } as const satisfies Record<MomentKind, string>;
 
-export { MOMENT_KINDS, type MomentKind };
+export type { MomentKind };
 
 export const MOMENT_PREAMBLE =
   "This is a memory moment, not a trading decision: only the memory tools are available. Write what is asked, briefly and concretely, then reply with one sentence saying what you wrote.";

@@ -1,4 +1,4 @@
-import { TIME_UNITS, type TimeUnit } from "../config/run-settings.js";
+import type { TimeUnit } from "../config/run-settings.js";
 import type { Millis } from "../engine/types.js";
 import { quoteCell } from "./data-error.js";
 import { type DateFormat, readDate } from "./date-format.js";
@@ -11,7 +11,7 @@ import {
 } from "./parse-timestamp.js";
 
 /** Unit of epoch timestamps: seconds or milliseconds since 1970-01-01T00:00:00Z. */
-export { TIME_UNITS, type TimeUnit };
+export type { TimeUnit };
 
 export interface TimestampOptions {
   /** IANA zone that instants (offset timestamps, epochs) are converted to. */

@@ -312,7 +312,7 @@ function isTimeInForce(v: unknown): v is TimeInForce {
 }
 
 /** The zod schema of a number field (the LLM tool's parameters are rendered from these). */
-export function numberSchema(value: Extract<FieldValue, { kind: "number" }>): z.ZodNumber {
+function numberSchema(value: Extract<FieldValue, { kind: "number" }>): z.ZodNumber {
   let schema = z.number();
   if (value.above !== undefined) schema = schema.gt(value.above);
   if (value.min !== undefined) schema = schema.min(value.min);

@@ -63,7 +63,7 @@ export const METRIC_FORMATS = {
   periodsPerYear: { label: "Periods per year", digits: 0 },
 } as const satisfies Record<keyof Metrics, MetricFormat>;
 
-export type MetricKey = keyof typeof METRIC_FORMATS;
+type MetricKey = keyof Metrics;
 
 const REGISTRY: readonly [MetricKey, MetricFormat][] = Object.entries(METRIC_FORMATS) as [
   MetricKey,

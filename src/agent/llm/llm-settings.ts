@@ -1,6 +1,6 @@
 import { baseUrlOf, DEFAULT_BASE_URL, isHttpUrl, nonEmpty } from "../../config/base-url.js";
 
-export { DEFAULT_BASE_URL, nonEmpty };
+export { DEFAULT_BASE_URL };
 
 /**
  * Sent when no key is configured: local servers (Ollama, llama.cpp, vLLM) need none, but the

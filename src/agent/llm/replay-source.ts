@@ -6,8 +6,6 @@ import { canonicalJson, canonicalRequest } from "./request-hash.js";
 import { readTranscript, type TranscriptEntry } from "./transcript.js";
 import { TRANSCRIPT_FILE } from "./transcript-file.js";
 
-export { TRANSCRIPT_FILE };
-
 /** A recorded run cannot be replayed at all (no transcript). */
 export class ReplaySourceError extends Error {
   override readonly name = "ReplaySourceError";

@@ -109,7 +109,7 @@ let bindingLoads = false;
  * Loads better-sqlite3's native binding once (an in-memory database), so a broken install is
  * named as one (SqliteBindingError) rather than read as a fault of the index file.
  */
-export function checkSqliteBinding(): void {
+function checkSqliteBinding(): void {
   if (bindingLoads) return;
   try {
     new Database(":memory:").close();
