@@ -60,13 +60,16 @@ CREATE TABLE IF NOT EXISTS embeddings (
 ) WITHOUT ROWID;
 `;
 
+/** The index file's name and its SQLite companions' (appended to the index file's path). */
+const INDEX_FILE_SUFFIXES = ["", "-wal", "-journal", "-shm"] as const;
+
 /**
  * Opens (creating or rebuilding as needed) the index database at `file`. SQLite follows links, so
  * the file and its companions are refused (SymlinkError) when any of them is one.
  */
 export function openIndexDb(file: string): Database.Database {
   checkSqliteBinding();
-  for (const suffix of ["", "-wal", "-journal", "-shm"]) refuseSymlink(`${file}${suffix}`);
+  for (const suffix of INDEX_FILE_SUFFIXES) refuseSymlink(`${file}${suffix}`);
   let db: Database.Database;
   try {
     db = new Database(file);
@@ -147,8 +150,7 @@ export function isIndexDamage(err: unknown): boolean {
 
 /** Removes an index file and its companions (links are removed, never followed). */
 export function removeIndexFiles(file: string): void {
-  for (const suffix of ["", "-wal", "-journal", "-shm"])
-    fs.rmSync(`${file}${suffix}`, { force: true });
+  for (const suffix of INDEX_FILE_SUFFIXES) fs.rmSync(`${file}${suffix}`, { force: true });
 }
 
 function isCorrupt(err: unknown): boolean {
