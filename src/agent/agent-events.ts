@@ -1,3 +1,4 @@
+import { secondsText } from "../util/seconds-text.js";
 import type { LlmErrorType, ResponseSource, TokenUsage } from "./types.js";
 
 /**
@@ -70,6 +71,6 @@ export interface RetryEvent {
 export function retryWaitLine(e: RetryEvent): string {
   const from =
     e.waitFrom === "server" ? "as the server asked" : e.waitFrom === "backoff" ? "backoff" : "";
-  const seconds = Number((e.delayMs / 1000).toFixed(1)).toLocaleString("en-US");
+  const seconds = secondsText(e.delayMs);
   return `waiting ${seconds} s${from ? ` (${from})` : ""} to retry ${e.model} after ${e.error} on attempt ${e.attempt}`;
 }

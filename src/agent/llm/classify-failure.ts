@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { requestedWaitMs } from "../../util/backoff.js";
+import { secondsText } from "../../util/seconds-text.js";
 import { LlmError, type LlmErrorType } from "../types.js";
 
 /** One failed attempt of a model call, as far as retrying is concerned. */
@@ -185,7 +186,7 @@ export function waitTooLongMessage(
 
 function seconds(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${Number((ms / 1000).toFixed(1)).toLocaleString("en-US")} s`;
+  return `${secondsText(ms)} s`;
 }
 
 function capitalise(s: string): string {
