@@ -360,7 +360,7 @@ function summarise(o: LoopOutcome) {
     // The whole text is in the transcript already: a runaway answer is not stored twice.
     ...recordedRationale(
       o.rationale,
-      o.responses.findLast((r) => r.message.content === o.rationale)?.requestHash ?? null,
+      () => o.responses.findLast((r) => r.message.content === o.rationale)?.requestHash ?? null,
     ),
     ...(o.summarised > 0 ? { summarisedToolResults: o.summarised } : {}),
     tokens,

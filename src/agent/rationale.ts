@@ -5,15 +5,18 @@
  */
 export const RATIONALE_CLIP_CHARS = 20_000;
 
-/** The rationale as decisions.jsonl records it, and how to find the whole text when clipped. */
+/**
+ * The rationale as decisions.jsonl records it, and how to find the whole text when clipped
+ * (`requestHash` is asked only then: finding it means searching the decision's responses).
+ */
 export function recordedRationale(
   text: string,
-  requestHash: string | null,
+  requestHash: () => string | null,
 ): { rationale: string; rationaleClipped?: { chars: number; requestHash: string | null } } {
   if (text.length <= RATIONALE_CLIP_CHARS) return { rationale: text };
   return {
     rationale: text.slice(0, RATIONALE_CLIP_CHARS),
-    rationaleClipped: { chars: text.length, requestHash },
+    rationaleClipped: { chars: text.length, requestHash: requestHash() },
   };
 }
 
