@@ -27,8 +27,9 @@ const weight = (w: number): OrderRequest => ({ symbol: "X", size: { kind: "weigh
 describe("the fee model", () => {
   it("the default is the config's rate of notional plus the fixed fee on an order's first fill", () => {
     const fees = brokerFees({ commissionRate: 0.002, commissionFixed: 3 });
-    expect(fees.commission(10, 50, true)).toBe(10 * 50 * 0.002 + 3);
-    expect(fees.commission(10, 50, false)).toBe(10 * 50 * 0.002);
+    // 0.2 % of 10 × 50 = 500 is 1, plus the fixed 3 on the first fill.
+    expect(fees.commission(10, 50, true)).toBeCloseTo(4, 12);
+    expect(fees.commission(10, 50, false)).toBeCloseTo(1, 12);
     expect(fees.linear).toEqual({ rate: 0.002, fixed: 3 });
   });
 
