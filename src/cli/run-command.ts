@@ -345,12 +345,9 @@ async function runOne(
       // Nothing to finish yet (no run directory), or asked twice: exit now. A run directory's
       // result.json is written `interrupted` first, synchronously.
       handle?.abort?.(signal);
-      // The view draws nothing more, and the worker's loading line goes: the shell's prompt
-      // starts on a clean line.
+      // The view draws nothing more, and the worker's loading line goes (only `view` is ever
+      // handed it, and `live` is `view` then): the shell's prompt starts on a clean line.
       live?.kill();
-      const line = preload?.loadingLine();
-      line?.draw(false);
-      if (line?.drawn()) process.stdout.write("\r\u001B[2K");
       exitNow(exitCodeOf(signal));
     }
     // SIGHUP: the terminal that would show the notice is gone.
