@@ -1,6 +1,5 @@
-import fs from "node:fs";
 import { parseSymbolArg } from "../data/symbol-name.js";
-import { PRELOAD_MIN_BYTES } from "../runner/data-preload.js";
+import { preloadBytes } from "../runner/data-preload.js";
 import { loadingLine } from "../runner/run-events.js";
 import type { LiveRenderer } from "../ui/live-renderer.js";
 import { exitCodeOf, STOP_SIGNALS } from "./stop-signals.js";
@@ -12,16 +11,17 @@ import { exitCodeOf, STOP_SIGNALS } from "./stop-signals.js";
  */
 export function earlyLoadingText(data: unknown): string | null {
   if (!Array.isArray(data)) return null;
-  let bytes = 0;
+  const files: string[] = [];
   for (const arg of data) {
     if (typeof arg !== "string") return null;
     try {
-      bytes += fs.statSync(parseSymbolArg(arg).file).size;
+      files.push(parseSymbolArg(arg).file);
     } catch {
       return null;
     }
   }
-  if (bytes < PRELOAD_MIN_BYTES) return null;
+  const bytes = preloadBytes(files);
+  if (bytes === null) return null;
   return loadingLine({ type: "loading", bytesRead: 0, bytesTotal: bytes, elapsedMs: 0 });
 }
 
