@@ -259,6 +259,7 @@ export async function runCommand(
   strategy: string | undefined,
   o: RunCommandOptions,
   view: LiveRenderer | null = null,
+  beforeRun: { remove(): void } | null = null,
 ): Promise<number> {
   if (o.replay && o.memory !== undefined) {
     throw new UsageError(
@@ -270,13 +271,15 @@ export async function runCommand(
     runSettingsOf(o);
     const { planResume } = await import("../runner/resume-run.js");
     const resume = planResume(o.resume, runsRootOf(o.runsDir));
-    return (await runOne(resume.config, o, o.json === true, resume, view)).code;
+    return (await runOne(resume.config, o, o.json === true, resume, view, beforeRun)).code;
   }
-  if (o.replay) return (await runOne(replayConfig(o), o, o.json === true, null, view)).code;
+  if (o.replay)
+    return (await runOne(replayConfig(o), o, o.json === true, null, view, beforeRun)).code;
   const systems = memorySystemsOf(o);
   if (systems.length === 1)
-    return (await runOne(buildRunConfig(strategy, o), o, o.json === true, null, view)).code;
-  return runEachMemorySystem(strategy, o, systems, view);
+    return (await runOne(buildRunConfig(strategy, o), o, o.json === true, null, view, beforeRun))
+      .code;
+  return runEachMemorySystem(strategy, o, systems, view, beforeRun);
 }
 
 /**
@@ -289,6 +292,7 @@ async function runEachMemorySystem(
   o: RunCommandOptions,
   systems: string[],
   view: LiveRenderer | null,
+  beforeRun: { remove(): void } | null,
 ): Promise<number> {
   const base = buildRunConfig(strategy, o);
   const memoryBlock = readMemoryConfig();
@@ -306,7 +310,7 @@ async function runEachMemorySystem(
   let code = 0;
   for (const [k, config] of configs.entries()) {
     // The view started by the CLI is the first run's; each next run starts its own.
-    const one = await runOne(config, o, false, null, k === 0 ? view : null);
+    const one = await runOne(config, o, false, null, k === 0 ? view : null, beforeRun);
     dirs.push(one.runDir);
     if (one.code !== 0) code = one.code;
     // Ctrl-C (or a signal) ends the series, not only the run under way.
@@ -329,6 +333,7 @@ async function runOne(
   json: boolean,
   resume: ResumePlan | null = null,
   view: LiveRenderer | null = null,
+  beforeRun: { remove(): void } | null = null,
 ): Promise<{ code: number; runDir: string; status: string }> {
   // A long file is parsed by a worker thread from now on, while this one loads the runner.
   const preload = DataPreload.start(config);
@@ -364,6 +369,8 @@ async function runOne(
   };
   // From before the runner's modules load: a stop signal while a big file loads ends it cleanly.
   const stopSignals = listenForStopSignals(onSignal);
+  // The CLI's listeners from before this module loaded (early-loading.ts) give way to these.
+  beforeRun?.remove();
   const [{ runBacktest }] = await Promise.all([
     import("../runner/run-backtest.js"),
     preloadRunModules(config),
