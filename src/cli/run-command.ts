@@ -121,7 +121,7 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     from: s.data.from,
     to: s.data.to,
     name: s.run.name,
-    runsRoot: path.resolve(s.run.runsDir),
+    runsRoot: runsRootOf(s.run.runsDir),
     strict: s.data.strict,
     tz: s.data.tz,
     ...dataFormatOptions(s.data),
