@@ -42,7 +42,7 @@ import { formatSummary } from "./format-summary.js";
 import { wantsLiveView } from "./live-view-choice.js";
 import { chooseRenderer } from "./plain-renderer.js";
 import { reportLocation } from "./report-location.js";
-import { type RunSettings, runSettingsOf } from "./run-option-values.js";
+import { checkOutputSettings, type RunSettings, runSettingsOf } from "./run-option-values.js";
 import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
 
 /** commander's options of `agenticbt run` (see run-options.ts); the ones read here by name. */
@@ -266,9 +266,8 @@ export async function runCommand(
       "--replay re-runs the recorded run with its own memory system: drop --memory.",
     );
   }
+  checkOutputSettings(o);
   if (o.resume) {
-    // Only the output settings apply (the run's own are in its config.json): checked all the same.
-    runSettingsOf(o);
     const { planResume } = await import("../runner/resume-run.js");
     const resume = planResume(o.resume, runsRootOf(o.runsDir));
     return (await runOne(resume.config, o, o.json === true, resume, view, beforeRun)).code;
