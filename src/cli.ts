@@ -57,17 +57,19 @@ export function buildProgram(): Command {
     const view = wantsLiveView(opts, process.stdout, process.env)
       ? (await import("./ui/live-renderer.js")).liveRenderer()
       : null;
+    let beforeRun: { remove(): void } | null = null;
     if (view) {
       // A big file's loading line from the command's first moments, before the runner loads.
       const early = await import("./cli/early-loading.js");
-      early.stopBeforeTheRun(view);
+      beforeRun = early.stopBeforeTheRun(view);
       const text = early.earlyLoadingText(opts.data);
       if (text !== null) view.earlyLoadingLine(text);
     }
     try {
       const { runCommand } = await import("./cli/run-command.js");
-      process.exitCode = await runCommand(strategy, opts, view);
+      process.exitCode = await runCommand(strategy, opts, view, beforeRun);
     } finally {
+      beforeRun?.remove();
       // Bad input ends here before any run: the view never drew, and goes.
       await view?.close();
     }

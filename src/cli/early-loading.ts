@@ -1,9 +1,9 @@
-import fs from "node:fs";
 import { parseSymbolArg } from "../data/symbol-name.js";
-import { PRELOAD_MIN_BYTES } from "../runner/data-preload.js";
+import { preloadBytes } from "../runner/data-preload.js";
 import { loadingLine } from "../runner/run-events.js";
 import type { LiveRenderer } from "../ui/live-renderer.js";
-import { exitCodeOf, STOP_SIGNALS } from "./stop-signals.js";
+import { exitNow } from "../util/exit-now.js";
+import { exitCodeOf, listenForStopSignals, type StopSignalsHandle } from "./stop-signals.js";
 
 /**
  * The loading line at 0 bytes for `--data`'s files, when they are big enough for the data's
@@ -12,30 +12,29 @@ import { exitCodeOf, STOP_SIGNALS } from "./stop-signals.js";
  */
 export function earlyLoadingText(data: unknown): string | null {
   if (!Array.isArray(data)) return null;
-  let bytes = 0;
+  const files: string[] = [];
   for (const arg of data) {
     if (typeof arg !== "string") return null;
     try {
-      bytes += fs.statSync(parseSymbolArg(arg).file).size;
+      files.push(parseSymbolArg(arg).file);
     } catch {
       return null;
     }
   }
-  if (bytes < PRELOAD_MIN_BYTES) return null;
+  const bytes = preloadBytes(files);
+  if (bytes === null) return null;
   return loadingLine({ type: "loading", bytesRead: 0, bytesTotal: bytes, elapsedMs: 0 });
 }
 
 /**
  * Until the run's own listener is in place (run-command.ts), a stop signal ends the process at
  * once, as Node's default would, but first ends the view's process and clears the loading line,
- * so the shell's prompt starts on a clean line. Once that listener is there, this one defers to it.
+ * so the shell's prompt starts on a clean line. The run removes these listeners once its own
+ * are in place (the CLI too, once the command is over).
  */
-export function stopBeforeTheRun(view: LiveRenderer): void {
-  for (const signal of STOP_SIGNALS) {
-    process.on(signal, () => {
-      if (process.listenerCount(signal) > 1) return;
-      view.kill();
-      process.exit(exitCodeOf(signal));
-    });
-  }
+export function stopBeforeTheRun(view: LiveRenderer): StopSignalsHandle {
+  return listenForStopSignals((signal) => {
+    view.kill();
+    exitNow(exitCodeOf(signal));
+  });
 }

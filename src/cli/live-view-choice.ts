@@ -6,7 +6,7 @@ export interface LiveViewOptions {
 }
 
 /** Below this width the view's lines say too little: plain lines say it all. */
-export const MIN_LIVE_COLUMNS = 40;
+const MIN_LIVE_COLUMNS = 40;
 
 /**
  * The ink live view only on a terminal, and never with `--json`, `-q`, `--no-ui` or in CI: ink

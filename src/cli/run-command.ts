@@ -42,7 +42,7 @@ import { formatSummary } from "./format-summary.js";
 import { wantsLiveView } from "./live-view-choice.js";
 import { chooseRenderer } from "./plain-renderer.js";
 import { reportLocation } from "./report-location.js";
-import { type RunSettings, runSettingsOf } from "./run-option-values.js";
+import { checkOutputSettings, type RunSettings, runSettingsOf } from "./run-option-values.js";
 import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
 
 /** commander's options of `agenticbt run` (see run-options.ts); the ones read here by name. */
@@ -121,7 +121,7 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     from: s.data.from,
     to: s.data.to,
     name: s.run.name,
-    runsRoot: path.resolve(s.run.runsDir),
+    runsRoot: runsRootOf(s.run.runsDir),
     strict: s.data.strict,
     tz: s.data.tz,
     ...dataFormatOptions(s.data),
@@ -259,24 +259,26 @@ export async function runCommand(
   strategy: string | undefined,
   o: RunCommandOptions,
   view: LiveRenderer | null = null,
+  beforeRun: { remove(): void } | null = null,
 ): Promise<number> {
   if (o.replay && o.memory !== undefined) {
     throw new UsageError(
       "--replay re-runs the recorded run with its own memory system: drop --memory.",
     );
   }
+  checkOutputSettings(o);
   if (o.resume) {
-    // Only the output settings apply (the run's own are in its config.json): checked all the same.
-    runSettingsOf(o);
     const { planResume } = await import("../runner/resume-run.js");
     const resume = planResume(o.resume, runsRootOf(o.runsDir));
-    return (await runOne(resume.config, o, o.json === true, resume, view)).code;
+    return (await runOne(resume.config, o, o.json === true, resume, view, beforeRun)).code;
   }
-  if (o.replay) return (await runOne(replayConfig(o), o, o.json === true, null, view)).code;
+  if (o.replay)
+    return (await runOne(replayConfig(o), o, o.json === true, null, view, beforeRun)).code;
   const systems = memorySystemsOf(o);
   if (systems.length === 1)
-    return (await runOne(buildRunConfig(strategy, o), o, o.json === true, null, view)).code;
-  return runEachMemorySystem(strategy, o, systems, view);
+    return (await runOne(buildRunConfig(strategy, o), o, o.json === true, null, view, beforeRun))
+      .code;
+  return runEachMemorySystem(strategy, o, systems, view, beforeRun);
 }
 
 /**
@@ -289,6 +291,7 @@ async function runEachMemorySystem(
   o: RunCommandOptions,
   systems: string[],
   view: LiveRenderer | null,
+  beforeRun: { remove(): void } | null,
 ): Promise<number> {
   const base = buildRunConfig(strategy, o);
   const memoryBlock = readMemoryConfig();
@@ -306,7 +309,7 @@ async function runEachMemorySystem(
   let code = 0;
   for (const [k, config] of configs.entries()) {
     // The view started by the CLI is the first run's; each next run starts its own.
-    const one = await runOne(config, o, false, null, k === 0 ? view : null);
+    const one = await runOne(config, o, false, null, k === 0 ? view : null, beforeRun);
     dirs.push(one.runDir);
     if (one.code !== 0) code = one.code;
     // Ctrl-C (or a signal) ends the series, not only the run under way.
@@ -329,6 +332,7 @@ async function runOne(
   json: boolean,
   resume: ResumePlan | null = null,
   view: LiveRenderer | null = null,
+  beforeRun: { remove(): void } | null = null,
 ): Promise<{ code: number; runDir: string; status: string }> {
   // A long file is parsed by a worker thread from now on, while this one loads the runner.
   const preload = DataPreload.start(config);
@@ -345,12 +349,9 @@ async function runOne(
       // Nothing to finish yet (no run directory), or asked twice: exit now. A run directory's
       // result.json is written `interrupted` first, synchronously.
       handle?.abort?.(signal);
-      // The view draws nothing more, and the worker's loading line goes: the shell's prompt
-      // starts on a clean line.
+      // The view draws nothing more, and the worker's loading line goes (only `view` is ever
+      // handed it, and `live` is `view` then): the shell's prompt starts on a clean line.
       live?.kill();
-      const line = preload?.loadingLine();
-      line?.draw(false);
-      if (line?.drawn()) process.stdout.write("\r\u001B[2K");
       exitNow(exitCodeOf(signal));
     }
     // SIGHUP: the terminal that would show the notice is gone.
@@ -367,6 +368,8 @@ async function runOne(
   };
   // From before the runner's modules load: a stop signal while a big file loads ends it cleanly.
   const stopSignals = listenForStopSignals(onSignal);
+  // The CLI's listeners from before this module loaded (early-loading.ts) give way to these.
+  beforeRun?.remove();
   const [{ runBacktest }] = await Promise.all([
     import("../runner/run-backtest.js"),
     preloadRunModules(config),

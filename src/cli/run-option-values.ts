@@ -83,3 +83,9 @@ export function runSettingsOf(opts: Readonly<Record<string, unknown>>) {
 }
 
 export type RunSettings = ReturnType<typeof runSettingsOf>;
+
+/** The output settings alone (`--json`, `--quiet`, `--metrics`, `--ui`), checked: they apply to
+ * every run, a resumed or replayed one too, whose own settings come from its config.json. */
+export function checkOutputSettings(opts: Readonly<Record<string, unknown>>): void {
+  groupOf(OUTPUT_SETTINGS, runOptions(), opts);
+}

@@ -18,8 +18,15 @@ export interface RunOption {
   settings: Setting[];
 }
 
-/** Every option of `agenticbt run`, in help order, one per flag. */
-export function runOptions(): RunOption[] {
+let allRunOptions: readonly RunOption[] | null = null;
+
+/** Every option of `agenticbt run`, in help order, one per flag (built once). */
+export function runOptions(): readonly RunOption[] {
+  allRunOptions ??= buildRunOptions();
+  return allRunOptions;
+}
+
+function buildRunOptions(): RunOption[] {
   const byFlag = new Map<string, RunOption>();
   for (const group of SETTING_GROUPS) {
     for (const setting of Object.values(group)) {
@@ -82,8 +89,8 @@ export function addRunOptions(command: Command): void {
 
 /** The runs root's option, as every command that reads run directories takes it. */
 export function runsDirOption(): Option {
-  const [option] = runOptions().filter((o) => o.setting === RUN_SETTINGS.runsDir);
-  return new Option(optionFlags(option as RunOption), helpOf(option as RunOption));
+  const option = runOptions().find((o) => o.setting === RUN_SETTINGS.runsDir) as RunOption;
+  return new Option(optionFlags(option), helpOf(option));
 }
 
 /** Adds the run options of `settings` alone (a command that takes a few of run's). */

@@ -9,15 +9,20 @@ export function exitCodeOf(signal: StopSignal): number {
   return 128 + SIGNAL_NUMBER[signal];
 }
 
+/** Listeners installed by listenForStopSignals. */
+export interface StopSignalsHandle {
+  /** Whether a stop signal came before this one (call it once per signal). */
+  again(): boolean;
+  /** Takes the listeners off. */
+  remove(): void;
+}
+
 /**
  * Listens for SIGINT, SIGTERM and SIGHUP while a run goes: each replaces Node's default (which
  * ends the process at once, leaving result.json `running` and no equity, trades, orders or
  * decisions). `again()` says whether a stop signal, of any of the three kinds, came before.
  */
-export function listenForStopSignals(on: (signal: StopSignal) => void): {
-  again(): boolean;
-  remove(): void;
-} {
+export function listenForStopSignals(on: (signal: StopSignal) => void): StopSignalsHandle {
   let count = 0;
   const handlers = STOP_SIGNALS.map((signal) => {
     const handler = () => on(signal);

@@ -25,7 +25,7 @@ const either = (names: readonly string[]) =>
  * library share: `--cash "-5" is not valid: it must be a number > 0.` `subject` names the
  * setting (`--cash`, `broker.initialCash`), `shown` the value as the user wrote it.
  */
-export function settingMessage(
+function settingMessage(
   meta: Setting,
   value: unknown,
   subject: string,

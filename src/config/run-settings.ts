@@ -319,6 +319,17 @@ export const BACKTEST_SETTINGS = {
   }),
 };
 
+/** Each of `--recall-weights`' two settings (w_fts, w_vec): the same but for its place. */
+const RECALL_WEIGHT = {
+  group: "recall",
+  flag: "--recall-weights",
+  arg: "<fts,vec>",
+  help: "hybrid recall weights w_fts,w_vec",
+  default: EVEN_WEIGHT,
+  min: 0,
+  max: 1,
+} as const;
+
 /** How memory recall searches (BM25 alone, or hybrid with embeddings). */
 export const RECALL_SETTINGS = {
   embedModel: text({
@@ -333,24 +344,9 @@ export const RECALL_SETTINGS = {
     arg: "<url>",
     help: "hybrid recall: OpenAI-compatible /embeddings endpoint",
   }),
-  weightFts: num({
-    group: "recall",
-    flag: "--recall-weights",
-    arg: "<fts,vec>",
-    help: "hybrid recall weights w_fts,w_vec",
-    default: EVEN_WEIGHT,
-    min: 0,
-    max: 1,
-  }),
-  weightVec: num({
-    group: "recall",
-    flag: "--recall-weights",
-    arg: "<fts,vec>",
-    help: "hybrid recall weights w_fts,w_vec",
-    default: EVEN_WEIGHT,
-    min: 0,
-    max: 1,
-  }),
+  // One flag, two settings: `--recall-weights fts,vec`.
+  weightFts: num({ ...RECALL_WEIGHT }),
+  weightVec: num({ ...RECALL_WEIGHT }),
   minScore: optionalNum({
     group: "recall",
     flag: "--recall-min-score",

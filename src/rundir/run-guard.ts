@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { writeJsonAtomic } from "../util/atomic-write.js";
+import { realExit } from "../util/exit-now.js";
 import { runFile } from "./layout.js";
 import { RunLock } from "./run-lock.js";
 import type { RunError, RunResult } from "./run-result.js";
@@ -17,16 +18,12 @@ export class StrategyExitError extends Error {
   }
 }
 
-// The real process.exit, as it was before any guard replaced it.
-const realExit = process.exit;
 // Runs guarded at once in this process (library users may run several): process.exit is
 // replaced while there is at least one.
 let guarded = 0;
 
-/** Ends the process for real, even while a run's guard has replaced `process.exit`. */
-export function exitNow(code: number): never {
-  return realExit.call(process, code);
-}
+// A module of its own: the CLI's first listeners use it without loading this one.
+export { exitNow } from "../util/exit-now.js";
 
 /**
  * Keeps a run directory from being left `running` by a process that ends before the run does.

@@ -12,7 +12,7 @@ import {
   type PreloadWork,
 } from "./data-preload.js";
 import { loadData } from "./load-data.js";
-import { LOADING_EVERY_MS, loadingLine } from "./run-events.js";
+import { CLEAR_LINE, LOADING_EVERY_MS, loadingLine } from "./run-events.js";
 
 const work = workerData as PreloadWork;
 const post = (m: PreloadMessage, transfer: ArrayBuffer[] = []) =>
@@ -29,7 +29,7 @@ const onRead = (bytes: number) => {
   if (Atomics.load(work.line, LINE_DRAW) === 1) {
     const text = loadingLine({ type: "loading", bytesRead: bytes, bytesTotal, elapsedMs });
     // One write: at the line's start, the line cleared, cut short of the last column.
-    fs.writeSync(1, `\r\u001B[2K${text.slice(0, work.columns - 1)}`);
+    fs.writeSync(1, `${CLEAR_LINE}${text.slice(0, work.columns - 1)}`);
     Atomics.store(work.line, LINE_DRAWN, 1);
   }
 };

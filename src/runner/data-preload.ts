@@ -19,6 +19,23 @@ export type DataOptions = Pick<
  */
 export const PRELOAD_MIN_BYTES = 4 << 20;
 
+/**
+ * The files' size (bytes) when a run would parse them in a worker: PRELOAD_MIN_BYTES or more on
+ * a machine with a second core. Null otherwise, or when a file cannot be read.
+ */
+export function preloadBytes(files: readonly string[]): number | null {
+  if (os.availableParallelism() < 2) return null;
+  let bytes = 0;
+  for (const file of files) {
+    try {
+      bytes += fs.statSync(file).size;
+    } catch {
+      return null;
+    }
+  }
+  return bytes < PRELOAD_MIN_BYTES ? null : bytes;
+}
+
 /** What the worker is started with: the options, and the loading line's flags (LINE_*). */
 export interface PreloadWork {
   options: DataOptions;
@@ -85,16 +102,8 @@ export class DataPreload {
 
   /** A worker for files of PRELOAD_MIN_BYTES or more on a machine with a second core; else null. */
   static start(options: DataOptions): DataPreload | null {
-    if (os.availableParallelism() < 2) return null;
-    let bytes = 0;
-    for (const spec of options.data) {
-      try {
-        bytes += fs.statSync(spec.file).size;
-      } catch {
-        return null;
-      }
-    }
-    if (bytes < PRELOAD_MIN_BYTES) return null;
+    const bytes = preloadBytes(options.data.map((spec) => spec.file));
+    if (bytes === null) return null;
     try {
       const line = new Int32Array(new SharedArrayBuffer(8));
       const work: PreloadWork = {

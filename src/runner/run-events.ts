@@ -59,6 +59,10 @@ export function loadingText(e: LoadingEvent): string {
   return `${mb(e.bytesRead)} of ${mb(e.bytesTotal)} MB (${pct}%)`;
 }
 
+/** Back to the line's start and the line cleared: what a loading line is drawn after, and
+ * cleared with. */
+export const CLEAR_LINE = "\r\u001B[2K";
+
 /** The live view's line while the data loads (ASCII: its length is its width). */
 export function loadingLine(e: LoadingEvent): string {
   return `Loading data ${loadingText(e)} · ${(e.elapsedMs / 1000).toFixed(1)} s`;

@@ -1,7 +1,7 @@
 import { fork } from "node:child_process";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
-import type { RunEvent } from "../runner/run-events.js";
+import { CLEAR_LINE, type RunEvent } from "../runner/run-events.js";
 import { CLOSED, type FrameMessage, READY } from "./live-frames.js";
 import { foldLiveEvent, initialLiveState, type LiveBudget } from "./live-state.js";
 
@@ -79,6 +79,11 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
   /** A loading line drawn by earlyLoadingLine is on the cursor's line. */
   let early = false;
   const lineOnScreen = () => early || (rawLine?.drawn() ?? false);
+  /** Stops the worker drawing the loading line, and clears it if one is on screen. */
+  const clearLoadingLine = () => {
+    rawLine?.draw(false);
+    if (lineOnScreen()) process.stdout.write(CLEAR_LINE);
+  };
   /** The view is being closed on purpose: its exit is no failure. */
   let closingStarted = false;
   // The program is live-view-process.tsx bundled with ink and React by the build
@@ -151,7 +156,7 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
     earlyLoadingLine(text) {
       if (ready) return;
       // As the worker writes it: at the line's start, the line cleared, short of the last column.
-      process.stdout.write(`\r\u001B[2K${text.slice(0, (process.stdout.columns || 80) - 1)}`);
+      process.stdout.write(`${CLEAR_LINE}${text.slice(0, (process.stdout.columns || 80) - 1)}`);
       early = true;
     },
     budget(budget) {
@@ -177,8 +182,7 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       clearInterval(timer);
       closingStarted = true;
       child.kill("SIGKILL");
-      rawLine?.draw(false);
-      if (lineOnScreen()) process.stdout.write("\r\u001B[2K");
+      clearLoadingLine();
     },
     close() {
       if (closing) return closing;
@@ -196,8 +200,7 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
         closingStarted = true;
         child.kill("SIGKILL");
         // The worker's loading line goes too: what follows (an error) starts on a clean line.
-        rawLine?.draw(false);
-        if (lineOnScreen()) process.stdout.write("\r\u001B[2K");
+        clearLoadingLine();
         closing = Promise.resolve().then(reported);
         return closing;
       }

@@ -89,7 +89,7 @@ export interface LiveState {
 export const TICKER_LENGTH = 6;
 export const WARNINGS_KEPT = 3;
 /** A code run's orders of one bar shown (the rest counted). */
-export const ORDERS_KEPT = 4;
+const ORDERS_KEPT = 4;
 
 export function initialLiveState(budget: LiveBudget | null = null): LiveState {
   return {

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import type { Instance } from "ink";
+import { CLEAR_LINE } from "../runner/run-events.js";
 import { CLOSED, type FrameMessage, READY } from "./live-frames.js";
 
 /** Nice 10: about a tenth of a core's share when every core is busy (nice 0 weighs ~9× more). */
@@ -85,7 +86,7 @@ function draw(): void {
   );
   if (instance) instance.rerender(view);
   else {
-    if (m.rawLine) process.stdout.write("\r\u001B[2K");
+    if (m.rawLine) process.stdout.write(CLEAR_LINE);
     // No input is read: stdin is not this process's, so Ctrl-C stays a SIGINT for the run.
     instance = render(view, renderOptions);
   }

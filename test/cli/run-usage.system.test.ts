@@ -56,6 +56,24 @@ describe("bad usage exits 2 before a run directory exists", () => {
     });
   }
 
+  it("--replay is refused a bad --metrics as a run is, before it reads the run", async () => {
+    const metrics = ["--metrics", "everything"];
+    const run = await cliRun(
+      ["run", path.join(ROOT, "strategies/buy-and-hold.ts"), ...base, ...metrics],
+      work,
+      env,
+    );
+    const replay = await cliRun(
+      ["run", "--replay", "no-such-run", "--runs-dir", runsRoot, "-q", ...metrics],
+      work,
+      env,
+    );
+    expect(run.status, run.stderr).toBe(2);
+    expect(replay.status, replay.stderr).toBe(2);
+    expect(replay.stderr).toContain("--metrics");
+    expect(replay.stderr).toBe(run.stderr);
+  });
+
   it('--cache-dir "" is refused', async () => {
     const before = listing(runsRoot);
     const r = await cliRun(["run", "--prompt", "hold", ...base, "--cache-dir", " "], work, env);

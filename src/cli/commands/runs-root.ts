@@ -2,8 +2,6 @@ import path from "node:path";
 import { DEFAULT_RUNS_DIR } from "../../config/run-settings.js";
 import { escapeStrings, jsonForTerminal } from "../../util/terminal-text.js";
 
-export { DEFAULT_RUNS_DIR };
-
 export const runsRootOf = (dir: string | undefined) => path.resolve(dir ?? DEFAULT_RUNS_DIR);
 
 /**
