@@ -307,10 +307,11 @@ export class Checkpointer {
   }
 
   afterBar(i: number, v: BarView): void {
-    if (this.o.hold?.()) return;
+    // hold() has no side effects and stays true once true, so it is asked after the cheap returns.
     const expected = this.o.expected;
     if (!this.verified && expected !== null) {
       if (i < expected.bar) return;
+      if (this.o.hold?.()) return;
       const now = this.digest(i, v);
       const diff = firstDifference(expected, now);
       if (diff !== null || i !== expected.bar) {
@@ -332,6 +333,7 @@ export class Checkpointer {
       return;
     }
     if (i - this.lastSaved < this.o.every || i < this.nextClock) return;
+    if (this.o.hold?.()) return;
     const t0 = performance.now();
     if (t0 - this.lastSavedAt < (this.o.minIntervalMs ?? 0)) {
       this.nextClock = i + CLOCK_EVERY;

@@ -527,7 +527,8 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
     usage: () => llm?.progress()?.usage ?? null,
     transcript: llm ? () => llm.progress()?.transcript ?? { bytes: 0, lines: 0 } : null,
     expected: checkpoint,
-    hold: () => llm?.cutShort() ?? false,
+    // Only a model call can be cut short: a code run has nothing to hold a checkpoint for.
+    hold: llm ? () => llm.cutShort() : undefined,
     // An LLM run saves none (a checkpoint after every decision): its resume replays the transcript.
     state: llm
       ? null
