@@ -542,7 +542,7 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
               skipped: `the ${memory.name} memory's own state is not saved at each checkpoint`,
             };
           }
-          return v.snapshot?.(i) ?? { skipped: "no state is saved for this run" };
+          return v.snapshot(i);
         },
   });
   const files = memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall)));

@@ -8,7 +8,7 @@ import { isEnvironmentError } from "../errors/environment-error.js";
 import type { IndicatorUse } from "../indicators/indicator-use.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
-import type { BarView } from "../rundir/checkpoint.js";
+import type { BarView, StateOutcome } from "../rundir/checkpoint.js";
 import type { EquityColumns } from "../rundir/equity-csv.js";
 import type { RecordLog } from "../rundir/record-log.js";
 import type { RunError } from "../rundir/run-result.js";
@@ -309,7 +309,7 @@ class CoreRun {
   }
 
   /** The state after bar `i` as a resume would restore it, or why it cannot be saved. */
-  private snapshot(i: number): { bytes: Uint8Array } | { skipped: string } {
+  private snapshot(i: number): StateOutcome {
     const { sim, ctx, hooks } = this;
     return encodeRunState(
       {
