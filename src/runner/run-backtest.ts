@@ -66,6 +66,7 @@ import { loadStrategy } from "./load-strategy.js";
 import { type LookAheadGuard, lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
 import { memoryToolbox } from "./memory-toolbox.js";
+import { playbookFor } from "./playbook.js";
 import type { PreparedLlm } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import type { ResumePlan } from "./resume-run.js";
@@ -824,16 +825,4 @@ function seedsFor<T extends MemorySeed | MemorySeed[]>(option: string, read: () 
     if (bad) throw new UsageError(`${option}: ${err.message}`);
     throw err;
   }
-}
-
-export function playbookFor(strategy: Strategy<unknown>, params: Record<string, unknown>): string {
-  const lines = [`# Playbook: ${strategy.name}`, ""];
-  if (strategy.description) lines.push(strategy.description.trim(), "");
-  const keys = Object.keys(params);
-  if (keys.length) {
-    lines.push("## Parameters", "");
-    for (const k of keys) lines.push(`- ${k}: ${String(params[k])}`);
-    lines.push("");
-  }
-  return `${lines.join("\n")}`;
 }
