@@ -1,5 +1,5 @@
 /** result.json's error type for a fault of the machine or the install, not of a run's inputs. */
-export const ENVIRONMENT_ERROR = "environment";
+const ENVIRONMENT_ERROR = "environment";
 
 /**
  * The machine or the install is broken (a native module that does not load): neither the strategy

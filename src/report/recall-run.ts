@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../config/run-settings.js";
 import { RunReadError } from "../errors/report-error.js";
 import { UsageError } from "../errors/run-errors.js";
 import { DEFAULT_MEMORY_SYSTEM, memorySystemEntry } from "../memory/memory-registry.js";
@@ -8,12 +9,7 @@ import { openRecallIndex, type RecallIndex } from "../memory/recall/index.js";
 import { parseDayKey } from "../memory/sim-time.js";
 import { runFile } from "../rundir/layout.js";
 import { readTextOrNull } from "../rundir/run-files.js";
-import {
-  DEFAULT_RECALL_OPTIONS,
-  type RecallOptions,
-  recallIndexOptions,
-  recallSearchOptions,
-} from "../rundir/run-recall.js";
+import { recallIndexOptions, recallSearchOptions } from "../rundir/run-recall.js";
 import { readConfig } from "../rundir/run-record.js";
 import type { RecallOutput } from "../rundir/schemas.js";
 import { readDecisions } from "./decision-lines.js";

@@ -66,7 +66,7 @@ export interface Checkpoint extends RunDigest {
   /** transcript.jsonl's length and lines when saved: the model calls made so far. */
   transcriptBytes: number;
   transcriptLines: number;
-  /** The run's whole state at this bar, in `.resume/state-a.bin` or `state-b.bin` (in turn: a kill between the state and the checkpoint leaves the one the last checkpoint names) (its sha256 and size), for a resume
+  /** The run's whole state at this bar, in `.resume/state-a.bin` or `state-b.bin` (in turn: a kill between the state and the checkpoint leaves the one the last checkpoint names) (the id its header line carries, and its size), for a resume
    * to continue from; null: not saved (then `stateSkipped` says why, and a resume re-executes). */
   state?: { id: string; file: StateFile; bytes: number } | null;
   stateSkipped?: string | null;
@@ -139,13 +139,10 @@ export function readCheckpoint(dir: string): Checkpoint | null {
 }
 
 /**
- * The state saved with a checkpoint, read and checked against it (size and sha256), or why a
- * resume cannot continue from it.
+ * The state saved with a checkpoint, read and checked against it (its header line's id and its
+ * size), or why a resume cannot continue from it.
  */
-export function readCheckpointState(
-  dir: string,
-  checkpoint: Checkpoint,
-): { bytes: Uint8Array } | { skipped: string } {
+export function readCheckpointState(dir: string, checkpoint: Checkpoint): StateOutcome {
   const saved = checkpoint.state ?? null;
   if (saved === null) {
     return { skipped: checkpoint.stateSkipped ?? "the checkpoint holds no saved state" };
@@ -218,8 +215,8 @@ export interface BarView {
   cash: Float64Array;
   startIndex: number;
   /** The run's whole state after bar `i`, for a resume to continue from, or why it cannot be
-   * saved (absent: never saved). */
-  snapshot?: (i: number) => StateOutcome;
+   * saved. */
+  snapshot: (i: number) => StateOutcome;
 }
 
 /** A run's saved state (its bytes), or why it was not saved. */
@@ -307,10 +304,11 @@ export class Checkpointer {
   }
 
   afterBar(i: number, v: BarView): void {
-    if (this.o.hold?.()) return;
+    // hold() has no side effects and stays true once true, so it is asked after the cheap returns.
     const expected = this.o.expected;
     if (!this.verified && expected !== null) {
       if (i < expected.bar) return;
+      if (this.o.hold?.()) return;
       const now = this.digest(i, v);
       const diff = firstDifference(expected, now);
       if (diff !== null || i !== expected.bar) {
@@ -332,6 +330,7 @@ export class Checkpointer {
       return;
     }
     if (i - this.lastSaved < this.o.every || i < this.nextClock) return;
+    if (this.o.hold?.()) return;
     const t0 = performance.now();
     if (t0 - this.lastSavedAt < (this.o.minIntervalMs ?? 0)) {
       this.nextClock = i + CLOCK_EVERY;

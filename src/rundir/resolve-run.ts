@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { UsageError } from "../errors/run-errors.js";
-import { lstatOrNull, SymlinkError } from "../util/no-follow.js";
+import { refuseSymlink } from "../util/no-follow.js";
 import { runFile } from "./layout.js";
 
 /**
@@ -11,11 +11,8 @@ import { runFile } from "./layout.js";
  * run (report.html, index.sqlite), which through a link would be outside the runs root.
  */
 export function resolveRunDir(name: string, runsRoot: string): string {
-  return notALink(findRunDir(name, runsRoot));
-}
-
-function notALink(dir: string): string {
-  if (lstatOrNull(dir)?.isSymbolicLink()) throw new SymlinkError(dir);
+  const dir = findRunDir(name, runsRoot);
+  refuseSymlink(dir);
   return dir;
 }
 

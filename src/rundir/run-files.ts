@@ -1,6 +1,7 @@
 import path from "node:path";
 import { RunReadError } from "../errors/report-error.js";
 import { listMarkdown, readTextOrNull as readMemoryText } from "../memory/memory-files.js";
+import { isJsonObject } from "../util/json-object.js";
 
 /** A file's text, or null when it does not exist (any other failure is an error naming it). */
 export function readTextOrNull(file: string): string | null {
@@ -14,12 +15,20 @@ export function readTextOrNull(file: string): string | null {
 /**
  * A file of a run directory is missing or malformed where the run's own records say it must be
  * sound: the directory was damaged (a file deleted, cut short or edited), and what it holds is no
- * fact about the run. Named with the file and what is wrong (exit code 2).
+ * fact about the run. Named with the file and what is wrong (exit code 2). `end` follows "cut
+ * short or edited)" and `Err` is the error's class: a resume says it cannot go on, as a UsageError.
  */
-export function damagedRunFile(file: string, what: string): RunReadError {
-  return new RunReadError(
+export function damagedRunFile<E extends Error = RunReadError>(
+  file: string,
+  what: string,
+  end = ". Run the backtest again to get its files back.",
+  Err: new (message: string) => E = RunReadError as unknown as new (
+    message: string,
+  ) => E,
+): E {
+  return new Err(
     `${path.basename(file)} in ${path.dirname(file)} ${what}: the run directory is damaged (a ` +
-      "file deleted, cut short or edited). Run the backtest again to get its files back.",
+      `file deleted, cut short or edited)${end}`,
   );
 }
 
@@ -51,10 +60,10 @@ export function readJsonLines(file: string): Record<string, unknown>[] | null {
     } catch {
       // reported below
     }
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    if (!isJsonObject(value)) {
       throw damagedRunFile(file, `has a line that is not a JSON object (line ${i + 1})`);
     }
-    out.push(value as Record<string, unknown>);
+    out.push(value);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { baseUrlOf, isHttpUrl, nonEmpty } from "../config/base-url.js";
-import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../config/run-settings.js";
+import type { RecallOptions } from "../config/run-settings.js";
 import type { Millis } from "../engine/types.js";
 import { UsageError } from "../errors/run-errors.js";
 import {
@@ -15,7 +15,6 @@ import {
 import type { RecallAnswer } from "../strategy/types.js";
 
 // How recall searches: run settings (src/config), recorded in config.json and index.sqlite.
-export { DEFAULT_RECALL_OPTIONS, type RecallOptions };
 
 /** ctx.recall() was called in a run with embeddings: hybrid recall cannot answer synchronously. */
 export class SyncRecallError extends Error {

@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { DEFAULT_RECALL_OPTIONS } from "../config/run-settings.js";
 import { MemoryWorkspace } from "../memory/workspace.js";
 import { RunRecall } from "../rundir/run-recall.js";
 import type { MemoryPort } from "../strategy/types.js";
 import { memoryPort } from "./memory-port.js";
-import { DEFAULT_RECALL_OPTIONS } from "./run-config.js";
 
 /** The writer of `backtest()`'s memory files, as journal lines and notes name their run. */
 const BACKTEST_RUN_ID = "backtest";

@@ -1,5 +1,5 @@
 import { checkKeys, checkSetting } from "../config/check-setting.js";
-import { BACKTEST_SETTINGS, DATA_SETTINGS } from "../config/run-settings.js";
+import { BACKTEST_SETTINGS } from "../config/run-settings.js";
 import { alignSeries } from "../engine/align-series.js";
 import type { BrokerConfig, RiskLimits } from "../engine/broker-config.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
@@ -11,11 +11,11 @@ import type { Params, Strategy } from "../strategy/types.js";
 import { BacktestMemory } from "./backtest-memory.js";
 import { feesOption } from "./fees-option.js";
 import { finishResult, roundMs, startResult } from "./finish-result.js";
-import { checkBroker } from "./library-settings.js";
+import { checkBroker, checkDataWindow } from "./library-settings.js";
 import { loadData } from "./load-data.js";
 import { loadStrategy, strategyFrom } from "./load-strategy.js";
+import { playbookFor } from "./playbook.js";
 import { resolveParams } from "./resolve-params.js";
-import { playbookFor } from "./run-backtest.js";
 import type { DataSpec } from "./run-config.js";
 import type { RunEventListener } from "./run-events.js";
 import { type RunHandle, simulate } from "./simulate.js";
@@ -84,12 +84,7 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
   checkKeys("backtest() option", options, OPTION_KEYS);
   const broker = checkBroker(options.broker);
   const fees = feesOption(options.fees, broker);
-  const window = {
-    from: checkSetting(DATA_SETTINGS.from, options.from, "from"),
-    to: checkSetting(DATA_SETTINGS.to, options.to, "to"),
-    strict: checkSetting(DATA_SETTINGS.strict, options.strict, "strict"),
-    tz: checkSetting(DATA_SETTINGS.tz, options.tz, "tz"),
-  };
+  const window = checkDataWindow(options);
   const memoryDir = checkSetting(BACKTEST_SETTINGS.memoryDir, options.memoryDir, "memoryDir");
   const { data, startIndex, warnings, files } = inputData(options.data, window);
   const params = resolveParams(strategy.params ?? {}, options.params ?? {});

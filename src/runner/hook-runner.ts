@@ -81,7 +81,8 @@ export class HookRunner {
   ): void {
     for (const line of orderLines) this.orderLog.pushLine(line);
     for (const line of decisionLines) this.decisionLog.pushLine(line);
-    this.rejectedOrders.push(...rejectedOrders);
+    // One push per item: a spread of a long array would overflow the call stack.
+    for (const r of rejectedOrders) this.rejectedOrders.push(r);
     for (const t of trades) this.trades.push(t);
   }
 

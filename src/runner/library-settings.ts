@@ -35,6 +35,22 @@ export function checkBroker(broker: unknown): BrokerConfig {
   };
 }
 
+/** The data window's settings (from, to, strict, tz), each checked through the schema in that
+ * order (a UsageError naming the first bad one), as their checked values. */
+export function checkDataWindow(o: {
+  from?: unknown;
+  to?: unknown;
+  strict?: unknown;
+  tz?: unknown;
+}) {
+  return {
+    from: checkSetting(DATA_SETTINGS.from, o.from, "from"),
+    to: checkSetting(DATA_SETTINGS.to, o.to, "to"),
+    strict: checkSetting(DATA_SETTINGS.strict, o.strict, "strict"),
+    tz: checkSetting(DATA_SETTINGS.tz, o.tz, "tz"),
+  };
+}
+
 /** A run's config (from the command line, a library user or a recorded config.json) with its
  * settings checked through the schema, as `agenticbt run` checks its options. */
 export function checkRunConfig(config: RunConfig): RunConfig {
@@ -50,8 +66,8 @@ export function checkRunConfig(config: RunConfig): RunConfig {
       prefix: "recall.",
     }),
   };
-  for (const key of ["from", "to", "strict", "tz", "timeUnit"] as const)
-    checkSetting(DATA_SETTINGS[key], config[key], key);
+  checkDataWindow(config);
+  checkSetting(DATA_SETTINGS.timeUnit, config.timeUnit, "timeUnit");
   if (config.checkpointEvery !== undefined)
     checkSetting(RUN_SETTINGS.checkpointEvery, config.checkpointEvery, "checkpointEvery");
   const ms = config.hookTimeoutMs;

@@ -5,9 +5,11 @@ import { type Checkpoint, readCheckpoint } from "../rundir/checkpoint.js";
 import { RUN_FILE, runFile } from "../rundir/layout.js";
 import { hasMemorySnapshot, removeTempFiles, restoreMemory } from "../rundir/memory-snapshot.js";
 import { resolveRunDir } from "../rundir/resolve-run.js";
+import { damagedRunFile } from "../rundir/run-files.js";
 import { processGone, readLock } from "../rundir/run-lock.js";
 import type { DataFileInfo, RunResult } from "../rundir/run-result.js";
 import { type StrategyCopy, storedPrompt } from "../rundir/strategy-copy.js";
+import { isJsonObject } from "../util/json-object.js";
 import { readFileNoFollow } from "../util/no-follow.js";
 import { DEFAULT_AGENT_OPTIONS } from "./agent-options.js";
 import { DEFAULT_RECALL_OPTIONS, type RunConfig } from "./run-config.js";
@@ -179,7 +181,7 @@ function readJson(file: string, dir: string): unknown {
       `Cannot resume ${dir}: ${file} is not valid JSON (damaged or edited); run the backtest again.`,
     );
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     throw damaged(file, "is not a JSON object");
   }
   return value;
@@ -187,9 +189,11 @@ function readJson(file: string, dir: string): unknown {
 
 /** A file the runner wrote holds what it never writes: named, not read as the run's state. */
 function damaged(file: string, what: string): UsageError {
-  return new UsageError(
-    `${path.basename(file)} in ${path.dirname(file)} ${what}: the run directory is damaged (a ` +
-      "file deleted, cut short or edited), so it cannot be resumed. Run the backtest again.",
+  return damagedRunFile(
+    file,
+    what,
+    ", so it cannot be resumed. Run the backtest again.",
+    UsageError,
   );
 }
 

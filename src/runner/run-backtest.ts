@@ -66,6 +66,7 @@ import { loadStrategy } from "./load-strategy.js";
 import { type LookAheadGuard, lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
 import { memoryToolbox } from "./memory-toolbox.js";
+import { playbookFor } from "./playbook.js";
 import type { PreparedLlm } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import type { ResumePlan } from "./resume-run.js";
@@ -527,7 +528,8 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
     usage: () => llm?.progress()?.usage ?? null,
     transcript: llm ? () => llm.progress()?.transcript ?? { bytes: 0, lines: 0 } : null,
     expected: checkpoint,
-    hold: () => llm?.cutShort() ?? false,
+    // Only a model call can be cut short: a code run has nothing to hold a checkpoint for.
+    hold: llm ? () => llm.cutShort() : undefined,
     // An LLM run saves none (a checkpoint after every decision): its resume replays the transcript.
     state: llm
       ? null
@@ -541,7 +543,7 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
               skipped: `the ${memory.name} memory's own state is not saved at each checkpoint`,
             };
           }
-          return v.snapshot?.(i) ?? { skipped: "no state is saved for this run" };
+          return v.snapshot(i);
         },
   });
   const files = memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall)));
@@ -823,16 +825,4 @@ function seedsFor<T extends MemorySeed | MemorySeed[]>(option: string, read: () 
     if (bad) throw new UsageError(`${option}: ${err.message}`);
     throw err;
   }
-}
-
-export function playbookFor(strategy: Strategy<unknown>, params: Record<string, unknown>): string {
-  const lines = [`# Playbook: ${strategy.name}`, ""];
-  if (strategy.description) lines.push(strategy.description.trim(), "");
-  const keys = Object.keys(params);
-  if (keys.length) {
-    lines.push("## Parameters", "");
-    for (const k of keys) lines.push(`- ${k}: ${String(params[k])}`);
-    lines.push("");
-  }
-  return `${lines.join("\n")}`;
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import v8 from "node:v8";
 import type { BrokerState } from "../engine/broker.js";
 import type { IndicatorUse } from "../indicators/indicator-use.js";
+import type { StateOutcome } from "../rundir/checkpoint.js";
 import type { ReportedTrade } from "../rundir/write-outputs.js";
 import type { BacktestContext, IndicatorSpec } from "../strategy/context.js";
 
@@ -53,10 +54,7 @@ export type StateParts = Omit<
   strategyState: unknown;
 };
 
-export function encodeRunState(
-  parts: StateParts,
-  ctx: BacktestContext,
-): { bytes: Uint8Array } | { skipped: string } {
+export function encodeRunState(parts: StateParts, ctx: BacktestContext): StateOutcome {
   const encoded = encodeStrategyState(parts.strategyState, ctx);
   if ("skipped" in encoded) return encoded;
   const state: RunState = {
@@ -69,7 +67,8 @@ export function encodeRunState(
   return { bytes: v8.serialize(state) };
 }
 
-/** A saved state read back (the caller checked the file's sha256 against the checkpoint's). */
+/** A saved state read back (the caller checked the file's header id and size against the
+ * checkpoint's). */
 export function decodeRunState(bytes: Uint8Array): RunState {
   const state = v8.deserialize(bytes) as RunState;
   if (state?.version !== RUN_STATE_VERSION) {

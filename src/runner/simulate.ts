@@ -8,7 +8,7 @@ import { isEnvironmentError } from "../errors/environment-error.js";
 import type { IndicatorUse } from "../indicators/indicator-use.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
-import type { BarView } from "../rundir/checkpoint.js";
+import type { BarView, StateOutcome } from "../rundir/checkpoint.js";
 import type { EquityColumns } from "../rundir/equity-csv.js";
 import type { RecordLog } from "../rundir/record-log.js";
 import type { RunError } from "../rundir/run-result.js";
@@ -148,9 +148,9 @@ export async function simulate(input: SimulateInput): Promise<Simulated> {
  * engine tests). Unlike `simulate()` an error is thrown as it is, with its own class.
  */
 export function simulateSync(input: SimulateInput, engine: EngineTap = {}): Simulated {
+  if (input.restore) throw new Error("simulateSync does not resume a run");
   const run = new CoreRun(input, engine);
   const t0 = performance.now();
-  if (input.restore) throw new Error("simulateSync does not resume a run");
   const status = run.loop.runSync(run.startIndex, run.init());
   return run.finish(status, null, performance.now() - t0);
 }
@@ -158,8 +158,6 @@ export function simulateSync(input: SimulateInput, engine: EngineTap = {}): Simu
 /** One run's parts, wired once for both drivers. */
 class CoreRun {
   readonly startIndex: number;
-  /** The first bar to simulate: the window's first, or the one after a restored state's. */
-  from: number;
   readonly loop: BarLoop;
   private readonly sim: Simulation;
   private readonly ctx: BacktestContext;
@@ -176,7 +174,6 @@ class CoreRun {
     const { data, strategy } = input;
     const startIndex = input.startIndex ?? 0;
     this.startIndex = startIndex;
-    this.from = startIndex;
     const emit = input.onEvent ?? noop;
     const intraday = isIntraday(data.times);
     this.intraday = intraday;
@@ -267,6 +264,12 @@ class CoreRun {
 
   private readonly view: BarView;
 
+  /** The first bar to simulate: the window's first, or the one after a restored state's. */
+  get from(): number {
+    const restore = this.input.restore ?? null;
+    return restore !== null ? restore.state.bar + 1 : this.startIndex;
+  }
+
   /** The context up to the first bar, then the strategy's `init`: its state. A resume's restored
    * state instead, verified by the checkpoint it was saved with. */
   init(): unknown {
@@ -304,12 +307,11 @@ class CoreRun {
       restore.decisionLines.length,
     );
     checkpoint?.afterBar(r.bar, this.view);
-    this.from = r.bar + 1;
     return state;
   }
 
   /** The state after bar `i` as a resume would restore it, or why it cannot be saved. */
-  private snapshot(i: number): { bytes: Uint8Array } | { skipped: string } {
+  private snapshot(i: number): StateOutcome {
     const { sim, ctx, hooks } = this;
     return encodeRunState(
       {

@@ -61,6 +61,16 @@ export function readJson<T = Record<string, unknown>>(file: string): T {
   return JSON.parse(fs.readFileSync(file, "utf8")) as T;
 }
 
+/** A run's result.json without what differs between two runs of the same inputs: id, clock
+ * times, resumes, the index's last sync. */
+export function comparableResult(dir: string): Record<string, unknown> {
+  const r = readJson(path.join(dir, "result.json"));
+  for (const key of ["id", "timings", "startedAt", "finishedAt", "resumed"]) delete r[key];
+  const index = r.index as { lastSync?: unknown } | undefined;
+  if (index) delete index.lastSync;
+  return r;
+}
+
 /** Runs the CLI without blocking this process: needed when the test itself serves HTTP to it. */
 export function cliRun(
   args: string[],

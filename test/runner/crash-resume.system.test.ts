@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { prng } from "../../bench/generate-series.js";
 import { MEMORY_DIRS, PLAYBOOK_FILE } from "../../src/memory/memory-layout.js";
 import { RUN_FILE, SIMULATION_OUTPUTS } from "../../src/rundir/layout.js";
-import { BIN, cliRun, DATA, ROOT, tempDir } from "../helpers/cli.js";
+import { BIN, cliRun, comparableResult, DATA, ROOT, tempDir } from "../helpers/cli.js";
 import { barOf, isMoment, sliceCsv, turnMessages } from "../helpers/llm-run.js";
 import {
   type RecordedRequest,
@@ -40,17 +40,9 @@ const random = prng(SEED);
 // Every output the end of a run writes: a new one is compared here without a change.
 const COMPARED = SIMULATION_OUTPUTS.map((role) => RUN_FILE[role]);
 
-/** result.json without what legitimately differs between two runs: id, clock times, resumes. */
-function comparableResult(dir: string): string {
-  const r = JSON.parse(fs.readFileSync(path.join(dir, RUN_FILE.result), "utf8"));
-  delete r.id;
-  delete r.timings;
-  delete r.startedAt;
-  delete r.finishedAt;
-  delete r.resumed;
-  if (r.index) delete r.index.lastSync;
-  return JSON.stringify(r, null, 2);
-}
+/** result.json without what legitimately differs between two runs (comparableResult), as text:
+ * compared with its key order. */
+const resultText = (dir: string) => JSON.stringify(comparableResult(dir), null, 2);
 
 /** Every memory file, with the run id of its attribution lines made neutral. */
 function memoryOf(dir: string): Record<string, string> {
@@ -75,7 +67,7 @@ function expectSameRun(ref: string, got: string): void {
     const b = fs.readFileSync(path.join(got, f));
     expect(b.equals(a), `${f} differs from the uninterrupted run's (${got})`).toBe(true);
   }
-  expect(comparableResult(got)).toBe(comparableResult(ref));
+  expect(resultText(got)).toBe(resultText(ref));
   expect(memoryOf(got)).toEqual(memoryOf(ref));
 }
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import fse from "fs-extra";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, cliRun, DATA, ROOT, tempDir } from "../helpers/cli.js";
+import { BIN, cliRun, comparableResult, DATA, ROOT, tempDir } from "../helpers/cli.js";
 import { barOf, isMoment, sliceCsv, turnMessages } from "../helpers/llm-run.js";
 import {
   type RecordedRequest,
@@ -59,11 +59,10 @@ const withoutLatency = (file: string) =>
       return JSON.stringify(d);
     });
 
+/** comparableResult, and the model's latency. */
 function comparable(dir: string): unknown {
-  const r = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8"));
-  for (const k of ["id", "timings", "startedAt", "finishedAt", "resumed"]) delete r[k];
-  delete r.index.lastSync;
-  delete r.llm.usage.latencyMs;
+  const r = comparableResult(dir);
+  delete (r.llm as { usage: { latencyMs?: unknown } }).usage.latencyMs;
   return r;
 }
 

@@ -7,7 +7,16 @@ import { RUN_FILE } from "../../src/rundir/layout.js";
 import { RunLock } from "../../src/rundir/run-lock.js";
 import { planResume } from "../../src/runner/resume-run.js";
 import { runBacktest } from "../../src/runner/run-backtest.js";
-import { BIN, cliRun, DATA, ROOT, runDirs, tempDir } from "../helpers/cli.js";
+import {
+  BIN,
+  cliRun,
+  comparableResult,
+  DATA,
+  ROOT,
+  readJson,
+  runDirs,
+  tempDir,
+} from "../helpers/cli.js";
 import { sliceCsv } from "../helpers/llm-run.js";
 import { barReached } from "../helpers/wait.js";
 
@@ -44,14 +53,6 @@ function filesOf(dir: string, skip: readonly string[] = []): Record<string, stri
   return out;
 }
 
-/** result.json without what differs between two runs of the same inputs: id, clocks, resumes. */
-function comparableResult(dir: string): unknown {
-  const r = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8"));
-  for (const key of ["id", "timings", "startedAt", "finishedAt", "resumed"]) delete r[key];
-  if (r.index) delete r.index.lastSync;
-  return r;
-}
-
 /** A run killed with SIGKILL once it is past bar 30 (result.json still says running). */
 async function killedRun(runsDir: string): Promise<string> {
   fs.rmSync(MARK, { force: true });
@@ -63,7 +64,7 @@ async function killedRun(runsDir: string): Promise<string> {
   child.kill("SIGKILL");
   await new Promise((resolve) => child.once("exit", resolve));
   const [dir] = runDirs(runsDir);
-  const result = JSON.parse(fs.readFileSync(path.join(dir as string, "result.json"), "utf8"));
+  const result = readJson(path.join(dir as string, "result.json"));
   expect(result.status).toBe("running");
   return dir as string;
 }
@@ -90,7 +91,7 @@ describe("the run lock covers resume", () => {
       expect(same, `${f} differs from the uninterrupted run's`).toBe(true);
     }
     expect(comparableResult(dir)).toEqual(comparableResult(refDir));
-    const result = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8"));
+    const result = readJson(path.join(dir, "result.json"));
     expect(result.resumed).toHaveLength(1);
     // The journal and every other memory file, as the uninterrupted run wrote them (one line a bar).
     const memory = (d: string) =>

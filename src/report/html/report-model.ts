@@ -256,32 +256,34 @@ function readRejected(
   mark: (time: string, symbol: string) => void,
 ): { shown: RejectedOrder[]; total: number } {
   const out: RejectedOrder[] = [];
-  let total = 0;
-  const take = (line: string) => {
+  // Whether the line was a rejected order (marked, and shown while the table has room).
+  const take = (line: string): boolean => {
     if (out.length < LIMITS.tableRows) {
       const r = rejectedOrder(line);
-      if (r === null) return;
+      if (r === null) return false;
       out.push(r);
       mark(r.time, r.symbol);
     } else {
       // Past the table's rows only the marker's two fields are needed: a long run can reject
       // hundreds of thousands of orders, and parsing each whole line would dominate the page.
-      if (!line.startsWith('{"event":"rejected"')) return;
+      if (!line.startsWith('{"event":"rejected"')) return false;
       const time = jsonField(line, TIME_FIELD);
       const symbol = jsonField(line, SYMBOL_FIELD);
-      if (time === null || symbol === null) return;
+      if (time === null || symbol === null) return false;
       mark(time, symbol);
     }
-    total++;
+    return true;
   };
   if (given !== undefined) {
     for (let k = 0; k < given.total; k++) take(given.line(k));
     return { shown: out, total: given.total };
   }
+  // Read from orders.jsonl: the lines that are rejected orders are counted here.
+  let total = 0;
   const text = readTextOrNull(runFile(dir, "orders")) ?? "";
   for (let at = text.indexOf('"rejected"'); at >= 0; at = text.indexOf('"rejected"', at + 1)) {
     const end = text.indexOf("\n", at);
-    take(text.slice(text.lastIndexOf("\n", at) + 1, end < 0 ? text.length : end));
+    if (take(text.slice(text.lastIndexOf("\n", at) + 1, end < 0 ? text.length : end))) total++;
     if (end < 0) break;
     at = end;
   }
