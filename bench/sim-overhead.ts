@@ -7,13 +7,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { plainRenderer } from "../dist/cli/plain-renderer.js";
+import { DEFAULT_CODE_CHECKPOINT_MIN_MS } from "../dist/config/run-settings.js";
 import { brokerConfig } from "../dist/engine/broker-config.js";
 import { timeLabel } from "../dist/engine/calendar.js";
-import {
-  Checkpointer,
-  DEFAULT_CODE_CHECKPOINT_MIN_MS,
-  MemoryTally,
-} from "../dist/rundir/checkpoint.js";
+import { Checkpointer, MemoryTally } from "../dist/rundir/checkpoint.js";
 import { loadData } from "../dist/runner/load-data.js";
 import { simulate } from "../dist/runner/simulate.js";
 import type { Strategy } from "../dist/strategy/types.js";

@@ -36,6 +36,13 @@ export const DEFAULT_NAMESPACE = "default";
 export const DEFAULT_HOOK_TIMEOUT_S = 600;
 /** Bars between checkpoints when --checkpoint-every is not given. */
 export const DEFAULT_CHECKPOINT_EVERY = { llm: 1, code: 1000 } as const;
+/**
+ * And a code run's checkpoints (unless `--checkpoint-every` was given) at least this many ms apart:
+ * a cheap bar makes 1000 bars a millisecond, and a checkpoint costs about one beyond what it appends
+ * (which the files take once however often they are written), so 100 ms keeps checkpoints near 1%
+ * of a run and a kill loses at most a tenth of a second of bars.
+ */
+export const DEFAULT_CODE_CHECKPOINT_MIN_MS = 100;
 /** Hybrid recall only: below this merged score a hit is noise (every chunk has some cosine). */
 export const DEFAULT_HYBRID_MIN_SCORE = 0.1;
 /** The LLM response cache's directory under the working directory. */
@@ -266,7 +273,7 @@ export const RUN_SETTINGS = {
     group: "run",
     flag: "--checkpoint-every",
     arg: "<bars>",
-    help: `bars between checkpoints for \`agenticbt resume\` (default ${DEFAULT_CHECKPOINT_EVERY.llm} for an LLM agent, ${DEFAULT_CHECKPOINT_EVERY.code} for code)`,
+    help: `bars between checkpoints for \`agenticbt resume\` (default ${DEFAULT_CHECKPOINT_EVERY.llm} for an LLM agent, ${DEFAULT_CHECKPOINT_EVERY.code} for code, at most one each ${DEFAULT_CODE_CHECKPOINT_MIN_MS} ms)`,
     unit: "bars",
     min: 1,
     integer: true,

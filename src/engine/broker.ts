@@ -131,6 +131,20 @@ export class Broker {
     };
   }
 
+  /**
+   * How many of `orders`, from the first, are final and referred to by no working order: they
+   * never change again, so a checkpoint saves them once. (An order's id is its position + 1.)
+   */
+  settledCount(): number {
+    let first = this.orders.length;
+    for (const w of this.working) {
+      first = Math.min(first, w.order.id - 1);
+      if (w.sibling !== null) first = Math.min(first, w.sibling.order.id - 1);
+      if (w.children !== null) for (const c of w.children) first = Math.min(first, c.order.id - 1);
+    }
+    return first;
+  }
+
   /** Takes over a copy of an exported state, before any bar of this broker has run. */
   importState(s: BrokerState): void {
     if (this.orders.length || this.working.length) {
@@ -138,6 +152,9 @@ export class Broker {
     }
     // Sizes and times in force are frozen objects of their order (see newOrder); a copy is not.
     for (const o of s.orders) {
+      if (o.id !== this.orders.length + 1) {
+        throw new Error(`a broker state holds order ${o.id} at position ${this.orders.length + 1}`);
+      }
       Object.freeze(o.size);
       Object.freeze(o.tif);
       this.orders.push(o);

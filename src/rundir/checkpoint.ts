@@ -4,22 +4,22 @@ import path from "node:path";
 import { z } from "zod";
 import type { Simulation } from "../engine/simulation.js";
 import type { MemoryPort } from "../strategy/types.js";
-import { writeFileAtomicWith, writeJsonAtomic } from "../util/atomic-write.js";
-import { readFileNoFollow } from "../util/no-follow.js";
+import { writeJsonAtomic } from "../util/atomic-write.js";
+import { openWriteNoFollow, readFileNoFollow } from "../util/no-follow.js";
 import { RUN_FILE } from "./layout.js";
 import type { RecordLog } from "./record-log.js";
-import { type AppendedSizes, removeAppended, StateAppender } from "./state-files.js";
+import {
+  type AppendedSizes,
+  removeAppended,
+  type SettledCounts,
+  type SettledView,
+  StateAppender,
+} from "./state-files.js";
 
 /** The run's last checkpoint, beside result.json. */
 export const CHECKPOINT_FILE = RUN_FILE.checkpoint;
-const CHECKPOINT_VERSION = 2;
+const CHECKPOINT_VERSION = 3;
 
-/**
- * And, unless `--checkpoint-every` was given, at most one every 5 seconds for a code strategy: a
- * resume re-executes from the first bar anyway (the checkpoint only verifies it), and a
- * checkpoint's digest makes every record line made since the last one: a stall in a fast run.
- */
-export const DEFAULT_CODE_CHECKPOINT_MIN_MS = 5000;
 /** Bars between two looks at the clock while a checkpoint waits for its minimum interval (a look
  * at every bar would cost more than a cheap bar). */
 const CLOCK_EVERY = 128;
@@ -72,6 +72,8 @@ export interface Checkpoint extends RunDigest {
   stateSkipped?: string | null;
   /** The sizes of the files the run's growing state is appended to (state-files.ts), or null. */
   appended?: AppendedSizes | null;
+  /** The settled orders, trades and rejected orders those files hold, or null. */
+  settled?: SettledCounts | null;
   /** Milliseconds of simulation up to this bar (what a re-execution costs again). */
   elapsedMs?: number;
 }
@@ -118,6 +120,15 @@ const checkpointSchema = z.looseObject({
       exposed: z.number().int().nonnegative(),
       orders: z.number().int().nonnegative(),
       decisions: z.number().int().nonnegative(),
+      settled: z.number().int().nonnegative(),
+    })
+    .nullable()
+    .optional(),
+  settled: z
+    .object({
+      orders: z.number().int().nonnegative(),
+      trades: z.number().int().nonnegative(),
+      rejected: z.number().int().nonnegative(),
     })
     .nullable()
     .optional(),
@@ -214,9 +225,11 @@ export interface BarView {
   pending: readonly unknown[];
   cash: Float64Array;
   startIndex: number;
-  /** The run's whole state after bar `i`, for a resume to continue from, or why it cannot be
-   * saved. */
-  snapshot: (i: number) => StateOutcome;
+  /** What of the run never changes again (appended once, not saved in each state). */
+  settled: () => SettledView;
+  /** The run's whole state after bar `i` but the settled records the files hold (`settled`), for
+   * a resume to continue from, or why it cannot be saved. */
+  snapshot: (i: number, settled: SettledCounts) => StateOutcome;
 }
 
 /** A run's saved state (its bytes), or why it was not saved. */
@@ -247,6 +260,7 @@ export class Checkpointer {
   private lastSavedAt = Number.NEGATIVE_INFINITY;
   /** The first bar at which the clock is looked at again (the interval was not up at the last). */
   private nextClock = Number.NEGATIVE_INFINITY;
+
   /** Milliseconds spent saving checkpoints (result.json does not record it: it is a timing). */
   savedMs = 0;
   saves = 0;
@@ -256,6 +270,8 @@ export class Checkpointer {
   private appender: StateAppender | null = null;
   /** The state file the last checkpoint names (the next state goes to the other). */
   private stateFile: StateFile | null;
+  private readonly stateFds = new Map<StateFile, number>();
+
   /** Added to the time since `startedAt`: the simulation time before this process's first bar. */
   private elapsedOffset = 0;
 
@@ -265,7 +281,7 @@ export class Checkpointer {
       runId: string;
       /** Bars between checkpoints. */
       every: number;
-      /** Milliseconds at least between two checkpoints (0: none; the default for code runs). */
+      /** Milliseconds at least between two checkpoints (0: none). */
       minIntervalMs?: number;
       label: (i: number) => string;
       memory: MemoryTally;
@@ -279,9 +295,9 @@ export class Checkpointer {
        * cap): no checkpoint is saved from then on, so a resume asks that bar's questions again.
        */
       hold?: () => boolean;
-      /** The run's whole state after a bar, to save beside the checkpoint, or why it cannot be
-       * (null: never saved, as for an LLM run: that reason). */
-      state?: ((i: number, v: BarView) => StateOutcome) | null;
+      /** The run's whole state after a bar (but the settled records appended), to save beside
+       * the checkpoint, or why it cannot be (null: never saved, as for an LLM run). */
+      state?: ((i: number, v: BarView, settled: SettledCounts) => StateOutcome) | null;
     },
   ) {
     this.lastSaved = o.expected?.bar ?? Number.NEGATIVE_INFINITY;
@@ -324,6 +340,7 @@ export class Checkpointer {
         bar: expected.bar,
         orders: expected.orderLines,
         decisions: expected.decisionLines,
+        settled: expected.settled ?? null,
       });
       // Elapsed time goes on from the checkpoint's, whether re-executed up to it or restored.
       this.elapsedOffset = (expected.elapsedMs ?? 0) - (performance.now() - this.startedAt);
@@ -338,19 +355,23 @@ export class Checkpointer {
     }
     const digest = this.digest(i, v);
     // What only grows is appended first, then the state, then the checkpoint that names both.
+    const appender = this.appenderFor(v);
     const appended =
-      this.appenderFor(v)?.append(i, {
+      appender?.append(i, {
         equity: v.sim.equity,
         cash: v.cash,
         exposed: v.sim.exposed,
         orderLog: v.hooks.orderLog,
         decisionLog: v.hooks.decisionLog,
+        settled: v.settled(),
       }) ?? null;
-    this.save(digest, this.o.state?.(i, v) ?? null, appended);
+    const settled = appender?.settledCounts() ?? null;
+    const state = settled !== null ? (this.o.state?.(i, v, settled) ?? null) : null;
+    this.save(digest, state, appended, settled);
     this.lastSaved = i;
     this.lastSavedAt = performance.now();
     this.saves += 1;
-    this.savedMs += performance.now() - t0;
+    this.savedMs += this.lastSavedAt - t0;
   }
 
   /** A resume whose run ended before reaching its checkpoint's bar diverged too. */
@@ -400,35 +421,53 @@ export class Checkpointer {
     };
   }
 
+  /** A state file, opened once (never through a link) and kept open, as the appended ones are. */
+  private stateFd(file: StateFile): number {
+    let fd = this.stateFds.get(file);
+    if (fd === undefined) {
+      const root = path.join(this.o.dir, RUN_FILE.resume);
+      fs.mkdirSync(root, { recursive: true });
+      fd = openWriteNoFollow(path.join(root, file), { append: false });
+      this.stateFds.set(file, fd);
+    }
+    return fd;
+  }
+
+  /** Closes the files kept open between checkpoints (the simulation's end). */
+  close(): void {
+    this.appender?.close();
+    for (const fd of this.stateFds.values()) fs.closeSync(fd);
+    this.stateFds.clear();
+  }
+
   private appenderFor(v: BarView): StateAppender | null {
     if (!this.o.state) return null;
     this.appender ??= new StateAppender(this.o.dir, v.startIndex);
     return this.appender;
   }
 
-  private save(d: RunDigest, state: StateOutcome | null, appended: AppendedSizes | null): void {
+  private save(
+    d: RunDigest,
+    state: StateOutcome | null,
+    appended: AppendedSizes | null,
+    settled: SettledCounts | null,
+  ): void {
     const { bytes, lines } = this.o.transcript?.() ?? { bytes: 0, lines: 0 };
     let saved: Checkpoint["state"] = null;
     let skipped: string | null = null;
     if (state === null) skipped = "no state is saved for this run";
-    else if ("skipped" in state) skipped = state.skipped;
-    else {
-      // Written before the checkpoint, into the file the last checkpoint does not name: a kill
-      // between the two leaves that checkpoint and its state whole.
-      const root = path.join(this.o.dir, RUN_FILE.resume);
-      fs.mkdirSync(root, { recursive: true });
+    else if ("skipped" in state) {
+      skipped = state.skipped;
+    } else {
+      // Written before the checkpoint, in place, into the file the last checkpoint does not name:
+      // a kill between the two (or during the write) leaves that checkpoint and its state whole.
       const id = `${d.bar}-${process.pid}-${Date.now()}`;
-      const head = stateHeader(id);
-      // The file the last checkpoint does not name.
       const file = this.stateFile === STATE_FILES[0] ? STATE_FILES[1] : STATE_FILES[0];
-      writeFileAtomicWith(
-        path.join(root, file),
-        (fd) => {
-          fs.writeFileSync(fd, head);
-          fs.writeFileSync(fd, state.bytes);
-        },
-        { sync: false },
-      );
+      const fd = this.stateFd(file);
+      fs.ftruncateSync(fd, 0);
+      const head = stateHeader(id);
+      writeAt(fd, head, 0);
+      writeAt(fd, state.bytes, head.length);
       saved = { id, file, bytes: state.bytes.length };
     }
     const checkpoint: Checkpoint = {
@@ -441,6 +480,7 @@ export class Checkpointer {
       state: saved,
       stateSkipped: skipped,
       appended,
+      settled,
       elapsedMs: Math.round(performance.now() - this.startedAt + this.elapsedOffset),
     };
     // Not fsynced: a kill leaves it whole, and one lost in a power cut only makes the resume
@@ -464,6 +504,13 @@ function hashLines(hash: Hash, log: RecordLog, from: number): number {
   }
   if (piece.length) hash.update(piece);
   return log.length;
+}
+
+/** All of `bytes` at `position` of the file (a write may take fewer bytes than asked). */
+function writeAt(fd: number, bytes: Uint8Array, position: number): void {
+  for (let done = 0; done < bytes.length; ) {
+    done += fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
+  }
 }
 
 /** Bars `from`…`to` (exclusive) of a float64 array, as the bytes that hold them (no copy). */

@@ -1,14 +1,18 @@
 import fs from "node:fs";
 import path from "node:path";
+import v8 from "node:v8";
+import type { Order } from "../engine/types.js";
 import { openWriteNoFollow, readFileNoFollow } from "../util/no-follow.js";
 import { RUN_FILE } from "./layout.js";
 import type { RecordLog } from "./record-log.js";
+import type { ReportedTrade } from "./write-outputs.js";
 
 /**
  * The parts of a code run's state that only grow (equity, cash and exposure at each close, the
- * orders.jsonl and decisions.jsonl lines), appended to files in `.resume/` at each checkpoint: a
- * checkpoint writes what is new since the last one, not the whole run again. The checkpoint
- * records each file's length; a resume reads that much (a kill may have appended more).
+ * orders.jsonl and decisions.jsonl lines, the settled orders, the trades and the rejected orders),
+ * appended to files in `.resume/` at each checkpoint: a checkpoint writes what is new since the
+ * last one, not the whole run again. The checkpoint records each file's length; a resume reads
+ * that much (a kill may have appended more).
  */
 const FILES = {
   equity: "equity.f64",
@@ -16,7 +20,31 @@ const FILES = {
   exposed: "exposed.u8",
   orders: "order-lines.jsonl",
   decisions: "decision-lines.jsonl",
+  settled: "settled.v8",
 } as const;
+
+/** What of a run is final: orders before `count` never change again, and the closed trades and
+ * rejected orders (orders.jsonl line numbers) so far only grow. */
+export interface SettledView {
+  orders: readonly Order[];
+  count: number;
+  trades: readonly ReportedTrade[];
+  rejected: readonly number[];
+}
+
+/** How many settled orders, trades and rejected orders the files hold. */
+export interface SettledCounts {
+  orders: number;
+  trades: number;
+  rejected: number;
+}
+
+/** One append of settled records: a little-endian length, then the v8-serialized piece. */
+interface SettledPiece {
+  orders: Order[];
+  trades: ReportedTrade[];
+  rejected: number[];
+}
 
 export type AppendedFile = keyof typeof FILES;
 /** Bytes of each file as a checkpoint saw them. */
@@ -30,17 +58,20 @@ export interface GrowingView {
   exposed: Uint8Array;
   orderLog: RecordLog;
   decisionLog: RecordLog;
+  settled: SettledView;
 }
 
 /** Appends a run's growing state; `adopt` takes over the files a resumed run's checkpoint names. */
 export class StateAppender {
   private readonly root: string;
-  private sizes: AppendedSizes = { equity: 0, cash: 0, exposed: 0, orders: 0, decisions: 0 };
-  /** Bars (from the window's first) and lines already in the files. */
+  private sizes: AppendedSizes = emptySizes();
+  /** Bars (from the window's first), lines and settled records already in the files. */
   private bars = 0;
   private orderLines = 0;
   private decisionLines = 0;
+  private settled: SettledCounts = { orders: 0, trades: 0, rejected: 0 };
   private started = false;
+  private readonly fds = new Map<AppendedFile, number>();
 
   constructor(
     dir: string,
@@ -53,20 +84,29 @@ export class StateAppender {
    * A resumed run at its checkpoint's bar: the files hold the state up to it (cut back to the
    * lengths it recorded), or, when they do not, are written anew at the next save.
    */
-  adopt(sizes: AppendedSizes | null, counts: { bar: number; orders: number; decisions: number }) {
+  adopt(
+    sizes: AppendedSizes | null,
+    counts: { bar: number; orders: number; decisions: number; settled: SettledCounts | null },
+  ) {
     this.started = true;
     const whole =
       sizes !== null &&
       NAMES.every((n) => (fileSize(path.join(this.root, FILES[n])) ?? -1) >= sizes[n]);
-    if (!whole || sizes === null) {
+    if (!whole || sizes === null || counts.settled === null) {
       this.restart();
       return;
     }
-    for (const n of NAMES) cutTo(path.join(this.root, FILES[n]), sizes[n]);
+    for (const n of NAMES) fs.ftruncateSync(this.fd(n), sizes[n]);
     this.sizes = { ...sizes };
     this.bars = counts.bar + 1 - this.startIndex;
     this.orderLines = counts.orders;
     this.decisionLines = counts.decisions;
+    this.settled = { ...counts.settled };
+  }
+
+  /** The settled records in the files (after `append`: up to its bar). */
+  settledCounts(): SettledCounts {
+    return { ...this.settled };
   }
 
   /** Appends bars up to `i` and the lines made since the last save; returns the files' sizes. */
@@ -84,16 +124,36 @@ export class StateAppender {
     }
     this.orderLines = this.writeLines("orders", v.orderLog, this.orderLines);
     this.decisionLines = this.writeLines("decisions", v.decisionLog, this.decisionLines);
+    this.writeSettled(v.settled);
     return { ...this.sizes };
   }
 
   private restart(): void {
     fs.mkdirSync(this.root, { recursive: true });
-    for (const n of NAMES) cutTo(path.join(this.root, FILES[n]), 0);
-    this.sizes = { equity: 0, cash: 0, exposed: 0, orders: 0, decisions: 0 };
+    for (const n of NAMES) fs.ftruncateSync(this.fd(n), 0);
+    this.sizes = emptySizes();
     this.bars = 0;
     this.orderLines = 0;
     this.decisionLines = 0;
+    this.settled = { orders: 0, trades: 0, rejected: 0 };
+  }
+
+  private writeSettled(v: SettledView): void {
+    const had = this.settled;
+    if (v.count < had.orders) throw new Error("settled orders never become unsettled");
+    if (v.count === had.orders && v.trades.length === had.trades) {
+      if (v.rejected.length === had.rejected) return;
+    }
+    const piece: SettledPiece = {
+      orders: v.orders.slice(had.orders, v.count),
+      trades: v.trades.slice(had.trades),
+      rejected: v.rejected.slice(had.rejected),
+    };
+    const body = v8.serialize(piece);
+    const head = Buffer.alloc(4);
+    head.writeUInt32LE(body.length);
+    this.write("settled", Buffer.concat([head, body]));
+    this.settled = { orders: v.count, trades: v.trades.length, rejected: v.rejected.length };
   }
 
   private writeLines(name: AppendedFile, log: RecordLog, from: number): number {
@@ -110,13 +170,25 @@ export class StateAppender {
   }
 
   private write(name: AppendedFile, bytes: Uint8Array): void {
-    const fd = openWriteNoFollow(path.join(this.root, FILES[name]), { append: true });
-    try {
-      fs.writeFileSync(fd, bytes);
-    } finally {
-      fs.closeSync(fd);
-    }
+    fs.writeFileSync(this.fd(name), bytes);
     this.sizes[name] += bytes.length;
+  }
+
+  /** Each file is opened once (never through a link) and kept open: a checkpoint a millisecond
+   * apart would otherwise spend most of it opening and closing six files. */
+  private fd(name: AppendedFile): number {
+    let fd = this.fds.get(name);
+    if (fd === undefined) {
+      fd = openWriteNoFollow(path.join(this.root, FILES[name]), { append: true });
+      this.fds.set(name, fd);
+    }
+    return fd;
+  }
+
+  /** Closes the files (the run's end). */
+  close(): void {
+    for (const fd of this.fds.values()) fs.closeSync(fd);
+    this.fds.clear();
   }
 }
 
@@ -129,7 +201,7 @@ export function removeAppended(dir: string): void {
 export function readAppended(
   dir: string,
   sizes: AppendedSizes,
-  counts: { bars: number; orders: number; decisions: number },
+  counts: { bars: number; orders: number; decisions: number; settled: SettledCounts },
 ): {
   equity: Float64Array;
   cash: Float64Array;
@@ -139,6 +211,7 @@ export function readAppended(
   /** The lines' bytes as the files hold them (each line and its \n). */
   orderBytes: Uint8Array;
   decisionBytes: Uint8Array;
+  settled: SettledPiece;
 } | null {
   const root = path.join(dir, RUN_FILE.resume);
   const read = (n: AppendedFile): Buffer | null => {
@@ -150,7 +223,17 @@ export function readAppended(
   const exposed = read("exposed");
   const orders = read("orders");
   const decisions = read("decisions");
-  if (!equity || !cash || !exposed || !orders || !decisions) return null;
+  const settledBytes = read("settled");
+  if (!equity || !cash || !exposed || !orders || !decisions || !settledBytes) return null;
+  const settled = settledOf(settledBytes);
+  if (
+    settled === null ||
+    settled.orders.length !== counts.settled.orders ||
+    settled.trades.length !== counts.settled.trades ||
+    settled.rejected.length !== counts.settled.rejected
+  ) {
+    return null;
+  }
   if (equity.length !== counts.bars * 8 || cash.length !== counts.bars * 8) return null;
   if (exposed.length !== counts.bars) return null;
   const orderLines = linesOf(orders);
@@ -164,7 +247,30 @@ export function readAppended(
     decisionLines,
     orderBytes: orders,
     decisionBytes: decisions,
+    settled,
   };
+}
+
+/** The settled pieces joined in order, or null when a piece runs past the end. */
+function settledOf(bytes: Buffer): SettledPiece | null {
+  const out: SettledPiece = { orders: [], trades: [], rejected: [] };
+  let at = 0;
+  while (at < bytes.length) {
+    if (at + 4 > bytes.length) return null;
+    const end = at + 4 + bytes.readUInt32LE(at);
+    if (end > bytes.length) return null;
+    const piece = v8.deserialize(bytes.subarray(at + 4, end)) as SettledPiece;
+    // One push per item: a spread of a long array would overflow the call stack.
+    for (const o of piece.orders) out.orders.push(o);
+    for (const t of piece.trades) out.trades.push(t);
+    for (const r of piece.rejected) out.rejected.push(r);
+    at = end;
+  }
+  return out;
+}
+
+function emptySizes(): AppendedSizes {
+  return { equity: 0, cash: 0, exposed: 0, orders: 0, decisions: 0, settled: 0 };
 }
 
 function linesOf(bytes: Buffer): string[] {
@@ -183,16 +289,6 @@ function float64s(bytes: Buffer): Float64Array {
 
 function bytesOf(a: Float64Array | Uint8Array, from: number, to: number, size: number): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset + from * size, (to - from) * size);
-}
-
-/** The file (created if absent, never through a link) cut to `size` bytes. */
-function cutTo(file: string, size: number): void {
-  const fd = openWriteNoFollow(file, { append: false });
-  try {
-    fs.ftruncateSync(fd, size);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 function fileSize(file: string): number | null {

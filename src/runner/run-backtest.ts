@@ -1,7 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ResumedCalls } from "../agent/llm/resumed-calls.js";
-import { DEFAULT_CHECKPOINT_EVERY } from "../config/run-settings.js";
+import {
+  DEFAULT_CHECKPOINT_EVERY,
+  DEFAULT_CODE_CHECKPOINT_MIN_MS,
+} from "../config/run-settings.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { RunWriteError, UsageError } from "../errors/run-errors.js";
 import { MemoryInputError, MemoryPathError } from "../memory/memory-errors.js";
@@ -36,7 +39,6 @@ import type {
 import {
   type Checkpoint,
   Checkpointer,
-  DEFAULT_CODE_CHECKPOINT_MIN_MS,
   dropSavedState,
   MemoryTally,
   readCheckpointState,
@@ -440,6 +442,8 @@ async function simulateRun(
     // waiting would keep its temp file.
     equity.stream?.cancelSync();
     throw err;
+  } finally {
+    checkpointer.close();
   }
   // The rows are all there: the worker writes the last of them, then computes the metrics, while
   // this thread writes the other files; result.json (the commit point) waits for it below.
@@ -533,7 +537,7 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
     // An LLM run saves none (a checkpoint after every decision): its resume replays the transcript.
     state: llm
       ? null
-      : (i, v) => {
+      : (i, v, settled) => {
           // Memory on disk is the state of the run's last write, not of the checkpoint's bar.
           if (memoryTally.writes > 0) {
             return { skipped: "the strategy wrote memory, which is not saved at each checkpoint" };
@@ -543,7 +547,7 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
               skipped: `the ${memory.name} memory's own state is not saved at each checkpoint`,
             };
           }
-          return v.snapshot(i);
+          return v.snapshot(i, settled);
         },
   });
   const files = memoryTally.wrap(lookAhead.memoryPort(memoryPort(workspace, recall)));
@@ -766,6 +770,7 @@ function resumeState(
           bars: checkpoint.bar + 1 - startIndex,
           orders: checkpoint.orderLines,
           decisions: checkpoint.decisionLines,
+          settled: state.settled,
         });
       if (state.bar !== checkpoint.bar) {
         reason = `the saved state is of bar ${state.bar}, not ${checkpoint.bar}`;

@@ -1,25 +1,28 @@
 import { createHash } from "node:crypto";
 import v8 from "node:v8";
 import type { BrokerState } from "../engine/broker.js";
+import type { Order } from "../engine/types.js";
 import type { IndicatorUse } from "../indicators/indicator-use.js";
 import type { StateOutcome } from "../rundir/checkpoint.js";
+import type { SettledCounts } from "../rundir/state-files.js";
 import type { ReportedTrade } from "../rundir/write-outputs.js";
 import type { BacktestContext, IndicatorSpec } from "../strategy/context.js";
 
 /**
- * A code run's whole state after a bar, as a resume continues from it: the broker (orders, working
- * orders, portfolio, lots), the curves so far, the records so far and the strategy's `state`. The
- * indicators are not in it: they are computed over the whole series when first asked for, so the
- * resumed run asks for them again.
+ * A code run's state after a bar, as a resume continues from it: the broker (the orders not yet
+ * settled, working orders, portfolio, lots) and the strategy's `state`. What only grows (the
+ * curves, the records, the settled orders, trades and rejected orders) is in the appended files
+ * (state-files.ts), `settled` says how much of it. The indicators are not in it: they are computed
+ * over the whole series when first asked for, so the resumed run asks for them again.
  */
 export interface RunState {
   version: typeof RUN_STATE_VERSION;
   /** The last bar whose close and hooks were processed. */
   bar: number;
+  /** Its `orders` from position `settled.orders` on. */
   broker: BrokerState;
+  settled: SettledCounts;
   endsClosed: number;
-  rejectedOrders: number[];
-  trades: ReportedTrade[];
   stopRequest: BacktestContext["stopRequest"];
   /** The strategy's state as JSON (indicator views as their `ctx.indicator` arguments), and the
    * sha256 of that text: the resumed run's state must encode to the same. */
@@ -30,7 +33,7 @@ export interface RunState {
   indicatorsUsed: IndicatorUse[];
 }
 
-const RUN_STATE_VERSION = 2;
+const RUN_STATE_VERSION = 3;
 
 /** A saved state with what only grows, read from the files it was appended to (state-files.ts):
  * equity, cash and exposure at each close from the window's first bar to `bar`, and the lines. */
@@ -44,6 +47,8 @@ export interface RunRestore {
   /** The same lines as bytes (each ending in \n), for the checkpoint's digests. */
   orderBytes: Uint8Array;
   decisionBytes: Uint8Array;
+  /** The settled orders (the broker's first), and every trade and rejected order so far. */
+  settled: { orders: Order[]; trades: ReportedTrade[]; rejected: number[] };
 }
 
 /** What a run hands over to save its state, or why it cannot. */

@@ -12,6 +12,7 @@ import type { BarView, StateOutcome } from "../rundir/checkpoint.js";
 import type { EquityColumns } from "../rundir/equity-csv.js";
 import type { RecordLog } from "../rundir/record-log.js";
 import type { RunError } from "../rundir/run-result.js";
+import type { SettledCounts } from "../rundir/state-files.js";
 import type { ReportedTrade } from "../rundir/write-outputs.js";
 import { BacktestContext } from "../strategy/context.js";
 import type { MemoryPort, MemoryToolbox, Params, Strategy } from "../strategy/types.js";
@@ -232,7 +233,13 @@ class CoreRun {
       pending,
       cash: this.cash,
       startIndex,
-      snapshot: (i) => this.snapshot(i),
+      settled: () => ({
+        orders: sim.broker.orders,
+        count: sim.broker.settledCount(),
+        trades: this.hooks.trades,
+        rejected: this.hooks.rejectedOrders,
+      }),
+      snapshot: (i, settled) => this.snapshot(i, settled),
     };
     this.view = view;
     this.loop = new BarLoop({
@@ -292,9 +299,16 @@ class CoreRun {
     if (restore.equity.length !== r.bar + 1 - startIndex) {
       throw new RangeError(`a saved state at bar ${r.bar} with ${restore.equity.length} closes`);
     }
-    sim.restore(r.broker, r.endsClosed, restore.equity, restore.exposed, startIndex);
+    const { settled } = restore;
+    if (settled.orders.length !== r.settled.orders) {
+      throw new RangeError(
+        `a saved state with ${settled.orders.length} of ${r.settled.orders} settled orders`,
+      );
+    }
+    const broker = { ...r.broker, orders: settled.orders.concat(r.broker.orders) };
+    sim.restore(broker, r.endsClosed, restore.equity, restore.exposed, startIndex);
     this.cash.set(restore.cash, startIndex);
-    hooks.restore(restore.orderLines, restore.decisionLines, r.rejectedOrders, r.trades);
+    hooks.restore(restore.orderLines, restore.decisionLines, settled.rejected, settled.trades);
     ctx.stopRequest = r.stopRequest;
     const state = reviveStrategyState(r, ctx);
     hooks.state = state;
@@ -310,16 +324,17 @@ class CoreRun {
     return state;
   }
 
-  /** The state after bar `i` as a resume would restore it, or why it cannot be saved. */
-  private snapshot(i: number): StateOutcome {
+  /** The state after bar `i` as a resume would restore it, but the settled records the state
+   * files hold, or why it cannot be saved. */
+  private snapshot(i: number, settled: SettledCounts): StateOutcome {
     const { sim, ctx, hooks } = this;
+    const broker = sim.broker.exportState();
     return encodeRunState(
       {
         bar: i,
-        broker: sim.broker.exportState(),
+        broker: { ...broker, orders: broker.orders.slice(settled.orders) },
+        settled,
         endsClosed: sim.endsClosed,
-        rejectedOrders: hooks.rejectedOrders,
-        trades: hooks.trades,
         stopRequest: ctx.stopRequest,
         strategyState: hooks.state,
       },

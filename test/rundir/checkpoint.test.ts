@@ -25,8 +25,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe("a code run's checkpoints, at most one a second", () => {
-  it("look at the clock every 128 bars while the second is not up, not at every bar", () => {
+describe("a code run's checkpoints, a minimum interval apart", () => {
+  it("look at the clock every 128 bars while the interval is not up, not at every bar", () => {
     const dir = tempDir("abt-clock-");
     try {
       const checkpoint = new Checkpointer({
@@ -79,7 +79,6 @@ describe("a checkpoint's digests of orders.jsonl and decisions.jsonl", () => {
         dir,
         runId: "digest",
         every: 1,
-        minIntervalMs: 0,
         label: (i) => timeLabel(bars.times[i] ?? 0, true),
         memory: new MemoryTally(),
         usage: () => null,

@@ -287,6 +287,44 @@ describe("agenticbt resume", () => {
     expect(fs.readdirSync(path.join(dir, ".resume")).sort()).toEqual(["memory-start"]);
   }, 60_000);
 
+  it("restores orders still working at the checkpoint (a bracket entry filling a bit a bar, its legs), saving each settled order once", async () => {
+    // A volume cap of 1e-7 of SPY's daily volume fills ~10 units a bar: an entry works for bars
+    // with its stop and target already attached, so checkpoints fall inside brackets.
+    const bracket = (runsRoot: string): RunConfig => ({
+      ...config(path.join(FIXTURES, "sma-bracket.ts"), runsRoot, path.join(DATA, "SPY_D.csv")),
+      broker: brokerConfig({ commissionRate: 0.001, volumeCap: 1e-7 }),
+      checkpointEvery: 3,
+    });
+    const ref = await runBacktest(bracket(path.join(work, "bracket-ref")));
+    expect(ref.status).toBe("completed");
+    const refDir = path.join(work, "bracket-ref", ref.id);
+    let unsettledSeen = 0;
+    for (const bars of [1203, 2808, 4417]) {
+      const { dir } = await interruptedRun(bracket(path.join(work, `bracket-int-${bars}`)), bars);
+      const checkpoint = readJson<{ bar: number; orders: number; settled: { orders: number } }>(
+        path.join(dir, "checkpoint.json"),
+      );
+      if (checkpoint.settled.orders < checkpoint.orders) unsettledSeen += 1;
+      // The settled orders are appended once each: the state holds only the others.
+      const stateBytes = fs
+        .readdirSync(path.join(dir, ".resume"))
+        .filter((f) => f.startsWith("state-"))
+        .map((f) => fs.statSync(path.join(dir, ".resume", f)).size);
+      expect(Math.max(...stateBytes)).toBeLessThan(8_000);
+      const r = cli(["resume", dir, "--json"], work);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/re-executes/);
+      const resumed = JSON.parse(r.stdout) as RunResult;
+      expect(resumed.resumed?.[0]?.continued).toBe(true);
+      for (const f of SIMULATION_OUTPUTS.map((role) => RUN_FILE[role])) {
+        expect(read(dir, f), `${f} after a kill at bar ${bars}`).toBe(read(refDir, f));
+      }
+      expect(resumed.metrics).toEqual(ref.metrics);
+    }
+    expect(ref.orders.filled).toBeGreaterThan(50);
+    expect(unsettledSeen).toBeGreaterThan(0);
+  }, 60_000);
+
   it("re-executes from the first bar, and says so, when the strategy's state cannot be saved as JSON", async () => {
     const strategy = path.join(FIXTURES, "map-state.ts");
     const ref = await runBacktest(config(strategy, path.join(work, "map-ref")));
