@@ -29,6 +29,12 @@ export function plainRenderer(
         lastLine = now();
         const window = e.start !== null ? ` (${e.start} → ${e.end})` : "";
         out(`run ${e.id}: ${e.strategy} on ${e.symbols.join(", ")}, ${e.bars} bars${window}`);
+        const from = e.resumedFrom;
+        if (from !== null) {
+          out(
+            `run ${e.id}: continues from its checkpoint at ${from.time} (${from.done} of ${e.bars} bars done)`,
+          );
+        }
         return;
       }
       case "warning":

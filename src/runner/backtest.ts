@@ -120,6 +120,7 @@ export async function backtest<S>(options: BacktestOptions<S>): Promise<Backtest
     start: result.period.requested.start,
     end: result.period.requested.end,
     initialCash: broker.initialCash,
+    resumedFrom: null,
   });
   for (const w of warnings) emit?.({ type: "warning", message: w });
   const memory = new BacktestMemory(

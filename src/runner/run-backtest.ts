@@ -367,6 +367,10 @@ async function simulateRun(
       guard.abort(signal);
     },
   });
+  const restore =
+    p.resume && o.checkpoint
+      ? resumeState(o.checkpoint, dir, startIndex, llm !== null, emit)
+      : null;
   emit({
     type: "run_started",
     id,
@@ -378,6 +382,10 @@ async function simulateRun(
     start: result.period.requested.start,
     end: result.period.requested.end,
     initialCash: config.broker.initialCash,
+    resumedFrom:
+      restore !== null && o.checkpoint
+        ? { time: o.checkpoint.time, done: o.checkpoint.bar + 1 - startIndex }
+        : null,
   });
   for (const w of warnings) emit({ type: "warning", message: w });
 
@@ -399,10 +407,6 @@ async function simulateRun(
       })
     : (code as Strategy<unknown>);
 
-  const restore =
-    p.resume && o.checkpoint
-      ? resumeState(o.checkpoint, dir, startIndex, llm !== null, emit)
-      : null;
   if (p.resume && !o.checkpoint) {
     emit({
       type: "warning",

@@ -84,6 +84,9 @@ export interface RunStartedEvent {
   start: string | null;
   end: string | null;
   initialCash: number;
+  /** The checkpoint a resume continues from: its bar's label and the bars done by then; null for
+   * a new run, or a resume that re-executes from the first bar (a warning says why). */
+  resumedFrom: { time: string; done: number } | null;
 }
 
 /**

@@ -34,6 +34,8 @@ export interface LiveState {
   /** The data being parsed, before the run starts (a long load only); null once it has. */
   loading: LoadingEvent | null;
   runId: string | null;
+  /** A resumed run's checkpoint label (null: it started at the first bar). */
+  resumedFrom: string | null;
   strategy: string;
   symbols: string[];
   done: number;
@@ -95,6 +97,7 @@ export function initialLiveState(budget: LiveBudget | null = null): LiveState {
   return {
     loading: null,
     runId: null,
+    resumedFrom: null,
     strategy: "",
     symbols: [],
     done: 0,
@@ -208,6 +211,7 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
     case "run_started":
       s.loading = null;
       s.runId = e.id;
+      s.resumedFrom = e.resumedFrom?.time ?? null;
       s.strategy = e.strategy;
       s.symbols = e.symbols;
       s.total = e.bars;

@@ -111,6 +111,7 @@ export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: L
           {oneLine(s.strategy, 40)} on {oneLine(s.symbols.join(", "), 40)}
         </Text>
         {s.runId ? <Text dimColor> · run {oneLine(s.runId, 60)}</Text> : null}
+        {s.resumedFrom ? <Text dimColor> · resumed at {s.resumedFrom}</Text> : null}
       </Line>
       <Line>
         {room >= MIN_BAR ? `${progressBar(s.done, s.total, room)} ` : ""}

@@ -50,6 +50,7 @@ describe("plain renderer", () => {
           start: "2020-01-01",
           end: "2023-12-29",
           initialCash: 10000,
+          resumedFrom: null,
         },
       ],
       [1000, progress(100, 10500, 10200, 10600)],

@@ -257,7 +257,9 @@ describe("agenticbt resume", () => {
     expect(ref.status).toBe("completed");
     const refDir = path.join(work, "sma-ref", ref.id);
     const { dir } = await interruptedRun(sma(path.join(work, "sma-int")), 3200);
-    const checkpoint = readJson<{ bar: number; state: unknown }>(path.join(dir, "checkpoint.json"));
+    const checkpoint = readJson<{ bar: number; time: string; state: unknown }>(
+      path.join(dir, "checkpoint.json"),
+    );
     expect(checkpoint.bar).toBeGreaterThanOrEqual(2500);
     expect(checkpoint.state).not.toBeNull();
 
@@ -266,6 +268,10 @@ describe("agenticbt resume", () => {
     expect(r.stderr).not.toMatch(/re-executes/);
     const resumed = JSON.parse(r.stdout) as RunResult;
     expect(resumed.status).toBe("completed");
+    // It says where it goes on from.
+    expect(r.stderr).toContain(
+      `run ${resumed.id}: continues from its checkpoint at ${checkpoint.time} (${checkpoint.bar + 1} of ${ref.period.bars} bars done)`,
+    );
     // Bars 0..checkpoint.bar are restored, not simulated again.
     expect(resumed.resumed).toEqual([
       {

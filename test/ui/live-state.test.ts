@@ -37,6 +37,7 @@ const started: RunEvent = {
   start: "2020-01-02",
   end: "2020-12-31",
   initialCash: 10_000,
+  resumedFrom: null,
 };
 
 const progress = (done: number, time: string, equity: number): RunEvent => ({
@@ -427,6 +428,7 @@ describe("the live state while the data loads", () => {
       start: null,
       end: null,
       initialCash: 1000,
+      resumedFrom: null,
     });
     expect(s.loading).toBeNull();
   });
