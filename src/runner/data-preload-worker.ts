@@ -7,6 +7,8 @@ import { parentPort, workerData } from "node:worker_threads";
 import {
   LINE_DRAW,
   LINE_DRAWN,
+  LINE_KIB,
+  LINE_MS,
   movableBuffers,
   type PreloadMessage,
   type PreloadWork,
@@ -30,6 +32,9 @@ const onRead = (bytes: number) => {
     const text = loadingLine({ type: "loading", bytesRead: bytes, bytesTotal, elapsedMs });
     // One write: at the line's start, the line cleared, cut short of the last column.
     fs.writeSync(1, `${CLEAR_LINE}${text.slice(0, work.columns - 1)}`);
+    // What the line shows, for the view that takes over from it (it must not show less).
+    Atomics.store(work.line, LINE_KIB, Math.floor(bytes / 1024));
+    Atomics.store(work.line, LINE_MS, Math.floor(elapsedMs));
     Atomics.store(work.line, LINE_DRAWN, 1);
   }
 };

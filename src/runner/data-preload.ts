@@ -50,6 +50,11 @@ export interface PreloadWork {
 export const LINE_DRAW = 0;
 /** In PreloadWork's `line`: 1 once the worker has drawn one (it is on the cursor's line). */
 export const LINE_DRAWN = 1;
+/** In PreloadWork's `line`: the KiB read and the milliseconds the last line it drew shows. */
+export const LINE_KIB = 2;
+export const LINE_MS = 3;
+/** PreloadWork's `line`: its slots (LINE_*). */
+const LINE_SLOTS = 4;
 
 /** The worker's messages: bytes parsed so far (any number), then the data, or null when
  * loadData threw there. */
@@ -105,7 +110,7 @@ export class DataPreload {
     const bytes = preloadBytes(options.data.map((spec) => spec.file));
     if (bytes === null) return null;
     try {
-      const line = new Int32Array(new SharedArrayBuffer(8));
+      const line = new Int32Array(new SharedArrayBuffer(LINE_SLOTS * 4));
       const work: PreloadWork = {
         options,
         line,
@@ -147,10 +152,23 @@ export class DataPreload {
    * from the load's first piece, while this thread is busy loading the runner's modules and the
    * view's process (at a low priority) is loading ink.
    */
-  loadingLine(): { draw(on: boolean): void; drawn(): boolean } {
+  loadingLine(): {
+    draw(on: boolean): void;
+    drawn(): boolean;
+    lastDrawn(): LoadingEvent | null;
+  } {
     return {
       draw: (on) => Atomics.store(this.line, LINE_DRAW, on ? 1 : 0),
       drawn: () => Atomics.load(this.line, LINE_DRAWN) === 1,
+      lastDrawn: () =>
+        Atomics.load(this.line, LINE_DRAWN) === 1
+          ? {
+              type: "loading",
+              bytesRead: Math.min(Atomics.load(this.line, LINE_KIB) * 1024, this.bytesTotal),
+              bytesTotal: this.bytesTotal,
+              elapsedMs: Atomics.load(this.line, LINE_MS),
+            }
+          : null,
     };
   }
 

@@ -1,7 +1,7 @@
 import { fork } from "node:child_process";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
-import { CLEAR_LINE, type RunEvent } from "../runner/run-events.js";
+import { CLEAR_LINE, type LoadingEvent, type RunEvent } from "../runner/run-events.js";
 import { CLOSED, type FrameMessage, READY } from "./live-frames.js";
 import { foldLiveEvent, initialLiveState, type LiveBudget } from "./live-state.js";
 
@@ -20,6 +20,8 @@ export interface LoadingLineControl {
   draw(on: boolean): void;
   /** Whether it has drawn one (it is on the cursor's line). */
   drawn(): boolean;
+  /** What the last line drawn shows (null: none drawn). */
+  lastDrawn(): LoadingEvent | null;
 }
 
 export interface LiveRenderer {
@@ -109,6 +111,13 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
       if (m === READY) {
         ready = true;
         rawLine?.draw(false);
+        // The worker's line may be ahead of the events this thread has read: the view goes on
+        // from what it showed, never back.
+        const shown = rawLine?.lastDrawn() ?? null;
+        if (shown !== null) {
+          foldLiveEvent(state, shown);
+          dirty = true;
+        }
       }
       if (m === CLOSED) resolve();
       else if (typeof m === "object" && m !== null && "cpuMs" in m) {
@@ -129,6 +138,9 @@ export function liveRenderer(opts: LiveRendererOptions = {}): LiveRenderer {
     });
   });
   const send = (last: boolean) => {
+    // Not while the data's worker draws the loading line and ink still loads: a frame queued now
+    // would be drawn after the worker's later lines, taking the bytes read back (sent at READY).
+    if (!ready && !last && rawLine !== null) return;
     dirty = false;
     // Not once the view's process has exited (or failed to start).
     if (!child.connected) return;

@@ -205,6 +205,8 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
   const counts = s.counts;
   switch (e.type) {
     case "loading":
+      // A late event (queued while the line drawn on screen went on) never takes the line back.
+      if (s.loading !== null && e.bytesRead < s.loading.bytesRead) return;
       // Events' objects are not changed by folding: this one can be kept as it is.
       s.loading = e;
       return;

@@ -38,6 +38,9 @@ describe("a full disk fails the run with the file named", () => {
         GOOG,
         "--param",
         "ms=1",
+        // Only the checkpoint after bar 0: later ones would take the space left for result.json.
+        "--checkpoint-every",
+        "100000",
         "--runs-dir",
         runs,
         "--no-ui",

@@ -432,4 +432,14 @@ describe("the live state while the data loads", () => {
     });
     expect(s.loading).toBeNull();
   });
+
+  it("never goes back: an event read late (the line on screen went on meanwhile) is dropped", () => {
+    const s = initialLiveState();
+    // What the worker's own line showed when the view took over, then a queued older event.
+    foldLiveEvent(s, { type: "loading", bytesRead: 33_000, bytesTotal: 46_000, elapsedMs: 400 });
+    foldLiveEvent(s, { type: "loading", bytesRead: 0, bytesTotal: 46_000, elapsedMs: 0 });
+    expect(s.loading?.bytesRead).toBe(33_000);
+    foldLiveEvent(s, { type: "loading", bytesRead: 40_000, bytesTotal: 46_000, elapsedMs: 500 });
+    expect(s.loading?.bytesRead).toBe(40_000);
+  });
 });
