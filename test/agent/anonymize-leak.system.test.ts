@@ -74,7 +74,7 @@ const call = (name: string, args: unknown) => ({ name, arguments: JSON.stringify
 /** The last close of `sym` in a context's bar table. */
 function lastClose(context: string, sym: string): number {
   const block = context.split("# Last ").find((s) => s.includes(`bars: ${sym}\n`)) ?? "";
-  const rows = block.trim().split("\n").slice(2);
+  const rows = block.split("\n").filter((l) => /^\d{4}-\d\d-\d\d[^,]*(,[\d.]+){5}$/.test(l));
   return Number(rows.at(-1)?.split(",")[4] ?? Number.NaN);
 }
 
@@ -149,8 +149,9 @@ function trader() {
 
 const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?![\w])/g;
 /**
- * What precedes an amount of money or a quantity: such a number may equal a real price by chance
- * (an unrealised P&L of 127.47 next to SPY's close of 127.47), which recovers nothing.
+ * What precedes an amount of money or a quantity: such a number (or a percentage) may equal a real
+ * price by chance (an unrealised P&L of 127.47 next to SPY's close of 127.47), which recovers
+ * nothing.
  */
 const NOT_A_PRICE =
   /(?:unrealised|unrealisedPnl\\?"?:|P&L|commission|[Cc]ash|equity|grossExposure\\?"?:|quantity\\?"?:|[Qq]uantity\\?"?:|long|short|filled (?:buy|sell)|closed (?:long|short)|Bar|of|needs|has)\s*$/;
@@ -197,6 +198,8 @@ interface Recovery {
   exactVolumes: string[];
   /** Numbers anywhere in a request within 1% of a real close of the window (a coarse count). */
   anyNumberNearAClose: number;
+  /** Numbers written with more than 10 significant digits (raw floats such as 9966.115208291807). */
+  longNumbers: string[];
   /** Shown closes within 1% of the real close of the same bar, by the factor undone. */
   alignedCloses: Record<string, number>;
   /** Real calendars (first real day of the span) whose missing weekdays match the shown ones. */
@@ -255,11 +258,17 @@ function recover(
     return [sorted[lo - 1], sorted[lo]].some((c) => c !== undefined && Math.abs(x - c) <= 0.01 * c);
   };
   let anyNumberNearAClose = 0;
+  const longNumbers: string[] = [];
   for (const text of texts) {
     for (const m of text.matchAll(NUMBER)) {
       const t = m[0];
       const before = text.slice(Math.max(0, (m.index ?? 0) - 24), m.index);
-      if (single && prices.has(t) && !NOT_A_PRICE.test(before))
+      // Recall scores and the tools' schema bounds are not data, and are the same in a plain run.
+      const long = t.replace(/[-.]/g, "").replace(/^0+/, "").length > 10;
+      if (long && !/(?:score|maximum)\\*"?:$/.test(before))
+        longNumbers.push(`${t} in …${text.slice((m.index ?? 0) - 60, m.index)}`);
+      const percent = text[(m.index ?? 0) + t.length] === "%";
+      if (single && prices.has(t) && !percent && !NOT_A_PRICE.test(before))
         exactPrices.push(`${t} in …${text.slice((m.index ?? 0) - 80, (m.index ?? 0) + 20)}`);
       if (volumes.has(t)) exactVolumes.push(t);
       if (near(Number(t))) anyNumberNearAClose++;
@@ -343,6 +352,7 @@ function recover(
     exactPrices: [...new Set(exactPrices)],
     exactVolumes: [...new Set(exactVolumes)],
     anyNumberNearAClose,
+    longNumbers: [...new Set(longNumbers)],
     alignedCloses,
     holidayMatches,
     shownGaps: gaps.length,
@@ -405,6 +415,7 @@ describe.each(CASES)("--anonymize against a model that memorised $name", async (
       ...found,
       exactPrices: found.exactPrices.length,
       exactVolumes: found.exactVolumes.length,
+      longNumbers: found.longNumbers.length,
     }),
   );
 
@@ -418,6 +429,10 @@ describe.each(CASES)("--anonymize against a model that memorised $name", async (
   it("no exact real price or volume appears in any request", () => {
     expect(found.exactPrices).toEqual([]);
     expect(found.exactVolumes).toEqual([]);
+  });
+
+  it("numbers are written sanely: none with more than 10 significant digits", () => {
+    expect(found.longNumbers).toEqual([]);
   });
 
   it("no shown close is within 1% of the real one, as shown or after undoing any factor", () => {
