@@ -255,7 +255,24 @@ describe("--anonymize", async () => {
     expect(journal.every((f) => f.startsWith("2300-"))).toBe(true);
   });
 
-  it("month reviews follow the shifted calendar, not the real one", () => {
+  it("week reviews follow the shown calendar: every fifth trading day, a shown Friday", () => {
+    const reviews = anonServer.requests.filter(
+      (r) => isMoment(r) && turnMessages(r).length === 0 && userOf(r).includes('key "week_'),
+    );
+    const dates = reviews.map((r) => /Bar (\d+) of \d+: (\S+),/.exec(userOf(r))?.slice(1, 3));
+    // The real first week ends on bar 2 (Friday 2004-08-20); the shown one on bar 5.
+    expect(dates).toEqual([
+      ["5", "2300-01-05"],
+      ["10", "2300-01-12"],
+      ["15", "2300-01-19"],
+      ["20", "2300-01-26"],
+      ["25", "2300-02-02"],
+      ["30", "2300-02-09"],
+    ]);
+    expect(userOf(reviews[0] as RecordedRequest)).toContain('key "week_2300-W01"');
+  });
+
+  it("month reviews follow the shown calendar, not the real one", () => {
     const reviews = anonServer.requests.filter(
       (r) => isMoment(r) && turnMessages(r).length === 0 && userOf(r).includes('key "month_'),
     );

@@ -194,7 +194,7 @@ export class Anonymizer {
    * Free text from the framework (order reasons, error messages, the strategy prompt, memory
    * seeded from outside): real tickers become their names, and dates (YYYY-MM-DD) move to the
    * synthetic calendar. With `money`, amounts written with exactly two decimals and not followed
-   * by "%" (the broker's money format) are scaled as money.
+   * by "%" (the broker's money format) are scaled as money, and real units × a real price are cut.
    */
   text(text: string, options: { money?: boolean } = {}): string {
     let out = this.tickers(text);
@@ -203,6 +203,8 @@ export class Anonymizer {
       return Number.isFinite(t) ? dayKey(this.time(t)) : whole;
     });
     if (options.money) {
+      // Real units times a real price (a fill's amounts that overflowed) would give the level away.
+      out = out.replace(/\s*\([^()]*\bunits × [^()]*\)/g, "");
       out = out.replace(/(?<![\d.])(-?\d+\.\d{2})(?![\d%])/g, (amount: string) =>
         this.money(Number(amount)).toFixed(2),
       );

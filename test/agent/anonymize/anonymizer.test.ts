@@ -67,4 +67,19 @@ describe("Anonymizer", () => {
       10,
     );
   });
+
+  it("scales money in the broker's messages and cuts real units × real prices", () => {
+    const a = make();
+    expect(
+      a.text("insufficient cash: the fill needs 19950.90 and the account has 10000.00", {
+        money: true,
+      }),
+    ).toBe("insufficient cash: the fill needs 199509.00 and the account has 100000.00");
+    expect(
+      a.text(
+        "the fill's amounts are not a finite number (1e+308 units × 665.41 = Infinity, commission 0): use a smaller quantity",
+        { money: true },
+      ),
+    ).toBe("the fill's amounts are not a finite number: use a smaller quantity");
+  });
 });
