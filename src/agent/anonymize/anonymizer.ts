@@ -42,7 +42,7 @@ const round2 = (x: number): number => Math.round(x * 100) / 100;
  *   Monday 2300-01-01 for the window's first day (times of day are kept), so that no holiday gap
  *   is left to date the data. Data with bars a week or more apart is shifted by whole weeks.
  * - Each symbol's prices are multiplied by its own factor, which shows the window's first close
- *   at a level drawn from a hash of the data before the window (deterministic: a replay, a resume
+ *   at a level drawn from a hash of the symbol and that bar (deterministic: a replay, a resume
  *   and a cached rerun see the same numbers; unknowable to the model).
  * - Volumes, likewise, by a factor per symbol.
  * - Money is shown as if the starting cash were 100,000, and quantities are scaled per symbol so
@@ -176,7 +176,7 @@ export class Anonymizer {
       rule:
         "tickers renamed in --data order; every trading day shown as the next weekday from " +
         "2300-01-01 (the window's first day; weekly or coarser data shifted by whole weeks); " +
-        "prices × a per-symbol factor drawn from a hash of the data up to the window's first bar; " +
+        "prices × a per-symbol factor drawn from a hash of the window's first bar; " +
         "volumes likewise; money × 100000 / the starting cash; quantities × money factor / price " +
         "factor",
     };
