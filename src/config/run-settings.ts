@@ -555,7 +555,7 @@ export const AGENT_SETTINGS = {
   anonymize: switchOf({
     group: "agent",
     flag: "--anonymize",
-    help: "the model sees ASSET_A… for tickers, dates moved to 2300 and prices rebased to 100 (results stay real)",
+    help: "the model sees ASSET_A… for tickers, a synthetic calendar in 2300, prices and volumes at hidden scales and a cash of 100000 (results stay real)",
   }),
   modelCutoff: text({
     group: "agent",

@@ -1,6 +1,7 @@
 import { Anonymizer } from "../agent/anonymize/anonymizer.js";
 import { shiftedMemoryPort } from "../agent/anonymize/shifted-memory-port.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
+import { unitStep } from "../engine/sizing.js";
 import type { MarketData } from "../engine/types.js";
 import type { RunResult } from "../rundir/run-result.js";
 import type { MemoryPort } from "../strategy/types.js";
@@ -33,7 +34,10 @@ export function lookAheadGuard(
 ): LookAheadGuard {
   const agent = config.agent;
   const intraday = isIntraday(data.times);
-  const anonymizer = agent?.anonymize ? new Anonymizer(data, intraday) : null;
+  const b = config.broker;
+  const anonymizer = agent?.anonymize
+    ? new Anonymizer(data, intraday, startIndex, b.initialCash, unitStep(b))
+    : null;
   const guard: LookAheadGuard = {
     anonymizer,
     warning: null,

@@ -197,16 +197,7 @@ export async function prepareLlmStrategy(
         every: o.every,
         contextBars: o.contextBars,
         moments: new Set(o.moments),
-        tradingTerms: tradingTerms(
-          anon
-            ? {
-                ...args.broker,
-                initialCash: anon.money(args.broker.initialCash),
-                commissionFixed: anon.money(args.broker.commissionFixed),
-                tickSize: anon.money(args.broker.tickSize),
-              }
-            : args.broker,
-        ),
+        tradingTerms: anon ? anonymizedTradingTerms(args.broker, anon) : tradingTerms(args.broker),
       };
       if (o.temperature !== null) settingsForStrategy.temperature = o.temperature;
       if (o.seed !== null) settingsForStrategy.seed = o.seed;
@@ -257,6 +248,26 @@ export function tradingTerms(b: BrokerConfig): string {
       : "No short selling: sells cannot exceed what you hold.",
   ];
   return parts.join(" ");
+}
+
+/**
+ * The trading terms as an anonymized model reads them: in shown money, with fractional units (a
+ * quantity is converted to the real units and rounded), and with slippage in ticks but not the
+ * tick's size (0.01 in shown prices would give the price factor away).
+ */
+function anonymizedTradingTerms(b: BrokerConfig, a: Anonymizer): string {
+  const shown = tradingTerms({
+    ...b,
+    initialCash: a.money(b.initialCash),
+    commissionFixed: a.money(b.commissionFixed),
+    fractional: true,
+  });
+  return shown
+    .replace(/ tick\(s\) of [^ ]+ against you/, " price tick(s) against you")
+    .replace(
+      "Fractional quantities allowed.",
+      "Quantities are in fractional units: each order is executed in the nearest amount the market trades, and its fill says how much.",
+    );
 }
 
 function withoutCredentials(url: string): string {

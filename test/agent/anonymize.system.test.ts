@@ -12,8 +12,9 @@ import {
 /**
  * --anonymize (docs/anonymize.md): a two-symbol run (SPY and GOOG, from GOOG's first day) made
  * twice with the same scripted answers, once plain and once anonymized. The script answers by rule,
- * in the names, dates and prices it is shown: buy 10 units of the first symbol and go to weight 0.3
- * in the second at the first decision, place a limit order at half the last close and cancel it,
+ * in the names, dates, prices and units it is shown: buy a tenth of the cash's worth of the first
+ * symbol (rounded to whole units when the terms say so) and go to weight 0.3 in the second at the
+ * first decision, place a limit order at half the last close and cancel it,
  * use every read tool, write memory with what it sees, and close both at the 12th decision.
  */
 
@@ -76,9 +77,12 @@ function trader() {
     }
     decision += 1;
     if (decision === 1) {
+      const cash = Number(/Starting cash (\d+(?:\.\d+)?)/.exec(systemOf(req))?.[1]);
+      const units = (cash * 0.1) / lastClose(a);
+      const quantity = systemOf(req).includes("Whole units only.") ? Math.round(units) : units;
       return {
         toolCalls: [
-          call("place_order", { symbol: a, side: "buy", quantity: 10, reason: `${a} looks cheap` }),
+          call("place_order", { symbol: a, side: "buy", quantity, reason: `${a} looks cheap` }),
           call("place_order", { symbol: b, target_weight: 0.3 }),
         ],
       };
@@ -90,7 +94,7 @@ function trader() {
           call("place_order", {
             symbol: a,
             side: "buy",
-            quantity: 5,
+            fraction_of_equity: 0.05,
             type: "limit",
             limit_price: limit,
           }),
@@ -189,16 +193,21 @@ describe("--anonymize", async () => {
     expect(anon.result.trades.closed).toBe(2);
   });
 
-  it("the model sees ASSET_A and ASSET_B, dates in 2300 and prices rebased to 100", () => {
+  it("the model sees ASSET_A and ASSET_B, trading days from 2300-01-01, scaled prices and 100000", () => {
     const first = anonServer.requests[0] as RecordedRequest;
+    const record = anon.result.lookAhead?.anonymized;
     expect(systemOf(first)).toContain("Symbols: ASSET_A, ASSET_B.");
     expect(systemOf(first)).toContain("Trade ASSET_A and ASSET_B: buy the dips.");
-    // 2004-08-19 is a Thursday; 2300-01-01 a Monday: the first Thursday on or after it is the 4th.
-    expect(userOf(first)).toContain("Bar 1 of 30: 2300-01-04, at the close.");
-    expect(userOf(first)).toMatch(/\n2300-01-04,[\d.]+,[\d.]+,[\d.]+,100,/);
-    // Starting cash 10000 × (100 / SPY's first close 110.15... ) is shown, not 10000.
-    const factor = anon.result.lookAhead?.anonymized?.moneyFactor as number;
-    expect(systemOf(first)).toContain(`Starting cash ${10_000 * factor}.`);
+    // The window's first day (a Thursday) is shown as Monday 2300-01-01.
+    expect(userOf(first)).toContain("Bar 1 of 30: 2300-01-01, at the close.");
+    const googClose = Number((100.34 * (record?.priceFactors.GOOG as number)).toPrecision(6));
+    expect(userOf(first)).toContain(`\n2300-01-01,`);
+    expect(userOf(first)).toMatch(
+      new RegExp(`\\n2300-01-01,[\\d.]+,[\\d.]+,[\\d.]+,${googClose},\\d+\\n`),
+    );
+    expect(systemOf(first)).toContain("Starting cash 100000.");
+    expect(systemOf(first)).toContain("Quantities are in fractional units");
+    expect(record?.moneyFactor).toBe(10);
   });
 
   it("no real ticker, date or price reaches the model in any request", () => {
@@ -226,9 +235,9 @@ describe("--anonymize", async () => {
           .map((m) => m.content as string),
       );
     const bars = tool(/"bars":\[/);
-    expect(bars.some((c) => c.includes('"symbol":"ASSET_A"') && c.includes('"close":100,'))).toBe(
-      true,
-    );
+    const spyClose = anon.result.lookAhead?.anonymized?.priceFactors.SPY as number;
+    expect(bars.some((c) => c.includes('"symbol":"ASSET_A"') && c.includes(`"close":`))).toBe(true);
+    expect(spyClose).toBeGreaterThan(0);
     const indicators = tool(/"values":\{/);
     expect(indicators.length).toBe(3);
     expect(tool(/"cancelled"/).length).toBe(1);
@@ -246,13 +255,30 @@ describe("--anonymize", async () => {
     expect(journal.every((f) => f.startsWith("2300-"))).toBe(true);
   });
 
-  it("month reviews follow the shifted calendar, not the real one", () => {
+  it("week reviews follow the shown calendar: every fifth trading day, a shown Friday", () => {
+    const reviews = anonServer.requests.filter(
+      (r) => isMoment(r) && turnMessages(r).length === 0 && userOf(r).includes('key "week_'),
+    );
+    const dates = reviews.map((r) => /Bar (\d+) of \d+: (\S+),/.exec(userOf(r))?.slice(1, 3));
+    // The real first week ends on bar 2 (Friday 2004-08-20); the shown one on bar 5.
+    expect(dates).toEqual([
+      ["5", "2300-01-05"],
+      ["10", "2300-01-12"],
+      ["15", "2300-01-19"],
+      ["20", "2300-01-26"],
+      ["25", "2300-02-02"],
+      ["30", "2300-02-09"],
+    ]);
+    expect(userOf(reviews[0] as RecordedRequest)).toContain('key "week_2300-W01"');
+  });
+
+  it("month reviews follow the shown calendar, not the real one", () => {
     const reviews = anonServer.requests.filter(
       (r) => isMoment(r) && turnMessages(r).length === 0 && userOf(r).includes('key "month_'),
     );
     const dates = reviews.map((r) => /Bar \d+ of \d+: (\S+),/.exec(userOf(r))?.[1]);
-    // Real August 2004 ends 9 bars in (2004-08-31, shown as 2300-01-16): no review there. The
-    // shifted January ends on Wednesday 2300-01-31 (real 2004-09-15, a trading day).
+    // Real August 2004 ends 9 bars in (2004-08-31, shown as 2300-01-11): no review there. The
+    // shown January ends on its 23rd weekday, Wednesday 2300-01-31 (the 23rd bar).
     expect(dates).toEqual(["2300-01-31"]);
     expect(userOf(reviews[0] as RecordedRequest)).toContain('key "month_2300-01"');
   });
@@ -268,8 +294,9 @@ describe("--anonymize", async () => {
     const trades = fs.readFileSync(path.join(anon.dir, "trades.csv"), "utf8");
     expect(trades).toContain("SPY");
     expect(trades).toContain("2004-08-");
-    // 10 units of SPY (a quantity order) and the weight order's units of GOOG.
-    expect(trades.split("\n")[1]).toMatch(/,10,/);
+    // A tenth of the cash in SPY, in whole units (a quantity order), in both runs.
+    const spyFirst = Number(fs.readFileSync(spy, "utf8").split("\n")[1]?.split(",")[5]);
+    expect(trades.split("\n")[1]).toContain(`,${Math.round(1000 / spyFirst)},`);
   });
 
   it("an anonymized run replays from its recording with no network call", async () => {
@@ -290,11 +317,19 @@ describe("--anonymize", async () => {
   it("result.json records the mapping and the cut-off", () => {
     const record = anon.result.lookAhead;
     expect(record?.anonymized?.symbols).toEqual({ SPY: "ASSET_A", GOOG: "ASSET_B" });
-    expect(record?.anonymized?.shiftDays).toBe(
-      Math.round((Date.UTC(2300, 0, 4) - Date.UTC(2004, 7, 19)) / 86_400_000),
-    );
-    expect((record?.anonymized?.shiftDays as number) % 7).toBe(0);
-    expect(record?.anonymized?.priceFactors.GOOG).toBeCloseTo(100 / 100.34, 12);
+    expect(record?.anonymized?.calendar).toEqual({
+      kind: "trading-days",
+      firstDay: { real: "2004-08-19", shown: "2300-01-01" },
+    });
+    // GOOG's first close is shown in [20, 2000), by a factor not within 26% of a power of ten.
+    const factor = record?.anonymized?.priceFactors.GOOG as number;
+    expect(100.34 * factor).toBeGreaterThanOrEqual(20);
+    expect(100.34 * factor).toBeLessThan(2000);
+    const decade = Math.log10(factor) - Math.floor(Math.log10(factor));
+    expect(decade).toBeGreaterThanOrEqual(0.1);
+    expect(decade).toBeLessThanOrEqual(0.9);
+    expect(record?.anonymized?.quantityFactors.GOOG).toBeCloseTo(10 / factor, 12);
+    expect(record?.anonymized?.results).toContain("identical");
     expect(record?.modelCutoff).toEqual({ date: "2023-10-01", source: "table" });
     expect(record?.overlapsTrainingData).toBe(true);
     expect(plain.result.lookAhead?.anonymized).toBeNull();

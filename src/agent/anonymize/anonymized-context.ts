@@ -5,6 +5,7 @@ import type {
   Fill,
   Order,
   OrderRequest,
+  OrderSize,
 } from "../../engine/types.js";
 import type {
   Citation,
@@ -16,8 +17,9 @@ import type {
 import type { Anonymizer } from "./anonymizer.js";
 
 /**
- * Indicator outputs in price units (scaled with the prices). Every other output is a ratio, an
- * oscillator or a volume (rsi, roc, stoch, adx, cci, willr, obv): the same on rebased prices.
+ * Indicator outputs in price units (scaled with the prices) and in volume units (obv, scaled with
+ * the volumes). Every other output is a ratio or an oscillator (rsi, roc, stoch, adx, cci, willr):
+ * the same on scaled prices.
  */
 const PRICE_OUTPUTS: Readonly<Record<string, readonly string[]>> = {
   sma: ["value"],
@@ -29,9 +31,13 @@ const PRICE_OUTPUTS: Readonly<Record<string, readonly string[]>> = {
   highest: ["value"],
   lowest: ["value"],
 };
+const VOLUME_OUTPUTS: Readonly<Record<string, readonly string[]>> = { obv: ["value"] };
 
 export const isPriceOutput = (indicator: string, output: string): boolean =>
   PRICE_OUTPUTS[indicator.trim().toLowerCase()]?.includes(output) ?? false;
+
+const isVolumeOutput = (indicator: string, output: string): boolean =>
+  VOLUME_OUTPUTS[indicator.trim().toLowerCase()]?.includes(output) ?? false;
 
 /**
  * The strategy context as an anonymized model sees it (see Anonymizer): every value that comes
@@ -126,15 +132,15 @@ export class AnonymizedContext implements StrategyContext {
   ): IndicatorView {
     const real = this.sym(options?.symbol) ?? this.real.symbol;
     const view = this.guard(() => this.real.indicator(name, params, { ...options, symbol: real }));
-    const scale = isPriceOutput(name, options?.output ?? "value") ? this.a.factor(real) : 1;
+    const shown = this.indicatorScale(name, options?.output ?? "value", real);
     return {
       get value() {
         const v = view.value;
-        return v === null ? null : v * scale;
+        return v === null ? null : shown(v);
       },
       at(ago: number) {
         const v = view.at(ago);
-        return v === null ? null : v * scale;
+        return v === null ? null : shown(v);
       },
     };
   }
@@ -144,10 +150,17 @@ export class AnonymizedContext implements StrategyContext {
     const r = this.guard(() => this.real.indicatorValues(name, params, n, real));
     const values: Record<string, (number | null)[]> = {};
     for (const [output, series] of Object.entries(r.values)) {
-      const k = isPriceOutput(r.name, output) ? this.a.factor(real) : 1;
-      values[output] = series.map((v) => (v === null ? null : v * k));
+      const shown = this.indicatorScale(r.name, output, real);
+      values[output] = series.map((v) => (v === null ? null : shown(v)));
     }
     return { ...r, times: r.times.map((t) => this.a.text(t)), values };
+  }
+
+  /** How an indicator output is shown: as a price, as a volume, or as is (a ratio). */
+  private indicatorScale(name: string, output: string, real: string): (v: number) => number {
+    if (isPriceOutput(name, output)) return (v) => this.a.priceLike(real, v);
+    if (isVolumeOutput(name, output)) return (v) => this.a.volume(real, v);
+    return (v) => v;
   }
 
   account(): AccountSnapshot {
@@ -158,7 +171,7 @@ export class AnonymizedContext implements StrategyContext {
       grossExposure: this.a.money(acc.grossExposure),
       positions: acc.positions.map((p) => ({
         symbol: this.a.symbol(p.symbol),
-        qty: p.qty,
+        qty: this.a.quantity(p.symbol, p.qty),
         avgPrice: this.a.price(p.symbol, p.avgPrice),
         lastPrice: this.a.price(p.symbol, p.lastPrice),
       })),
@@ -166,7 +179,11 @@ export class AnonymizedContext implements StrategyContext {
   }
 
   position(symbol?: string): number {
-    return this.guard(() => this.real.position(this.sym(symbol)));
+    const real = this.sym(symbol) ?? this.real.symbol;
+    return this.a.quantity(
+      real,
+      this.guard(() => this.real.position(real)),
+    );
   }
 
   orders(): readonly Order[] {
@@ -177,12 +194,42 @@ export class AnonymizedContext implements StrategyContext {
     const real = this.a.realSymbol(request.symbol);
     const back = (p: number | undefined) =>
       p === undefined ? undefined : this.a.realPrice(real, p);
-    const r: OrderRequest = { ...request, symbol: real };
+    const r: OrderRequest = { ...request, symbol: real, size: this.realSize(real, request.size) };
     setOptional(r, "limitPrice", back(request.limitPrice));
     setOptional(r, "stopPrice", back(request.stopPrice));
     setOptional(r, "stopLoss", back(request.stopLoss));
     setOptional(r, "takeProfit", back(request.takeProfit));
-    return this.mapOrder(this.guard(() => this.real.order(r)));
+    const order = this.mapOrder(this.guard(() => this.real.order(r)));
+    if (order.status === "rejected" && r.size.kind === "qty" && r.size.qty === 0) {
+      order.reason =
+        "the quantity rounds to less than the smallest tradable amount: use a larger one";
+    }
+    return order;
+  }
+
+  /** An order size in real units: a quantity is converted back and rounded; the rest are ratios. */
+  private realSize(real: string, size: OrderSize): OrderSize {
+    if (size.kind !== "qty") return size;
+    return { kind: "qty", qty: this.unitsOf(real, size.qty, this.held(real)) };
+  }
+
+  /**
+   * The real units of a quantity the model sent, rounded to the broker's step. A quantity that is
+   * what is held (as shown, to display precision) is exactly what is held, so that selling the
+   * shown position closes it without a remainder.
+   */
+  private unitsOf(real: string, shown: number, held: number): number {
+    if (held !== 0 && shown === Math.abs(this.a.quantity(real, held))) return Math.abs(held);
+    return this.a.realQuantity(real, shown);
+  }
+
+  /** The real position in a symbol; 0 for a name the context does not know (refused later). */
+  private held(real: string): number {
+    try {
+      return this.real.position(real);
+    } catch {
+      return 0;
+    }
   }
 
   private options(o: OrderOptions): OrderOptions {
@@ -190,6 +237,11 @@ export class AnonymizedContext implements StrategyContext {
     const back = (p: number | undefined) =>
       p === undefined ? undefined : this.a.realPrice(real, p);
     const out: OrderOptions = { ...o, symbol: real };
+    setOptional(
+      out,
+      "qty",
+      o.qty === undefined ? undefined : this.unitsOf(real, o.qty, this.held(real)),
+    );
     setOptional(out, "limit", back(o.limit));
     setOptional(out, "stop", back(o.stop));
     setOptional(out, "stopLoss", back(o.stopLoss));
@@ -262,22 +314,25 @@ export class AnonymizedContext implements StrategyContext {
   }
 
   private mapBar(real: string, b: Bar): Bar {
-    const k = this.a.factor(real);
     return {
       time: this.a.time(b.time),
-      open: b.open * k,
-      high: b.high * k,
-      low: b.low * k,
-      close: b.close * k,
-      volume: b.volume,
+      open: this.a.price(real, b.open),
+      high: this.a.price(real, b.high),
+      low: this.a.price(real, b.low),
+      close: this.a.price(real, b.close),
+      volume: this.a.volume(real, b.volume),
     };
   }
 
   mapOrder(o: Readonly<Order>): Order {
     const p = (x: number | null) => (x === null ? null : this.a.price(o.symbol, x));
+    const q = (x: number) => this.a.quantity(o.symbol, x);
     return {
       ...o,
       symbol: this.a.symbol(o.symbol),
+      size: o.size.kind === "qty" ? { kind: "qty", qty: q(o.size.qty) } : o.size,
+      remainingQty: o.remainingQty === null ? null : q(o.remainingQty),
+      filledQty: q(o.filledQty),
       limitPrice: p(o.limitPrice),
       stopPrice: p(o.stopPrice),
       stopLoss: p(o.stopLoss),
@@ -293,6 +348,7 @@ export class AnonymizedContext implements StrategyContext {
     return {
       ...f,
       symbol: this.a.symbol(f.symbol),
+      qty: this.a.quantity(f.symbol, f.qty),
       price: this.a.price(f.symbol, f.price),
       rawPrice: this.a.price(f.symbol, f.rawPrice),
       commission: this.a.money(f.commission),
@@ -305,6 +361,7 @@ export class AnonymizedContext implements StrategyContext {
     return {
       ...t,
       symbol: this.a.symbol(t.symbol),
+      qty: this.a.quantity(t.symbol, t.qty),
       entryPrice: this.a.price(t.symbol, t.entryPrice),
       exitPrice: this.a.price(t.symbol, t.exitPrice),
       entryTime: this.a.time(t.entryTime),

@@ -10,9 +10,9 @@ import type { Anonymizer } from "./anonymizer.js";
 
 /**
  * `inner` (the LLM trader) as it runs under --anonymize: each hook gets the anonymized view of the
- * context and of the fill, trade or order update it is about. Month ends follow the shifted
- * calendar (a whole-week shift keeps days and weeks, not months), so a month review is asked for
- * at the end of a shifted month and names it; the real month end is not passed on.
+ * context and of the fill, trade or order update it is about. Week and month ends follow the shown
+ * calendar (a synthetic calendar keeps days, not weeks or months), so a weekly or monthly review
+ * is asked for at the end of a shown week or month and names it; the real ones are not passed on.
  */
 export function anonymizeStrategy<S>(
   inner: Strategy<S>,
@@ -27,8 +27,10 @@ export function anonymizeStrategy<S>(
     onBar: (ctx, state) => inner.onBar(view(ctx), state),
     async onBarEnd(ctx, state) {
       const v = view(ctx);
-      if (inner.onMonthEnd && calendarFlagsAt(shifted, ctx.index, flags).monthEnd) {
-        await inner.onMonthEnd(v, monthKey(v.time), state);
+      if (inner.onWeekEnd || inner.onMonthEnd) {
+        calendarFlagsAt(shifted, ctx.index, flags);
+        if (inner.onWeekEnd && flags.weekEnd) await inner.onWeekEnd(v, isoWeekKey(v.time), state);
+        if (inner.onMonthEnd && flags.monthEnd) await inner.onMonthEnd(v, monthKey(v.time), state);
       }
       await inner.onBarEnd?.(v, state);
     },
@@ -39,7 +41,7 @@ export function anonymizeStrategy<S>(
     const init = inner.init.bind(inner);
     out.init = (ctx) => init(view(ctx));
   }
-  const { onFill, onTradeClosed, onOrderUpdate, onDayEnd, onWeekEnd, onRunEnd } = inner;
+  const { onFill, onTradeClosed, onOrderUpdate, onDayEnd, onRunEnd } = inner;
   if (onFill)
     out.onFill = (ctx, fill, s) => {
       const v = view(ctx);
@@ -56,8 +58,6 @@ export function anonymizeStrategy<S>(
       return onOrderUpdate(v, v.mapUpdate(u), s);
     };
   if (onDayEnd) out.onDayEnd = (ctx, day, s) => onDayEnd(view(ctx), a.text(day), s);
-  if (onWeekEnd)
-    out.onWeekEnd = (ctx, _week, s) => onWeekEnd(view(ctx), isoWeekKey(a.time(ctx.time)), s);
   if (onRunEnd) out.onRunEnd = (ctx, s) => onRunEnd(view(ctx), s);
   return out;
 }
