@@ -555,7 +555,7 @@ export const AGENT_SETTINGS = {
   anonymize: switchOf({
     group: "agent",
     flag: "--anonymize",
-    help: "the model sees ASSET_A… for tickers, a synthetic calendar in 2300, prices and volumes at hidden scales and a cash of 100000 (results stay real)",
+    help: "the model sees ASSET_A… for tickers, a synthetic calendar in 2300, prices and volumes at hidden scales and a cash of 100000; it trades fractional units (results stay real)",
   }),
   modelCutoff: text({
     group: "agent",

@@ -54,9 +54,13 @@ export function checkDataWindow(o: {
 /** A run's config (from the command line, a library user or a recorded config.json) with its
  * settings checked through the schema, as `agenticbt run` checks its options. */
 export function checkRunConfig(config: RunConfig): RunConfig {
+  const broker = checkBroker(config.broker);
   const checked: RunConfig = {
     ...config,
-    broker: checkBroker(config.broker),
+    // Whole real units would show every fill as a multiple of the hidden quantity factor, and a
+    // model that assumes the usual starting cash could work the price level out from them.
+    broker:
+      config.agent?.anonymize && !broker.fractional ? { ...broker, fractional: true } : broker,
     agent:
       config.agent === null
         ? null

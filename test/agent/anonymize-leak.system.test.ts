@@ -206,7 +206,34 @@ interface Recovery {
   holidayMatches: string[];
   /** Weekdays missing from the shown calendar. */
   shownGaps: number;
+  /** Single-asset runs: the distinct quantities shown (positions, fills, orders) and the unit
+   * quantum found in them (every one a whole multiple of it), or null. */
+  quantities: number;
+  unitQuantum: number | null;
+  /** Shown closes within 1% of the real one once the quantum is undone, with a round cash. */
+  quantumCloses: number;
   rows: number;
+}
+
+/** What precedes a quantity the broker reports (fills, positions, orders as executed); not the
+ * model's own asks, which are whatever it wrote. */
+const QUANTITY =
+  /(?:filled (?:buy|sell)|closed (?:long|short)|ASSET_\w+: (?:long|short)|qty\\?"?:|remainingQuantity\\?"?:|ASSET_\w+\\?"?,\\?"?quantity\\?"?:)\s*$/;
+
+/**
+ * The unit quantum: whole real units show as whole multiples of the quantity factor, so the
+ * quantities seen share a divisor q with q = shown / real units. Tries every whole count up to
+ * 10,000 for the smallest quantity; q is found when every other quantity is a multiple of it.
+ */
+function unitQuantum(quantities: number[]): number | null {
+  const qs = [...new Set(quantities)].filter((q) => q > 0).sort((x, y) => x - y);
+  const first = qs[0];
+  if (first === undefined || qs.length < 3) return null;
+  for (let n = 1; n <= 10_000; n++) {
+    const q = first / n;
+    if (qs.every((x) => Math.abs(x / q - Math.round(x / q)) < 1e-6 * (x / q) + 1e-9)) return q;
+  }
+  return null;
 }
 
 /**
@@ -246,6 +273,7 @@ function recover(
   const exactPrices: string[] = [];
   const exactVolumes: string[] = [];
   const sorted = [...windowCloses].sort((x, y) => x - y);
+  const shownQuantities: number[] = [];
   const near = (x: number) => {
     // Binary search for the closest real close.
     let lo = 0;
@@ -271,6 +299,7 @@ function recover(
       if (single && prices.has(t) && !percent && !NOT_A_PRICE.test(before))
         exactPrices.push(`${t} in …${text.slice((m.index ?? 0) - 80, (m.index ?? 0) + 20)}`);
       if (volumes.has(t)) exactVolumes.push(t);
+      if (single && QUANTITY.test(before) && !percent) shownQuantities.push(Math.abs(Number(t)));
       if (near(Number(t))) anyNumberNearAClose++;
     }
   }
@@ -309,6 +338,25 @@ function recover(
             alignedCloses[key] = (alignedCloses[key] ?? 0) + 1;
           }
         }
+      }
+    }
+  }
+
+  // The unit quantum, undone with a round real cash: price factor = money factor / quantity factor.
+  const quantum = single ? unitQuantum(shownQuantities) : null;
+  let quantumCloses = 0;
+  if (quantum !== null) {
+    const name = names?.[0] ?? "";
+    const series = real[0] as RealSeries;
+    const shown = [...(rows.get(name)?.values() ?? [])].sort((x, y) =>
+      x.label < y.label ? -1 : 1,
+    );
+    const lastReal = inWindow(series).at(-1) as number;
+    for (const round of [1_000, 10_000, 100_000, 1_000_000]) {
+      const priceFactor = cash / round / quantum;
+      for (const [k, row] of shown.entries()) {
+        const realClose = series.close[lastReal - (shown.length - 1 - k)] as number;
+        if (Math.abs(row.close / priceFactor - realClose) <= 0.01 * realClose) quantumCloses++;
       }
     }
   }
@@ -356,6 +404,9 @@ function recover(
     alignedCloses,
     holidayMatches,
     shownGaps: gaps.length,
+    quantities: new Set(shownQuantities).size,
+    unitQuantum: quantum,
+    quantumCloses,
     rows: rowCount,
   };
 }
@@ -437,6 +488,12 @@ describe.each(CASES)("--anonymize against a model that memorised $name", async (
 
   it("no shown close is within 1% of the real one, as shown or after undoing any factor", () => {
     expect(found.alignedCloses).toEqual({});
+  });
+
+  it("the quantities shown share no unit quantum that would give the price level away", () => {
+    if (c.files.length === 1) expect(found.quantities).toBeGreaterThanOrEqual(3);
+    expect(found.unitQuantum).toBeNull();
+    expect(found.quantumCloses).toBe(0);
   });
 
   it("the shown calendar has no holiday gaps to match against the real years", () => {

@@ -77,12 +77,16 @@ function trader() {
     }
     decision += 1;
     if (decision === 1) {
-      const cash = Number(/Starting cash (\d+(?:\.\d+)?)/.exec(systemOf(req))?.[1]);
-      const units = (cash * 0.1) / lastClose(a);
-      const quantity = systemOf(req).includes("Whole units only.") ? Math.round(units) : units;
+      // A tenth of the equity: the same real order in both runs (a quantity the model works out
+      // from shown prices of 6 digits would differ from the plain run's in its last digits).
       return {
         toolCalls: [
-          call("place_order", { symbol: a, side: "buy", quantity, reason: `${a} looks cheap` }),
+          call("place_order", {
+            symbol: a,
+            side: "buy",
+            fraction_of_equity: 0.1,
+            reason: `${a} looks cheap`,
+          }),
           call("place_order", { symbol: b, target_weight: 0.3 }),
         ],
       };
@@ -170,11 +174,14 @@ describe("--anonymize", async () => {
   const anonServer = await startScriptedServer(trader());
   afterAll(() => Promise.all([plainServer.close(), anonServer.close()]));
   const common = { data: [spy, goog], prompt: "Trade SPY and GOOG: buy the dips." };
+  // --anonymize trades fractional units (whole ones would give the price level away): the plain
+  // run it is compared with trades them too.
   const plain = await runLlm({
     ...common,
     baseURL: plainServer.url,
     runsRoot: path.join(work, "plain"),
     agent: { cache: false },
+    broker: { fractional: true },
   });
   const anon = await runLlm({
     ...common,
@@ -283,7 +290,7 @@ describe("--anonymize", async () => {
     expect(userOf(reviews[0] as RecordedRequest)).toContain('key "month_2300-01"');
   });
 
-  it("trades, equity and metrics are the real run's: identical to the same answers without --anonymize", () => {
+  it("trades, equity and metrics are the real run's: identical to the same answers without --anonymize (with --fractional)", () => {
     for (const file of ["trades.csv", "equity.csv"]) {
       expect(fs.readFileSync(path.join(anon.dir, file), "utf8"), file).toBe(
         fs.readFileSync(path.join(plain.dir, file), "utf8"),
@@ -294,9 +301,15 @@ describe("--anonymize", async () => {
     const trades = fs.readFileSync(path.join(anon.dir, "trades.csv"), "utf8");
     expect(trades).toContain("SPY");
     expect(trades).toContain("2004-08-");
-    // A tenth of the cash in SPY, in whole units (a quantity order), in both runs.
-    const spyFirst = Number(fs.readFileSync(spy, "utf8").split("\n")[1]?.split(",")[5]);
-    expect(trades.split("\n")[1]).toContain(`,${Math.round(1000 / spyFirst)},`);
+    // A tenth of the equity in SPY, in fractional units (--anonymize implies them).
+    const qty = Number(trades.split("\n")[1]?.split(",")[3]);
+    expect(qty).toBeGreaterThan(0);
+    expect(Number.isInteger(qty)).toBe(false);
+    // config.json records the broker the run traded with.
+    const config = readJson<{ broker: { fractional: boolean } }>(
+      path.join(anon.dir, "config.json"),
+    );
+    expect(config.broker.fractional).toBe(true);
   });
 
   it("an anonymized run replays from its recording with no network call", async () => {
