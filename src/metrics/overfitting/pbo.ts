@@ -58,6 +58,13 @@ export function checkCscvBlocks(blocks: number): void {
     );
 }
 
+/**
+ * PBO over one per-bar return series per combination (equal lengths). `metric` (default: per-bar
+ * Sharpe, computed from block summaries) is given each split's bars in time order, in an array
+ * that is reused: copy it to keep it. Throws CscvBlocksError for an unusable S, CscvInputError for
+ * series of different lengths; the figures are null with a reason for fewer than 2 combinations
+ * or fewer bars than blocks.
+ */
 export function probabilityOfOverfitting(input: {
   returns: readonly ArrayLike<number>[];
   blocks: number;
