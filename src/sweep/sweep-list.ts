@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { refuseSymlink } from "../util/no-follow.js";
 import { readSweepConfig, readSweepSummary, sweepRunning } from "./sweep-dir.js";
-import { sweepFile } from "./sweep-layout.js";
+import { SWEEP_FILE, sweepFile } from "./sweep-layout.js";
 
 /** A sweep as `list` shows it. */
 export interface SweepListing {
@@ -82,4 +82,76 @@ export function findSweepDir(name: string, root: string): string | null {
   if (ids.length !== 1) return null;
   refuseSymlink(ids[0] as string);
   return ids[0] as string;
+}
+
+/** A sweep `rm` or `prune` deletes (the shape of a removed run: `rm`'s output lists both). */
+export interface RemovedSweep {
+  id: string;
+  dir: string;
+  status: string;
+}
+
+/** Why a sweep directory must not be deleted (a process sweeps it, it is a link), or null. */
+function sweepRefusal(dir: string): string | null {
+  if (fs.lstatSync(dir).isSymbolicLink())
+    return `${dir} is a symbolic link; agenticbt never deletes through a link. Remove the link itself with rm.`;
+  if (sweepRunning(dir))
+    return `${path.basename(dir)} is running (its ${SWEEP_FILE.lock} names a live process): stop it first.`;
+  return null;
+}
+
+/**
+ * The sweeps among `names` (ids, unique prefixes or directories; the names that are not
+ * sweeps are returned as `rest`, for the runs), each checked: a running sweep refuses them all.
+ */
+export function sweepsToRemove(
+  names: readonly string[],
+  root: string,
+): { sweeps: RemovedSweep[]; rest: string[]; refused: string[] } {
+  const sweeps = new Map<string, RemovedSweep>();
+  const rest: string[] = [];
+  const refused: string[] = [];
+  for (const name of names) {
+    const dir = name.trim() === "" ? null : findSweepDir(name, root);
+    if (dir === null) {
+      rest.push(name);
+      continue;
+    }
+    const why = sweepRefusal(dir);
+    if (why !== null) refused.push(why);
+    else sweeps.set(dir, { id: path.basename(dir), dir, status: statusOf(dir) });
+  }
+  return { sweeps: [...sweeps.values()], rest, refused };
+}
+
+function statusOf(dir: string): string {
+  return listSweeps(path.dirname(dir)).find((s) => s.dir === dir)?.status ?? "unreadable";
+}
+
+/**
+ * The sweeps `prune` deletes: `interrupted` ones (stopped, or killed), `failed` ones (every
+ * combination failed), finished (or started) at least `olderThanMs` ago; never a running one.
+ */
+export function sweepsToPrune(
+  root: string,
+  c: { statuses: string[]; olderThanMs: number | null; now: number },
+): RemovedSweep[] {
+  return listSweeps(root)
+    .filter((s) => {
+      if (s.status === "running") return false;
+      const summary = readSweepSummary(s.dir);
+      const failed = summary !== null && summary.done > 0 && summary.failed === summary.done;
+      const status = s.status.startsWith("interrupted")
+        ? "interrupted"
+        : failed
+          ? "failed"
+          : s.status;
+      if (c.statuses.length && !c.statuses.includes(status)) return false;
+      if (c.olderThanMs !== null) {
+        const at = Date.parse(summary?.finishedAt ?? s.createdAt);
+        if (!Number.isFinite(at) || c.now - at < c.olderThanMs) return false;
+      }
+      return sweepRefusal(s.dir) === null;
+    })
+    .map((s) => ({ id: s.id, dir: s.dir, status: s.status }));
 }

@@ -297,5 +297,6 @@ const CLIENT_SCRIPT = String.raw`
     host.appendChild(table);
   }
   drawTable();
+  document.body.setAttribute("data-drawn", "1");
 })();
 `;
