@@ -9,6 +9,9 @@ import { simulate } from "../runner/simulate.js";
 import type { Params, Strategy } from "../strategy/types.js";
 import { type Axis, applyCombination, type Combination } from "./axes.js";
 
+/** About this much of a thread's memory holds cached indicators before the cache starts over. */
+const INDICATOR_CACHE_BYTES = 48 * 2 ** 20;
+
 /** What every combination shares: the run's settings before the axes apply. */
 export interface SweepBase {
   /** The first bar of the window (earlier ones are indicator history). */
@@ -34,7 +37,7 @@ export interface CombinationOutcome {
 }
 
 /** An outcome with its equity at each close of the window (null: the combination failed before
- * any bar), for the per-bar returns the search statistics use. */
+ * any bar), for the per-bar returns the search statistics use. A view of the run's own column. */
 export interface CombinationRun {
   outcome: CombinationOutcome;
   equity: Float64Array | null;
@@ -46,7 +49,7 @@ export interface CombinationRun {
  * thread: the indicators are computed once per (symbol, indicator, params) across combinations.
  */
 export class CombinationRunner {
-  private readonly indicators = new IndicatorCache();
+  private indicators = new IndicatorCache();
 
   constructor(
     private readonly data: MarketData,
@@ -57,6 +60,9 @@ export class CombinationRunner {
 
   async run(index: number, settings: Combination): Promise<CombinationRun> {
     const { data, strategy, base } = this;
+    // A bounded cache: over a million bars each indicator is 8 MB, and a thread keeps its own.
+    if (this.indicators.computeCount * data.times.length * 8 > INDICATOR_CACHE_BYTES)
+      this.indicators = new IndicatorCache();
     const result = startResult({
       id: "",
       name: strategy.name,
@@ -85,7 +91,8 @@ export class CombinationRunner {
         ...(base.strategyPath !== null ? { strategyPath: base.strategyPath } : {}),
       });
       finishResult(result, simulated, applied.broker.initialCash);
-      return { outcome: outcomeOf(index, settings, result), equity: simulated.equity.slice() };
+      // The column itself (shared memory): posted from a worker it is shared, not copied.
+      return { outcome: outcomeOf(index, settings, result), equity: simulated.equity };
     } catch (err) {
       // Settings that cannot run (a parameter the strategy refuses before its first bar…).
       result.status = "failed";

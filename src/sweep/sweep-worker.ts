@@ -1,13 +1,13 @@
 // A worker thread's entry: loads the strategy once, then runs the combinations it is sent through
 // its own CombinationRunner (its indicator cache lives as long as the thread), posting each
-// outcome with its equity column moved, not copied.
+// outcome with its equity column (shared memory, so not copied).
 import { parentPort, workerData } from "node:worker_threads";
 import { loadStrategy } from "../runner/load-strategy.js";
 import { CombinationRunner } from "./run-combination.js";
 import type { FromWorker, ToWorker, WorkerSetup } from "./worker-pool.js";
 
 const setup = workerData as WorkerSetup;
-const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => parentPort?.postMessage(m, transfer);
+const post = (m: FromWorker) => parentPort?.postMessage(m);
 
 async function main(): Promise<void> {
   let runner: CombinationRunner;
@@ -21,11 +21,8 @@ async function main(): Promise<void> {
   parentPort?.on("message", async (m: ToWorker) => {
     for (const item of m.items) {
       const run = await runner.run(item.index, item.settings);
-      const equity = run.equity;
-      post(
-        { kind: "result", outcome: run.outcome, equity },
-        equity ? [equity.buffer as ArrayBuffer] : [],
-      );
+      // The equity column is shared memory: posted, not copied.
+      post({ kind: "result", outcome: run.outcome, equity: run.equity });
     }
     post({ kind: "idle" });
   });
