@@ -18,6 +18,7 @@ import {
   readCurve,
   readSweepConfig,
   readSweepResults,
+  readSweepSummary,
   type SweepConfig,
   type SweepSummaryFile,
   writeSweepConfig,
@@ -117,6 +118,10 @@ export async function resumeSweep(
   const config = readSweepConfig(dir);
   if (config === null)
     throw new UsageError(`${dir} is not a sweep directory (no sweep config.json).`);
+  if (readSweepSummary(dir)?.status === "completed")
+    throw new UsageError(
+      `${dir} is complete already (summary.json says so): there is nothing to resume. agenticbt show ${config.id} prints it.`,
+    );
   const lock = lockSweep(dir);
   try {
     const prepared = await prepare(config.run, config.search);

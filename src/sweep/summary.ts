@@ -12,6 +12,7 @@ export interface Objective {
 /** summary.json. */
 export interface SweepSummary {
   total: number;
+  /** Combinations run: completed, failed, or ended early by the strategy (stopped…). */
   done: number;
   completed: number;
   failed: number;
@@ -70,12 +71,17 @@ export function summarize(
     top && value !== null && top.metrics
       ? { index: top.index, settings: top.settings, value, metrics: top.metrics }
       : null;
-  const completed = outcomes.filter((o) => o.status === "completed").length;
+  let completed = 0;
+  let failed = 0;
+  for (const o of outcomes) {
+    if (o.status === "completed") completed++;
+    else if (o.status === "failed") failed++;
+  }
   return {
     total,
     done: outcomes.length,
     completed,
-    failed: outcomes.length - completed,
+    failed,
     objective,
     best,
     statistics: searchStatistics({ outcomes, returns, best: best?.index ?? null }),
