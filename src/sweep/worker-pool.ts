@@ -111,7 +111,12 @@ export function sweepEngine(
           w.on("message", (m: FromWorker) => {
             switch (m.kind) {
               case "result":
-                onRun({ outcome: m.outcome, equity: m.equity });
+                // The caller's own failure (a full disk writing results) ends the sweep with it.
+                try {
+                  onRun({ outcome: m.outcome, equity: m.equity });
+                } catch (err) {
+                  fail(err as Error);
+                }
                 return;
               case "idle": {
                 const batch = stopped || failed ? [] : batchOf(32);

@@ -92,7 +92,9 @@ it("resume completes the killed sweep, prune --interrupted then has nothing to d
   expect(whole(killed)).toEqual(whole(done));
   const again = cli(["resume", killed, "--runs-dir", runs], work);
   expect(again.status).toBe(2);
-  expect(again.stderr).toMatch(/is complete already \(summary.json says so\): there is nothing to resume/);
+  expect(again.stderr).toMatch(
+    /is complete already \(summary.json says so\): there is nothing to resume/,
+  );
   // Interrupted again by hand: prune finds it.
   fs.rmSync(path.join(sweeps, killed, "summary.json"));
   const dry = cli(["prune", "--interrupted", "--runs-dir", runs, "--dry-run"], work);
