@@ -16,7 +16,7 @@ export const SWEEP_SETTINGS = {
     group: "run",
     flag: "--grid",
     arg: "<name=values>",
-    help: "an axis: a strategy parameter or a run setting (commission, allow-short...), with values a,b,c or start:stop:step (stop included when reached); repeatable",
+    help: "an axis: a strategy parameter or a broker setting by its flag (commission, slippage, allow-short, max-position-weight...), with values a,b,c or start:stop:step (stop included when reached); repeatable",
   }),
   constraint: text({
     group: "run",

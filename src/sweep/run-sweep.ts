@@ -6,6 +6,7 @@ import { loadStrategy } from "../runner/load-strategy.js";
 import { runBacktest } from "../runner/run-backtest.js";
 import type { RunConfig } from "../runner/run-config.js";
 import { applyCombination, type Combination } from "./axes.js";
+import { eachCurve, readCurve } from "./curves.js";
 import { executeSweep, type SweepHandle } from "./execute.js";
 import { jobsOf, type PreparedSweep, prepareSweep } from "./plan.js";
 import type { CombinationOutcome } from "./run-combination.js";
@@ -15,7 +16,6 @@ import {
   createSweepDir,
   lockSweep,
   ResultsLog,
-  readCurve,
   readSweepConfig,
   readSweepResults,
   readSweepSummary,
@@ -24,6 +24,7 @@ import {
   writeSweepConfig,
   writeSweepSummary,
 } from "./sweep-dir.js";
+import { sweepFile } from "./sweep-layout.js";
 import { type BestCurve, writeSweepReport } from "./sweep-page.js";
 
 /** The best combination so far, as progress shows it. */
@@ -206,12 +207,10 @@ async function sweepInDir(
   }
   const sweepMs = performance.now() - t0;
   outcomes.sort((a, b) => a.index - b.index);
+  const curvesFile = sweepFile(dir, "curves");
   const returns = new Map<number, Float64Array>();
-  for (const out of outcomes) {
-    if (out.status !== "completed") continue;
-    const curve = readCurve(dir, out.index);
-    if (curve !== null) returns.set(out.index, barReturns(curve));
-  }
+  const completed = new Set(outcomes.filter((o) => o.status === "completed").map((o) => o.index));
+  eachCurve(curvesFile, (index, equity) => returns.set(index, barReturns(equity)), completed);
   const summary: SweepSummaryFile = {
     id: config.id,
     name: config.name,
@@ -235,7 +234,7 @@ async function sweepInDir(
   summary.finishedAt = new Date().toISOString();
   writeSweepSummary(dir, summary);
   try {
-    writeSweepReport(dir, config, summary, outcomes, bestCurve(dir, prepared, summary));
+    writeSweepReport(dir, config, summary, outcomes, bestCurve(curvesFile, prepared, summary));
   } catch (err) {
     emit({ type: "warning", message: `report.html was not written: ${(err as Error).message}` });
   }
@@ -255,12 +254,12 @@ function topRun(
 }
 
 function bestCurve(
-  dir: string,
+  curvesFile: string,
   prepared: PreparedSweep,
   summary: SweepSummaryFile,
 ): BestCurve | null {
   if (summary.best === null) return null;
-  const equity = readCurve(dir, summary.best.index);
+  const equity = readCurve(curvesFile, summary.best.index);
   if (equity === null) return null;
   const { broker } = applyCombination(prepared.axes, summary.best.settings, prepared.base);
   const start = prepared.base.startIndex;

@@ -4,13 +4,14 @@ import { readJsonFile, readJsonLines } from "../rundir/run-files.js";
 import { createRunDir } from "../rundir/run-id.js";
 import type { RunConfig } from "../runner/run-config.js";
 import { appendLines, truncatePartialLastLine } from "../util/append-lines.js";
-import { writeFileAtomic, writeJsonAtomic } from "../util/atomic-write.js";
+import { writeJsonAtomic } from "../util/atomic-write.js";
 import { acquireLockFile, type LockOwner, ownerGone, thisProcess } from "../util/lock-file.js";
-import { mkdirBelow, readFileNoFollow } from "../util/no-follow.js";
+import { readFileNoFollow } from "../util/no-follow.js";
+import { appendCurves, curveRecord, truncatePartialCurve } from "./curves.js";
 import type { SearchSettings } from "./plan.js";
 import type { CombinationOutcome, CombinationRun } from "./run-combination.js";
 import type { SweepSummary } from "./summary.js";
-import { curveFile, SWEEP_FILE, SWEEP_KIND, sweepFile } from "./sweep-layout.js";
+import { SWEEP_FILE, SWEEP_KIND, sweepFile } from "./sweep-layout.js";
 
 /** config.json of a sweep: everything a resume needs to make the same combinations again. */
 export interface SweepConfig {
@@ -44,9 +45,7 @@ export interface SweepSummaryFile extends SweepSummary {
 
 /** A new, empty sweep directory (ids as runs have them: sortable by time, never shared). */
 export function createSweepDir(root: string, name: string): { id: string; dir: string } {
-  const made = createRunDir(root, name);
-  mkdirBelow(made.dir, sweepFile(made.dir, "curves"));
-  return made;
+  return createRunDir(root, name);
 }
 
 /** This process's hold on a sweep directory: a second sweep or resume of it at once is refused. */
@@ -132,51 +131,40 @@ export function readSweepResults(dir: string): CombinationOutcome[] {
   return out;
 }
 
-/** A combination's equity at every close (null: none was written, it failed before a bar). */
-export function readCurve(dir: string, index: number): Float64Array | null {
-  const bytes = readFileNoFollow(curveFile(dir, index));
-  if (bytes === null) return null;
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Float64Array(copy.buffer, 0, Math.floor(bytes.byteLength / 8));
-}
-
 /** Lines go out together at most this often (a kill loses them; a resume runs them again). */
 const FLUSH_EVERY_MS = 200;
 
 /**
- * Appends outcomes to results.jsonl as they arrive: each combination's equity file is written
- * first, so a line always has its curve; lines are gathered and appended a few times a second.
+ * Appends outcomes to results.jsonl as they arrive, a few times a second: the equity records of
+ * the lines go to curves.f64 first, so a line always has its curve (a kill between the two
+ * leaves curves without lines, which the resume runs again and appends anew).
  */
 export class ResultsLog {
-  private pending: string[] = [];
+  private lines: string[] = [];
+  private curves: Uint8Array[] = [];
   private last = performance.now();
 
   constructor(private readonly dir: string) {
-    // A partial line left by a kill: the next append starts on a fresh line.
+    // Partial records left by a kill: the next appends start clean.
     truncatePartialLastLine(sweepFile(dir, "results"));
+    truncatePartialCurve(sweepFile(dir, "curves"));
   }
 
   add(run: CombinationRun): void {
-    if (run.equity !== null) {
-      const e = run.equity;
-      // No fsync: a curve lost to a power cut is one a resume runs again (its line is absent too,
-      // or the statistics say it is missing).
-      writeFileAtomic(
-        curveFile(this.dir, run.outcome.index),
-        new Uint8Array(e.buffer, e.byteOffset, e.byteLength),
-        { sync: false },
-      );
-    }
-    this.pending.push(`${JSON.stringify(run.outcome)}\n`);
+    if (run.equity !== null) this.curves.push(curveRecord(run.outcome.index, run.equity));
+    this.lines.push(`${JSON.stringify(run.outcome)}\n`);
     if (performance.now() - this.last >= FLUSH_EVERY_MS) this.flush();
   }
 
   flush(): void {
     this.last = performance.now();
-    if (this.pending.length === 0) return;
-    const text = this.pending.join("");
-    this.pending = [];
+    if (this.curves.length > 0) {
+      appendCurves(sweepFile(this.dir, "curves"), this.curves);
+      this.curves = [];
+    }
+    if (this.lines.length === 0) return;
+    const text = this.lines.join("");
+    this.lines = [];
     appendLines(sweepFile(this.dir, "results"), text);
   }
 }

@@ -13,8 +13,8 @@ export const SWEEP_FILE = {
   summary: "summary.json",
   /** The offline page: heatmap, table, best equity against buy-and-hold. */
   report: RUN_FILE.report,
-  /** Each combination's equity at every close, `<index>.f64` (little-endian float64). */
-  curves: "curves",
+  /** Each combination's equity at every close, appended as records of float64 (see curves.ts). */
+  curves: "curves.f64",
   /** Names the process running the sweep. */
   lock: "sweep.lock",
 } as const;
@@ -27,11 +27,6 @@ export const SWEEP_KIND = "sweep";
 /** `dir`'s file of this role. */
 export function sweepFile(dir: string, role: SweepFileRole): string {
   return path.join(dir, SWEEP_FILE[role]);
-}
-
-/** A combination's equity file. */
-export function curveFile(dir: string, index: number): string {
-  return path.join(dir, SWEEP_FILE.curves, `${index}.f64`);
 }
 
 /** Where sweeps go: beside the runs root (`.agenticbt/runs` → `.agenticbt/sweeps`). */

@@ -75,7 +75,7 @@ describe("agenticbt sweep on the GOOG grid", () => {
     const sharpes = lines.map((l) => l.metrics?.sharpe as number);
     expect(summary.best.value).toBe(Math.max(...sharpes));
     expect(fs.readdirSync(dir).sort()).toEqual(
-      ["config.json", "curves", "report.html", "results.jsonl", "summary.json"].sort(),
+      ["config.json", "curves.f64", "report.html", "results.jsonl", "summary.json"].sort(),
     );
   });
 
