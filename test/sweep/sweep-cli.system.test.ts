@@ -227,6 +227,31 @@ describe("combinations that fail", () => {
     expect(range.stderr).toMatch(
       /--grid commission 0.6 is not valid: it must be a number >= 0 and <= 0.5/,
     );
+    for (const [flags, message] of [
+      [["--jobs", "0"], /--jobs "0" is not valid: it must be a whole number >= 1 and <= 256/],
+      [["--method", "walk"], /--method "walk": use grid or random/],
+      [["--top", "-1"], /--top "-1" is not valid/],
+      [["--method", "random"], /--method random needs --max-tries <n>/],
+      [["--maximize", "sharpe", "--minimize", "trades"], /--maximize and --minimize both given/],
+      [["--minimize", "sharp"], /--minimize "sharp" is not a metric \(did you mean sharpe\?\)/],
+    ] as const) {
+      const r = cli(
+        [
+          "sweep",
+          STRATEGY,
+          "--data",
+          "GOOG.csv",
+          "--grid",
+          "fast=5,10",
+          ...flags,
+          "--runs-dir",
+          root,
+        ],
+        work,
+      );
+      expect(r.status, flags.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
     expect(fs.existsSync(path.join(work, "f3", "sweeps"))).toBe(false);
   }, 60_000);
 });
