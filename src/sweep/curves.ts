@@ -9,20 +9,19 @@ import { openFileNoFollow, openWriteNoFollow } from "../util/no-follow.js";
 const HEADER = 2;
 const BYTES = Float64Array.BYTES_PER_ELEMENT;
 
-/** One combination's record. */
-export function curveRecord(index: number, equity: Float64Array): Uint8Array {
-  const rec = new Float64Array(HEADER + equity.length);
-  rec[0] = index;
-  rec[1] = equity.length;
-  rec.set(equity, HEADER);
-  return new Uint8Array(rec.buffer);
+/** One combination's record, as its header and a view of the equity itself (no copy). */
+export function curveRecord(index: number, equity: Float64Array): Uint8Array[] {
+  return [
+    new Uint8Array(Float64Array.of(index, equity.length).buffer),
+    new Uint8Array(equity.buffer, equity.byteOffset, equity.byteLength),
+  ];
 }
 
 /** Appends records (no fsync: a record lost to a power cut goes with its line, run again). */
-export function appendCurves(file: string, records: readonly Uint8Array[]): void {
+export function appendCurves(file: string, records: readonly Uint8Array[][]): void {
   const fd = openWriteNoFollow(file, { append: true });
   try {
-    for (const r of records) {
+    for (const r of records.flat()) {
       let done = 0;
       while (done < r.byteLength) done += fs.writeSync(fd, r, done, r.byteLength - done);
     }
@@ -65,39 +64,34 @@ export function truncatePartialCurve(file: string): void {
   }
 }
 
-/**
- * Calls `fn` with each combination's equity in the file (the last record of an index), one at a
- * time: a million-bar sweep's curves are never all in memory at once. `only`: these indexes.
- */
-export function eachCurve(
-  file: string,
-  fn: (index: number, equity: Float64Array) => void,
-  only?: ReadonlySet<number>,
-): void {
-  const fd = openFileNoFollow(file, "read");
-  if (fd === null) return;
-  try {
-    const { records } = scan(fd, fs.fstatSync(fd).size);
-    for (const [index, { at, n }] of records) {
-      if (only !== undefined && !only.has(index)) continue;
-      const equity = new Float64Array(n);
-      fs.readSync(fd, new Uint8Array(equity.buffer), 0, n * BYTES, at);
-      fn(index, equity);
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+/** Reads combinations' equity from curves.f64 on demand (its records found once, when made). */
+export class CurveReader {
+  private readonly records: Map<number, { at: number; n: number }>;
 
-/** One combination's equity, or null when the file has none. */
-export function readCurve(file: string, index: number): Float64Array | null {
-  let out: Float64Array | null = null;
-  eachCurve(
-    file,
-    (_, equity) => {
-      out = equity;
-    },
-    new Set([index]),
-  );
-  return out;
+  constructor(private readonly file: string) {
+    const fd = openFileNoFollow(file, "read");
+    if (fd === null) this.records = new Map();
+    else {
+      try {
+        this.records = scan(fd, fs.fstatSync(fd).size).records;
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+  }
+
+  /** A combination's equity (its last record), or null when the file has none. */
+  read(index: number): Float64Array | null {
+    const r = this.records.get(index);
+    if (r === undefined) return null;
+    const fd = openFileNoFollow(this.file, "read");
+    if (fd === null) return null;
+    try {
+      const equity = new Float64Array(r.n);
+      fs.readSync(fd, new Uint8Array(equity.buffer), 0, r.n * BYTES, r.at);
+      return equity;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
 }

@@ -10,7 +10,7 @@ import type { Params, Strategy } from "../strategy/types.js";
 import { type Axis, applyCombination, type Combination } from "./axes.js";
 
 /** About this much of a thread's memory holds cached indicators before the cache starts over. */
-const INDICATOR_CACHE_BYTES = 48 * 2 ** 20;
+const INDICATOR_CACHE_BYTES = 16 * 2 ** 20;
 
 /** What every combination shares: the run's settings before the axes apply. */
 export interface SweepBase {

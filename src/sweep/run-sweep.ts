@@ -6,7 +6,7 @@ import { loadStrategy } from "../runner/load-strategy.js";
 import { runBacktest } from "../runner/run-backtest.js";
 import type { RunConfig } from "../runner/run-config.js";
 import { applyCombination, type Combination } from "./axes.js";
-import { eachCurve, readCurve } from "./curves.js";
+import { CurveReader } from "./curves.js";
 import { executeSweep, type SweepHandle } from "./execute.js";
 import { jobsOf, type PreparedSweep, prepareSweep } from "./plan.js";
 import type { CombinationOutcome } from "./run-combination.js";
@@ -207,15 +207,17 @@ async function sweepInDir(
   }
   const sweepMs = performance.now() - t0;
   outcomes.sort((a, b) => a.index - b.index);
-  const curvesFile = sweepFile(dir, "curves");
-  const returns = new Map<number, Float64Array>();
+  const curves = new CurveReader(sweepFile(dir, "curves"));
   const completed = new Set(outcomes.filter((o) => o.status === "completed").map((o) => o.index));
-  eachCurve(curvesFile, (index, equity) => returns.set(index, barReturns(equity)), completed);
+  const returnsOf = (index: number) => {
+    const equity = completed.has(index) ? curves.read(index) : null;
+    return equity === null ? null : barReturns(equity);
+  };
   const summary: SweepSummaryFile = {
     id: config.id,
     name: config.name,
     status: stopped || outcomes.length < total ? "interrupted" : "completed",
-    ...summarize(outcomes, total, objective, returns),
+    ...summarize(outcomes, total, objective, returnsOf),
     topRuns: [],
     timings: {
       sweepMs: Math.round(sweepMs * 10) / 10,
@@ -234,7 +236,7 @@ async function sweepInDir(
   summary.finishedAt = new Date().toISOString();
   writeSweepSummary(dir, summary);
   try {
-    writeSweepReport(dir, config, summary, outcomes, bestCurve(curvesFile, prepared, summary));
+    writeSweepReport(dir, config, summary, outcomes, bestCurve(curves, prepared, summary));
   } catch (err) {
     emit({ type: "warning", message: `report.html was not written: ${(err as Error).message}` });
   }
@@ -254,12 +256,12 @@ function topRun(
 }
 
 function bestCurve(
-  curvesFile: string,
+  curves: CurveReader,
   prepared: PreparedSweep,
   summary: SweepSummaryFile,
 ): BestCurve | null {
   if (summary.best === null) return null;
-  const equity = readCurve(curvesFile, summary.best.index);
+  const equity = curves.read(summary.best.index);
   if (equity === null) return null;
   const { broker } = applyCombination(prepared.axes, summary.best.settings, prepared.base);
   const start = prepared.base.startIndex;

@@ -26,8 +26,9 @@ export interface SearchStatistics {
 /** What the statistics are computed from. */
 export interface SearchInput {
   outcomes: readonly CombinationOutcome[];
-  /** Per-bar simple returns of each completed combination, by its index. */
-  returns: ReadonlyMap<number, Float64Array>;
+  /** Per-bar simple returns of a completed combination (null: none recorded), read when asked: a
+   * sweep over a million bars never holds every combination's series at once. */
+  returnsOf: (index: number) => Float64Array | null;
   /** The index of the best combination (null: none completed with the metric). */
   best: number | null;
 }

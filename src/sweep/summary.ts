@@ -58,12 +58,13 @@ export function ranked(
   return keyed.map((k) => k.o);
 }
 
-/** summary.json from the outcomes so far (`returns`: per-bar returns by index, for the statistics). */
+/** summary.json from the outcomes so far (`returnsOf`: a combination's per-bar returns, for the
+ * statistics). */
 export function summarize(
   outcomes: readonly CombinationOutcome[],
   total: number,
   objective: Objective,
-  returns: ReadonlyMap<number, Float64Array>,
+  returnsOf: (index: number) => Float64Array | null,
 ): SweepSummary {
   const top = ranked(outcomes, objective)[0];
   const value = top ? objectiveValue(top, objective) : null;
@@ -84,6 +85,6 @@ export function summarize(
     failed,
     objective,
     best,
-    statistics: searchStatistics({ outcomes, returns, best: best?.index ?? null }),
+    statistics: searchStatistics({ outcomes, returnsOf, best: best?.index ?? null }),
   };
 }

@@ -141,7 +141,7 @@ const FLUSH_EVERY_MS = 200;
  */
 export class ResultsLog {
   private lines: string[] = [];
-  private curves: Uint8Array[] = [];
+  private curves: Uint8Array[][] = [];
   private last = performance.now();
 
   constructor(private readonly dir: string) {

@@ -132,7 +132,7 @@ export async function sweep<S>(options: SweepOptions<S>): Promise<SweepOutput> {
   results.sort((a, b) => a.index - b.index);
   return {
     results,
-    summary: summarize(results, prepared.combos.length, objective, returns),
+    summary: summarize(results, prepared.combos.length, objective, (i) => returns.get(i) ?? null),
     stopped,
   };
 }
