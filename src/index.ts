@@ -72,4 +72,11 @@ export {
   type Strategy,
   type StrategyContext,
 } from "./strategy/types.js";
+export {
+  type CombinationOutcome,
+  type SweepOptions,
+  type SweepOutput,
+  type SweepSummary,
+  sweep,
+} from "./sweep/sweep.js";
 export { VERSION } from "./version.js";

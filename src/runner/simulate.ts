@@ -5,6 +5,7 @@ import type { FillModel } from "../engine/fill-model.js";
 import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData, Order } from "../engine/types.js";
 import { isEnvironmentError } from "../errors/environment-error.js";
+import type { IndicatorCache } from "../indicators/indicator-cache.js";
 import type { IndicatorUse } from "../indicators/indicator-use.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
@@ -64,6 +65,9 @@ export interface SimulateInput {
   /** Told at each turn of the event loop the last bar whose close is processed: the columns' rows
    * up to it are final. */
   onSlice?: (lastClosed: number) => void;
+  /** Indicators computed already over this same `data` (a sweep's worker keeps one across its
+   * combinations); default a new cache for this run. */
+  indicators?: IndicatorCache;
   /** Build the orders.jsonl / decisions.jsonl lines (default true; a run directory needs them). */
   records?: boolean;
   /** The strategy's file, to point an error at its own line. */
@@ -218,7 +222,7 @@ class CoreRun {
       sim.broker,
       input.params ?? {},
       input.memory ?? null,
-      undefined,
+      input.indicators,
       input.toolbox ?? null,
     );
     this.ctx = ctx;

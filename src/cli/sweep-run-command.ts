@@ -1,0 +1,148 @@
+import path from "node:path";
+import { SWEEP_SETTINGS } from "../config/sweep-settings.js";
+import { UsageError } from "../errors/usage-error.js";
+import { formatMetric } from "../metrics/metric-labels.js";
+import type { SweepHandle } from "../sweep/execute.js";
+import { parseGridValues, splitGridArg } from "../sweep/grid-values.js";
+import { checkObjective } from "../sweep/plan.js";
+import { resumeSweep, runNewSweep, type SweepEvent } from "../sweep/run-sweep.js";
+import type { SweepSummaryFile } from "../sweep/sweep-dir.js";
+import { sweepFile, sweepsRootOf } from "../sweep/sweep-layout.js";
+import { escapeControl, escapeStrings, jsonForTerminal } from "../util/terminal-text.js";
+import { relativeIfInside } from "./format-run-error.js";
+import { wantsLiveView } from "./live-view-choice.js";
+import { buildRunConfig, isLlmStrategy } from "./run-command.js";
+import { checkOutputSettings, settingValuesOf } from "./run-option-values.js";
+import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
+import { sweepRenderer } from "./sweep-progress.js";
+
+/** The sweep's summary as the command prints it. */
+export function formatSweepSummary(s: SweepSummaryFile, dir: string): string {
+  const settings = (x: Readonly<Record<string, unknown>>) =>
+    Object.entries(x)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(" ");
+  const rate = s.timings.combinationsPerSecond;
+  const lines = [
+    `Sweep ${s.id} (${s.status}): ${s.done} of ${s.total} combinations, ${s.failed} failed, in ${(s.timings.sweepMs / 1000).toFixed(2)} s${rate !== null ? ` (${rate.toFixed(0)} combinations/s)` : ""}`,
+  ];
+  const metric = s.objective.metric;
+  if (s.best) {
+    lines.push(
+      `Best ${metric} ${formatMetric(metric, s.best.value)} (${s.objective.direction}d): ${settings(s.best.settings)}`,
+    );
+    const m = s.best.metrics;
+    lines.push(
+      `  return ${formatMetric("returnPct", m.returnPct)}%  buy & hold ${formatMetric("buyHoldReturnPct", m.buyHoldReturnPct)}%  sharpe ${formatMetric("sharpe", m.sharpe)}  max drawdown ${formatMetric("maxDrawdownPct", m.maxDrawdownPct)}%  trades ${m.trades}`,
+    );
+  } else lines.push(`Best: none (no combination completed with a ${metric})`);
+  const st = s.statistics;
+  const fig = (f: { value: number | null; reason: string | null }) =>
+    f.value === null ? `n/a (${f.reason})` : f.value.toFixed(4);
+  lines.push(`Trials ${st.trials}  PSR ${fig(st.psr)}  DSR ${fig(st.dsr)}  PBO ${fig(st.pbo)}`);
+  for (const t of s.topRuns) lines.push(`Run ${t.runId}: combination ${t.index}`);
+  lines.push(relativeIfInside(dir) || ".");
+  lines.push(`Report ${relativeIfInside(sweepFile(dir, "report"))}`);
+  return lines.join("\n");
+}
+
+/** 0, or 1 when every combination failed or the sweep stopped before its end. */
+function exitCode(s: SweepSummaryFile, signal: StopSignal | null): number {
+  if (signal !== null) return exitCodeOf(signal);
+  if (s.status !== "completed") return 1;
+  return s.done > 0 && s.failed === s.done ? 1 : 0;
+}
+
+/** Progress, signals and the summary around a sweep, new or resumed. */
+async function withProgress(
+  o: Record<string, unknown>,
+  go: (events: {
+    onEvent: (e: SweepEvent) => void;
+    onStart: (h: SweepHandle) => void;
+  }) => Promise<{ dir: string; summary: SweepSummaryFile }>,
+): Promise<number> {
+  const quiet = o.quiet === true || o.json === true;
+  const live = wantsLiveView(o, process.stderr, process.env);
+  const render = quiet ? null : sweepRenderer(process.stderr, live);
+  let handle: SweepHandle | null = null;
+  let signal: StopSignal | null = null;
+  const signals = listenForStopSignals((s) => {
+    if (signals.again()) process.exit(exitCodeOf(s));
+    signal = s;
+    process.stderr.write(
+      `\nInterrupted by ${s}: finishing the combinations under way (again to abort); agenticbt resume goes on.\n`,
+    );
+    handle?.stop();
+  });
+  try {
+    const { dir, summary } = await go({
+      onEvent: (e) => render?.onEvent(e),
+      onStart: (h) => {
+        handle = h;
+        if (signal !== null) h.stop();
+      },
+    });
+    render?.close();
+    if (o.json === true) process.stdout.write(`${jsonForTerminal(summary)}\n`);
+    else
+      process.stdout.write(`${escapeControl(formatSweepSummary(escapeStrings(summary), dir))}\n`);
+    return exitCode(summary, signal);
+  } finally {
+    render?.close();
+    signals.remove();
+  }
+}
+
+/** `agenticbt sweep <strategy> --grid …`: returns the exit code. */
+export async function sweepCommand(strategy: string, o: Record<string, unknown>): Promise<number> {
+  if (isLlmStrategy(strategy, o))
+    throw new UsageError(
+      "agenticbt sweep runs code strategies (.ts or .js): an LLM trader's combinations would each cost model calls.",
+    );
+  checkOutputSettings(o);
+  const s = settingValuesOf(SWEEP_SETTINGS, o);
+  if (o.maximize !== undefined && o.minimize !== undefined)
+    throw new UsageError("--maximize and --minimize both given: keep one.");
+  const objective = checkObjective(s.maximize, s.minimize);
+  const grid = (s.grid ?? []).map((arg) => {
+    const { name, values } = splitGridArg(arg);
+    const g = parseGridValues(name, values);
+    return { name, values: g.kind === "range" ? g.numbers : g.texts };
+  });
+  const seen = new Set<string>();
+  for (const g of grid) {
+    if (seen.has(g.name)) throw new UsageError(`--grid ${g.name} is given twice: keep one.`);
+    seen.add(g.name);
+  }
+  if (s.method === "random" && s.maxTries === null)
+    throw new UsageError("--method random needs --max-tries <n>: how many combinations to draw.");
+  const run = buildRunConfig(strategy, o);
+  const name = run.name ?? path.basename(strategy).replace(/\.[^.]+$/, "");
+  const root = sweepsRootOf(run.runsRoot);
+  return withProgress(o, (events) =>
+    runNewSweep(
+      root,
+      {
+        name,
+        run,
+        search: {
+          grid,
+          constraint: s.constraint,
+          objective,
+          method: s.method,
+          maxTries: s.maxTries,
+          seed: s.seed,
+        },
+        jobs: s.jobs,
+        top: s.top,
+      },
+      events,
+    ),
+  );
+}
+
+/** `agenticbt resume <sweep>`: the combinations a stopped or killed sweep lacks. */
+export function resumeSweepCommand(dir: string, o: Record<string, unknown>): Promise<number> {
+  checkOutputSettings(o);
+  return withProgress(o, (events) => resumeSweep(dir, events));
+}

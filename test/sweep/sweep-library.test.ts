@@ -1,0 +1,85 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { backtest, type CombinationOutcome, sweep, UsageError } from "../../src/index.js";
+import smaCrossover from "../../strategies/sma-crossover.js";
+
+const GOOG = path.resolve(import.meta.dirname, "..", "..", "data", "GOOG.csv");
+
+describe("the library's sweep()", () => {
+  it("gives each combination backtest()'s metrics, and each result to the callback as it arrives", async () => {
+    const seen: CombinationOutcome[] = [];
+    const out = await sweep({
+      strategy: smaCrossover,
+      data: [GOOG],
+      broker: { allowShort: true },
+      params: { longShort: true },
+      grid: { fast: [10, 20], slow: "20:40:10", commission: [0, 0.002] },
+      constraint: (c) => (c.fast as number) < (c.slow as number),
+      onResult: (r, equity) => {
+        seen.push(r);
+        expect(equity?.length).toBe(r.metrics?.bars);
+      },
+    });
+    // fast 10: slow 20, 30, 40; fast 20: slow 30, 40; × two commissions.
+    expect(out.results).toHaveLength(10);
+    expect(seen.map((r) => r.index).sort((a, b) => a - b)).toEqual(out.results.map((r) => r.index));
+    expect(out.summary.total).toBe(10);
+    expect(out.summary.statistics.trials).toBe(10);
+    for (const r of out.results.filter((_, k) => k % 3 === 0)) {
+      const { fast, slow, commission } = r.settings as {
+        fast: number;
+        slow: number;
+        commission: number;
+      };
+      const b = await backtest({
+        strategy: smaCrossover,
+        data: [GOOG],
+        broker: { allowShort: true, commissionRate: commission },
+        params: { longShort: true, fast, slow },
+      });
+      const keys = Object.keys(b.metrics ?? {});
+      expect(keys.length).toBeGreaterThan(30);
+      for (const k of keys)
+        expect(r.metrics?.[k as keyof typeof r.metrics], k).toBe(
+          b.metrics?.[k as keyof typeof b.metrics],
+        );
+    }
+    const best = out.summary.best;
+    expect(best).not.toBeNull();
+    const sharpes = out.results.map((r) => r.metrics?.sharpe ?? -Infinity);
+    expect(best?.value).toBe(Math.max(...sharpes));
+  }, 60_000);
+
+  it("minimizes, draws at random by seed, and takes an expression constraint", async () => {
+    const run = (seed: number) =>
+      sweep({
+        strategy: smaCrossover,
+        data: [GOOG],
+        grid: { fast: "5:30:5", slow: "20:60:10" },
+        constraint: "fast < slow",
+        method: "random",
+        maxTries: 4,
+        seed,
+        minimize: "maxDrawdownPct",
+      });
+    const a = await run(3);
+    const b = await run(3);
+    expect(a.results.map((r) => r.settings)).toEqual(b.results.map((r) => r.settings));
+    expect(a.results).toHaveLength(4);
+    expect(a.summary.objective).toEqual({ metric: "maxDrawdownPct", direction: "minimize" });
+    const dds = a.results.map((r) => r.metrics?.maxDrawdownPct as number);
+    expect(a.summary.best?.value).toBe(Math.min(...dds));
+  }, 60_000);
+
+  it("checks its options through the settings schema", async () => {
+    const base = { strategy: smaCrossover, data: [GOOG], grid: { fast: [5] } };
+    await expect(sweep({ ...base, grid: { fast: [5] }, method: "walk" as "grid" })).rejects.toThrow(
+      /method "walk": use grid or random/,
+    );
+    await expect(sweep({ ...base, jobs: 0 })).rejects.toThrow(UsageError);
+    await expect(sweep({ ...base, maximize: "sharp" })).rejects.toThrow(/did you mean sharpe/);
+    await expect(sweep({ ...base, grids: {} } as never)).rejects.toThrow(
+      /Unknown sweep\(\) option "grids"/,
+    );
+  });
+});
