@@ -83,6 +83,19 @@ export function sweepRenderer(
         case "top_run":
           line(`run ${e.runId}: combination ${e.index}, written in full`);
           return;
+        case "walk_forward_started":
+          line(`walk-forward ${e.spec}: ${e.windows} windows, each a sweep of its training span`);
+          return;
+        case "walk_forward_window": {
+          const w = e.result;
+          const best = w.best
+            ? `${settingsText(w.best.settings)} ${metric} ${w.best.value.toFixed(4)}`
+            : "no best";
+          const oos =
+            w.outOfSampleValue.value === null ? "n/a" : w.outOfSampleValue.value.toFixed(4);
+          line(`walk-forward ${w.window}/${e.windows}: ${best} → out of sample ${oos}`);
+          return;
+        }
         case "sweep_finished":
           clear();
           return;

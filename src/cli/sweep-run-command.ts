@@ -2,6 +2,8 @@ import path from "node:path";
 import { SWEEP_SETTINGS } from "../config/sweep-settings.js";
 import { UsageError } from "../errors/usage-error.js";
 import { formatMetric } from "../metrics/metric-labels.js";
+import { checkCscvBlocks } from "../metrics/overfitting/pbo.js";
+import { parseWalkForward } from "../metrics/overfitting/walk-forward-windows.js";
 import type { SweepHandle } from "../sweep/execute.js";
 import { parseGridValues, splitGridArg } from "../sweep/grid-values.js";
 import { checkObjective } from "../sweep/plan.js";
@@ -36,14 +38,74 @@ export function formatSweepSummary(s: SweepSummaryFile, dir: string): string {
       `  return ${formatMetric("returnPct", m.returnPct)}%  buy & hold ${formatMetric("buyHoldReturnPct", m.buyHoldReturnPct)}%  sharpe ${formatMetric("sharpe", m.sharpe)}  max drawdown ${formatMetric("maxDrawdownPct", m.maxDrawdownPct)}%  trades ${m.trades}`,
     );
   } else lines.push(`Best: none (no combination completed with a ${metric})`);
-  const st = s.statistics;
-  const fig = (f: { value: number | null; reason: string | null }) =>
-    f.value === null ? `n/a (${f.reason})` : f.value.toFixed(4);
-  lines.push(`Trials ${st.trials}  PSR ${fig(st.psr)}  DSR ${fig(st.dsr)}  PBO ${fig(st.pbo)}`);
+  lines.push(...statisticsLines(s));
+  if (s.walkForward) lines.push(...walkForwardLines(s.walkForward));
   for (const t of s.topRuns) lines.push(`Run ${t.runId}: combination ${t.index}`);
   lines.push(relativeIfInside(dir) || ".");
   lines.push(`Report ${relativeIfInside(sweepFile(dir, "report"))}`);
   return lines.join("\n");
+}
+
+const figureText = (f: { value: number | null; reason: string | null }, digits = 4) =>
+  f.value === null ? `n/a (${f.reason})` : f.value.toFixed(digits);
+
+/** The statistics of the search: one line of figures, then the reasons of those that are n/a. */
+function statisticsLines(s: SweepSummaryFile): string[] {
+  const st = s.statistics;
+  const figures: [string, { value: number | null; reason: string | null }][] = [
+    ["PSR", st.psr],
+    ["DSR", st.dsr],
+    [`PBO (${st.cscvBlocks} blocks)`, st.pbo],
+  ];
+  const shown = figures
+    .map(([name, f]) => `${name} ${f.value === null ? "n/a" : f.value.toFixed(3)}`)
+    .join("  ");
+  const lines = [`Trials ${st.trials}  ${shown}`];
+  if (
+    st.dsr.value !== null &&
+    st.expectedMaxSharpe.value !== null &&
+    st.bestSharpePerBar.value !== null
+  )
+    lines.push(
+      `  best per-bar Sharpe ${st.bestSharpePerBar.value.toFixed(4)}; luck's best of ${st.sharpeTrials}: ${st.expectedMaxSharpe.value.toFixed(4)}`,
+    );
+  const reasons = new Map<string, string[]>();
+  for (const [name, f] of figures)
+    if (f.value === null)
+      reasons.set(f.reason ?? "", [...(reasons.get(f.reason ?? "") ?? []), name]);
+  for (const [reason, names] of reasons) lines.push(`  ${names.join(", ")} n/a: ${reason}`);
+  return lines;
+}
+
+/** The walk-forward: a line per window, then the stitched out-of-sample figures. */
+function walkForwardLines(wf: NonNullable<SweepSummaryFile["walkForward"]>): string[] {
+  const metric = wf.objective.metric;
+  const settings = (x: Readonly<Record<string, unknown>> | undefined) =>
+    x
+      ? Object.entries(x)
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(" ")
+      : "none";
+  const value = (v: number | null | undefined) =>
+    v === null || v === undefined ? "n/a" : formatMetric(metric, v);
+  const lines = [
+    `Walk-forward ${wf.spec}: ${wf.windows.length} windows, ${metric} in sample → out of sample`,
+  ];
+  for (const w of wf.windows)
+    lines.push(
+      `  ${String(w.window).padStart(2)}  test ${w.test.from} → ${w.test.to}  ${settings(w.best?.settings)}  ${value(w.best?.value)} → ${value(w.outOfSampleValue.value)}`,
+    );
+  const st = wf.stitched;
+  if (st === null) lines.push(`  Stitched out of sample: n/a (${wf.stitchedReason})`);
+  else
+    lines.push(
+      `  Stitched out of sample ${st.start} → ${st.end}, ${st.bars} bars, ${st.trades} trades:`,
+      `    return ${formatMetric("returnPct", st.returnPct)}%  buy & hold ${formatMetric("buyHoldReturnPct", st.buyHoldReturnPct)}%  sharpe ${formatMetric("sharpe", st.sharpe)}  max drawdown ${formatMetric("maxDrawdownPct", st.maxDrawdownPct)}%`,
+    );
+  lines.push(
+    `  Mean ${metric} out of sample / in sample: ${figureText(wf.outOfSampleMean)} / ${figureText(wf.inSampleMean)} = ${figureText(wf.ratio, 2)}`,
+  );
+  return lines;
 }
 
 /** 0, or 1 when every combination failed or the sweep stopped before its end. */
@@ -114,6 +176,8 @@ export async function sweepCommand(strategy: string, o: Record<string, unknown>)
     if (seen.has(g.name)) throw new UsageError(`--grid ${g.name} is given twice: keep one.`);
     seen.add(g.name);
   }
+  checkCscvBlocks(s.cscvBlocks);
+  if (s.walkForward !== null) parseWalkForward(s.walkForward);
   if (s.method === "random" && s.maxTries === null)
     throw new UsageError("--method random needs --max-tries <n>: how many combinations to draw.");
   const run = buildRunConfig(strategy, o);
@@ -135,6 +199,8 @@ export async function sweepCommand(strategy: string, o: Record<string, unknown>)
         },
         jobs: s.jobs,
         top: s.top,
+        cscvBlocks: s.cscvBlocks,
+        walkForward: s.walkForward,
       },
       events,
     ),

@@ -10,6 +10,9 @@ export type SweepMethod = (typeof SWEEP_METHODS)[number];
 /** The metric a sweep maximizes when neither --maximize nor --minimize is given. */
 export const DEFAULT_OBJECTIVE = "sharpe";
 
+/** CSCV's blocks (S) when --cscv-blocks is not given: C(16, 8) = 12,870 splits. */
+export const DEFAULT_CSCV_BLOCKS = 16;
+
 export const SWEEP_SETTINGS = {
   grid: list({
     default: undefined,
@@ -70,6 +73,22 @@ export const SWEEP_SETTINGS = {
     min: 1,
     max: 256,
     integer: true,
+  }),
+  cscvBlocks: num({
+    group: "run",
+    flag: "--cscv-blocks",
+    arg: "<s>",
+    help: "blocks the bars are cut into for the Probability of Backtest Overfitting (CSCV): an even number; C(s, s/2) splits",
+    default: DEFAULT_CSCV_BLOCKS,
+    min: 2,
+    max: 30,
+    integer: true,
+  }),
+  walkForward: text({
+    group: "run",
+    flag: "--walk-forward",
+    arg: "<spec>",
+    help: "also walk forward: train=<n>,test=<n>[,anchored], n in bars (500) or a duration (2y, 6m, 30d); the best settings of each training span are tested on the span after it",
   }),
   top: num({
     group: "run",

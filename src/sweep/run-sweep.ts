@@ -1,5 +1,7 @@
+import { DEFAULT_CSCV_BLOCKS } from "../config/sweep-settings.js";
 import { UsageError } from "../errors/usage-error.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
+import { checkCscvBlocks } from "../metrics/overfitting/pbo.js";
 import type { RunResult } from "../rundir/run-result.js";
 import { loadData } from "../runner/load-data.js";
 import { loadStrategy } from "../runner/load-strategy.js";
@@ -26,6 +28,7 @@ import {
 } from "./sweep-dir.js";
 import { sweepFile } from "./sweep-layout.js";
 import { type BestCurve, writeSweepReport } from "./sweep-page.js";
+import { checkWalkForward, type WalkForwardWindowResult, walkForward } from "./walk-forward.js";
 
 /** The best combination so far, as progress shows it. */
 export interface BestSoFar {
@@ -59,6 +62,8 @@ export type SweepEvent =
     }
   | { type: "warning"; message: string }
   | { type: "top_run"; index: number; runId: string }
+  | { type: "walk_forward_started"; windows: number; spec: string }
+  | { type: "walk_forward_window"; result: WalkForwardWindowResult; windows: number }
   | { type: "sweep_finished"; dir: string; summary: SweepSummaryFile };
 
 export interface SweepDirOptions {
@@ -89,6 +94,9 @@ export async function runNewSweep(
   o: SweepDirOptions = {},
 ): Promise<{ dir: string; summary: SweepSummaryFile }> {
   const prepared = await prepare(spec.run, spec.search);
+  // The statistics' settings are refused before any directory is made or combination run.
+  checkCscvBlocks(spec.cscvBlocks ?? DEFAULT_CSCV_BLOCKS);
+  if (spec.walkForward) checkWalkForward(spec.walkForward, prepared);
   const { id, dir } = createSweepDir(root, spec.name);
   const lock = lockSweep(dir);
   try {
@@ -217,14 +225,28 @@ async function sweepInDir(
     id: config.id,
     name: config.name,
     status: stopped || outcomes.length < total ? "interrupted" : "completed",
-    ...summarize(outcomes, total, objective, returnsOf),
+    ...summarize(outcomes, total, objective, returnsOf, config.cscvBlocks ?? DEFAULT_CSCV_BLOCKS),
     topRuns: [],
     timings: {
       sweepMs: Math.round(sweepMs * 10) / 10,
       combinationsPerSecond: ranNow > 0 ? Math.round((ranNow / sweepMs) * 1000 * 10) / 10 : null,
     },
+    walkForward: null,
     finishedAt: null,
   };
+  if (summary.status === "completed" && config.walkForward) {
+    const windows = checkWalkForward(config.walkForward, prepared).length;
+    emit({ type: "walk_forward_started", windows, spec: config.walkForward });
+    summary.walkForward = await walkForward(prepared, {
+      spec: config.walkForward,
+      jobs,
+      strategyPath: config.run.strategyPath,
+      onWindow: (result) => emit({ type: "walk_forward_window", result, windows }),
+      ...(o.onStart ? { onStart: o.onStart } : {}),
+    });
+    // Stopped during the walk-forward: a resume runs it again (its combinations are all done).
+    if (summary.walkForward === null) summary.status = "interrupted";
+  }
   if (summary.status === "completed" && config.top > 0) {
     for (const out of ranked(outcomes, objective).slice(0, config.top)) {
       if (objectiveValue(out, objective) === null) break;

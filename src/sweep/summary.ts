@@ -59,12 +59,13 @@ export function ranked(
 }
 
 /** summary.json from the outcomes so far (`returnsOf`: a combination's per-bar returns, for the
- * statistics). */
+ * statistics; `cscvBlocks`: S of PBO's CSCV). */
 export function summarize(
   outcomes: readonly CombinationOutcome[],
   total: number,
   objective: Objective,
   returnsOf: (index: number) => Float64Array | null,
+  cscvBlocks: number,
 ): SweepSummary {
   const top = ranked(outcomes, objective)[0];
   const value = top ? objectiveValue(top, objective) : null;
@@ -85,6 +86,11 @@ export function summarize(
     failed,
     objective,
     best,
-    statistics: searchStatistics({ outcomes, returnsOf, best: best?.index ?? null }),
+    statistics: searchStatistics({
+      outcomes,
+      returnsOf,
+      best: best?.index ?? null,
+      cscvBlocks,
+    }),
   };
 }

@@ -12,6 +12,7 @@ import type { SearchSettings } from "./plan.js";
 import type { CombinationOutcome, CombinationRun } from "./run-combination.js";
 import type { SweepSummary } from "./summary.js";
 import { SWEEP_FILE, SWEEP_KIND, sweepFile } from "./sweep-layout.js";
+import type { WalkForwardResult } from "./walk-forward.js";
 
 /** config.json of a sweep: everything a resume needs to make the same combinations again. */
 export interface SweepConfig {
@@ -25,6 +26,10 @@ export interface SweepConfig {
   /** `--jobs` as given (null: the cores of the machine the sweep runs on). */
   jobs: number | null;
   top: number;
+  /** S of PBO's CSCV (absent in a sweep made before it was a setting: the default). */
+  cscvBlocks?: number;
+  /** `--walk-forward` as given, or null. */
+  walkForward?: string | null;
   /** Combinations in the sweep. */
   total: number;
 }
@@ -40,6 +45,9 @@ export interface SweepSummaryFile extends SweepSummary {
   /** Run directories written for the best combinations (`--top`), best first. */
   topRuns: { index: number; runId: string }[];
   timings: { sweepMs: number; combinationsPerSecond: number | null };
+  /** `--walk-forward`'s windows and stitched out-of-sample figures (null: not asked for, or the
+   * sweep did not complete). */
+  walkForward: WalkForwardResult | null;
   finishedAt: string | null;
 }
 

@@ -106,6 +106,8 @@ h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.6em}
 #table td,#table th{border:1px solid #ddd;padding:2px 6px;text-align:right}
 #table tr.best td{background:#fff3c4}
 .controls label{margin-right:1em}
+table.wf{border-collapse:collapse}
+table.wf td,table.wf th{border:1px solid #ddd;padding:2px 6px;text-align:right}
 </style></head><body>
 <h1>${escapeHtml(title)}</h1>
 <table class="facts">
@@ -113,9 +115,15 @@ h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.6em}
 <tr><td>Status</td><td>${escapeHtml(summary.status)}: ${summary.done} of ${summary.total} combinations, ${summary.failed} failed</td></tr>
 <tr><td>Objective</td><td>${escapeHtml(`${summary.objective.direction} ${data.objectiveLabel}`)}</td></tr>
 <tr><td>Best</td><td id="best-text">${escapeHtml(bestText)}</td></tr>
-<tr><td>Trials</td><td>${stats.trials}</td></tr>
-<tr><td>PSR / DSR / PBO</td><td>${figure(stats.psr)} / ${figure(stats.dsr)} / ${figure(stats.pbo)}</td></tr>
+<tr><td>Trials</td><td>${stats.trials} (${stats.sharpeTrials ?? stats.trials} with a per-bar Sharpe ratio)</td></tr>
+<tr><td>Probabilistic Sharpe Ratio</td><td id="stat-psr">${figure(stats.psr)}</td></tr>
+<tr><td>Deflated Sharpe Ratio</td><td id="stat-dsr">${figure(stats.dsr)}</td></tr>
+<tr><td>Probability of Backtest Overfitting</td><td id="stat-pbo">${figure(stats.pbo)}${stats.cscvBlocks ? ` (CSCV, ${stats.cscvBlocks} blocks, ${stats.pboCombinations} combinations)` : ""}</td></tr>
 </table>
+<p>PSR: the chance the best combination's true Sharpe ratio is above 0. DSR: the same against the
+best Sharpe ratio that many skill-less trials would show. PBO: how often the best in-sample
+combination ranks at or below the median out of sample. See docs/statistics.md.</p>
+${walkForwardSection(summary)}
 <h2>Heatmap of ${escapeHtml(data.objectiveLabel)}</h2>
 <div class="controls">
 <label>x <select id="x-axis"></select></label>
@@ -132,6 +140,53 @@ ${jsonScript("sweep-data", data)}
 </body></html>
 `;
   writeFileAtomic(sweepFile(dir, "report"), html);
+}
+
+/** The walk-forward's windows and stitched out-of-sample figures, as a table (none: no section). */
+function walkForwardSection(summary: SweepSummaryFile): string {
+  const wf = summary.walkForward;
+  if (!wf) return "";
+  const metric = wf.objective.metric;
+  const label = METRIC_FORMATS[metric]?.label ?? metric;
+  const num = (v: number | null | undefined, digits = 4) =>
+    v === null || v === undefined ? "n/a" : escapeHtml(v.toFixed(digits));
+  const figure = (f: { value: number | null; reason: string | null }, digits = 4) =>
+    f.value === null ? `n/a (${escapeHtml(f.reason ?? "")})` : escapeHtml(f.value.toFixed(digits));
+  const settings = (x: Readonly<Record<string, unknown>> | undefined) =>
+    x
+      ? escapeHtml(
+          Object.entries(x)
+            .map(([k, v]) => `${k}=${String(v)}`)
+            .join(" "),
+        )
+      : "none";
+  const rows = wf.windows
+    .map(
+      (w) =>
+        `<tr><td>${w.window}</td><td>${escapeHtml(`${w.train.from} → ${w.train.to}`)}</td><td>${w.train.historyBars}</td><td>${escapeHtml(`${w.test.from} → ${w.test.to}`)}</td><td>${w.test.historyBars}</td><td>${settings(w.best?.settings)}</td><td>${num(w.best?.value)}</td><td>${figure(w.outOfSampleValue)}</td><td>${num(w.outOfSample?.returnPct, 2)}</td><td>${w.outOfSample?.trades ?? "n/a"}</td></tr>`,
+    )
+    .join("\n");
+  const st = wf.stitched;
+  const stitched =
+    st === null
+      ? `<p>Stitched out of sample: n/a (${escapeHtml(wf.stitchedReason ?? "")})</p>`
+      : `<table class="facts">
+<tr><td>Out-of-sample span</td><td>${escapeHtml(`${st.start} → ${st.end}`)} (${st.bars} bars)</td></tr>
+<tr><td>Return</td><td>${num(st.returnPct, 2)} % (buy &amp; hold ${num(st.buyHoldReturnPct, 2)} %)</td></tr>
+<tr><td>Sharpe / Sortino</td><td>${num(st.sharpe)} / ${num(st.sortino)}</td></tr>
+<tr><td>Max drawdown</td><td>${num(st.maxDrawdownPct, 2)} %</td></tr>
+<tr><td>Trades</td><td>${st.trades}</td></tr>
+</table>`;
+  return `<h2>Walk-forward ${escapeHtml(wf.spec)}</h2>
+<p>Each window sweeps its training span and runs the best settings on the test span after it.
+Bars before a span are indicator history only, as with <code>agenticbt run --from --to</code>.</p>
+<table id="walk-forward" class="wf">
+<tr><th>window</th><th>train</th><th>history bars</th><th>test</th><th>history bars</th><th>best in sample</th><th>${escapeHtml(label)} in sample</th><th>${escapeHtml(label)} out of sample</th><th>return % out of sample</th><th>trades</th></tr>
+${rows}
+</table>
+<h3>Stitched out-of-sample equity</h3>
+${stitched}
+<p>Out of sample / in sample, mean ${escapeHtml(label)} over the windows: ${figure(wf.outOfSampleMean)} / ${figure(wf.inSampleMean)} = <span id="wf-ratio">${figure(wf.ratio, 3)}</span></p>`;
 }
 
 /** The page's script: plain DOM, no library. */

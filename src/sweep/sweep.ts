@@ -1,6 +1,7 @@
 import { checkKeys, checkSetting } from "../config/check-setting.js";
 import { SWEEP_SETTINGS } from "../config/sweep-settings.js";
 import { UsageError } from "../errors/usage-error.js";
+import { checkCscvBlocks } from "../metrics/overfitting/pbo.js";
 import type { BacktestOptions } from "../runner/backtest.js";
 import { inputData } from "../runner/backtest.js";
 import { checkBroker, checkDataWindow } from "../runner/library-settings.js";
@@ -33,6 +34,8 @@ export interface SweepOptions<S = unknown>
   method?: "grid" | "random";
   maxTries?: number;
   seed?: number;
+  /** Blocks of the Probability of Backtest Overfitting's CSCV (default 16; even, 2 to 30). */
+  cscvBlocks?: number;
   /** Threads (default the cores); a strategy object runs in this thread alone. */
   jobs?: number;
   /** Each combination's outcome as it arrives (in no fixed order), with its equity at each close. */
@@ -65,6 +68,7 @@ const OPTION_KEYS = [
   "method",
   "maxTries",
   "seed",
+  "cscvBlocks",
   "jobs",
   "onResult",
   "onStart",
@@ -88,6 +92,8 @@ export async function sweep<S>(options: SweepOptions<S>): Promise<SweepOutput> {
   const maxTries = checkSetting(SWEEP_SETTINGS.maxTries, options.maxTries ?? null, "maxTries");
   const seed = checkSetting(SWEEP_SETTINGS.seed, options.seed, "seed");
   const jobs = jobsOf(options.jobs ?? null);
+  const cscvBlocks = checkSetting(SWEEP_SETTINGS.cscvBlocks, options.cscvBlocks, "cscvBlocks");
+  checkCscvBlocks(cscvBlocks);
   if (options.maximize !== undefined && options.minimize !== undefined)
     throw new UsageError("sweep(): maximize and minimize both given: keep one.");
   const objective = checkObjective(options.maximize ?? null, options.minimize ?? null);
@@ -132,7 +138,13 @@ export async function sweep<S>(options: SweepOptions<S>): Promise<SweepOutput> {
   results.sort((a, b) => a.index - b.index);
   return {
     results,
-    summary: summarize(results, prepared.combos.length, objective, (i) => returns.get(i) ?? null),
+    summary: summarize(
+      results,
+      prepared.combos.length,
+      objective,
+      (i) => returns.get(i) ?? null,
+      cscvBlocks,
+    ),
     stopped,
   };
 }

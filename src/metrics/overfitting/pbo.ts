@@ -81,9 +81,64 @@ export function probabilityOfOverfitting(input: {
           "combination's return series must cover the same bars",
       );
   });
-  const result: PboResult = {
-    pbo: noFigure(""),
-    probabilityOfLoss: noFigure(""),
+  const unusable = tooFew(combinations, bars, blocks);
+  if (unusable !== null) return unusable;
+  const edges = blockEdges(bars, blocks);
+  const score =
+    input.metric === undefined || input.metric === perBarSharpe
+      ? sharpeScorer(
+          returns.map((r) => summarizeBlocks(r, edges)),
+          edges,
+        )
+      : metricScorer(returns, edges, input.metric);
+  return cscv(score, combinations, blocks, bars);
+}
+
+/** One combination's returns summarised per CSCV block: each block's mean and sum of squared
+ * deviations from it. S numbers of each kind, whatever the number of bars. */
+export interface BlockSummary {
+  means: Float64Array;
+  m2s: Float64Array;
+}
+
+/** A series' block summary for `blocks` blocks over its bars (as probabilityOfOverfitting cuts
+ * them), so that PBO by per-bar Sharpe can be computed without holding every series at once. */
+export function blockSummary(returns: ArrayLike<number>, blocks: number): BlockSummary {
+  checkCscvBlocks(blocks);
+  return summarizeBlocks(returns, blockEdges(returns.length, blocks));
+}
+
+/**
+ * probabilityOfOverfitting with the default metric (per-bar Sharpe), from each combination's
+ * block summary over `bars` returns: the same figures, in N·S numbers of memory instead of N·T.
+ */
+export function probabilityOfOverfittingFromBlocks(input: {
+  summaries: readonly BlockSummary[];
+  bars: number;
+  blocks: number;
+}): PboResult {
+  const { summaries, bars, blocks } = input;
+  checkCscvBlocks(blocks);
+  summaries.forEach((s, i) => {
+    if (s.means.length !== blocks || s.m2s.length !== blocks)
+      throw new CscvInputError(
+        `combination ${i} is summarised over ${s.means.length} blocks, not ${blocks}`,
+      );
+  });
+  const unusable = tooFew(summaries.length, bars, blocks);
+  if (unusable !== null) return unusable;
+  return cscv(sharpeScorer(summaries, blockEdges(bars, blocks)), summaries.length, blocks, bars);
+}
+
+function emptyResult(
+  combinations: number,
+  blocks: number,
+  bars: number,
+  reason: string,
+): PboResult {
+  return {
+    pbo: noFigure(reason),
+    probabilityOfLoss: noFigure(reason),
     logits: [],
     chosen: [],
     inSample: [],
@@ -93,21 +148,30 @@ export function probabilityOfOverfitting(input: {
     bars,
     combinations,
   };
-  const none = (reason: string): PboResult => ({
-    ...result,
-    pbo: noFigure(reason),
-    probabilityOfLoss: noFigure(reason),
-  });
-  if (combinations < 2)
-    return none(`too few trials: ${combinations}, and a best-of-N figure needs at least 2`);
-  if (bars < blocks)
-    return none(`too few bars: ${bars} returns cannot fill ${blocks} blocks of at least one bar`);
+}
 
-  const edges = blockEdges(bars, blocks);
-  const score =
-    input.metric === undefined || input.metric === perBarSharpe
-      ? sharpeScorer(returns, edges)
-      : metricScorer(returns, edges, input.metric);
+/** The null result when there is nothing to split, else null. */
+function tooFew(combinations: number, bars: number, blocks: number): PboResult | null {
+  if (combinations < 2)
+    return emptyResult(
+      combinations,
+      blocks,
+      bars,
+      `too few trials: ${combinations}, and a best-of-N figure needs at least 2`,
+    );
+  if (bars < blocks)
+    return emptyResult(
+      combinations,
+      blocks,
+      bars,
+      `too few bars: ${bars} returns cannot fill ${blocks} blocks of at least one bar`,
+    );
+  return null;
+}
+
+/** Every split: the in-sample best, its out-of-sample rank and logit. */
+function cscv(score: Scorer, combinations: number, blocks: number, bars: number): PboResult {
+  const result = emptyResult(combinations, blocks, bars, "");
   const isScores = new Float64Array(combinations);
   const oosScores = new Float64Array(combinations);
   const full = (1 << blocks) - 1;
@@ -142,6 +206,23 @@ function blockEdges(bars: number, blocks: number): Int32Array {
   return edges;
 }
 
+function summarizeBlocks(r: ArrayLike<number>, edges: Int32Array): BlockSummary {
+  const blocks = edges.length - 1;
+  const means = new Float64Array(blocks);
+  const m2s = new Float64Array(blocks);
+  for (let b = 0; b < blocks; b++) {
+    const count = edges[b + 1]! - edges[b]!;
+    let sum = 0;
+    for (let i = edges[b]!; i < edges[b + 1]!; i++) sum += r[i]!;
+    const mean = sum / count;
+    let ss = 0;
+    for (let i = edges[b]!; i < edges[b + 1]!; i++) ss += (r[i]! - mean) ** 2;
+    means[b] = mean;
+    m2s[b] = ss;
+  }
+  return { means, m2s };
+}
+
 /** Every S-bit mask with S/2 bits set, in increasing order (the picked blocks, lexicographic). */
 function* halfMasks(blocks: number): Generator<number> {
   const half = blocks / 2;
@@ -162,25 +243,13 @@ type Scorer = (mask: number, out: Float64Array) => void;
  * Per-bar Sharpe of the bars in the masked blocks, from each block's count, mean and sum of
  * squared deviations, merged pairwise (Chan et al.): no pass over the bars per split.
  */
-function sharpeScorer(returns: readonly ArrayLike<number>[], edges: Int32Array): Scorer {
+function sharpeScorer(summaries: readonly BlockSummary[], edges: Int32Array): Scorer {
   const blocks = edges.length - 1;
   const count = new Float64Array(blocks);
-  const means = new Float64Array(returns.length * blocks);
-  const m2s = new Float64Array(returns.length * blocks);
   for (let b = 0; b < blocks; b++) count[b] = edges[b + 1]! - edges[b]!;
-  returns.forEach((r, c) => {
-    for (let b = 0; b < blocks; b++) {
-      let sum = 0;
-      for (let i = edges[b]!; i < edges[b + 1]!; i++) sum += r[i]!;
-      const mean = sum / count[b]!;
-      let ss = 0;
-      for (let i = edges[b]!; i < edges[b + 1]!; i++) ss += (r[i]! - mean) ** 2;
-      means[c * blocks + b] = mean;
-      m2s[c * blocks + b] = ss;
-    }
-  });
   return (mask, out) => {
-    for (let c = 0; c < returns.length; c++) {
+    for (let c = 0; c < summaries.length; c++) {
+      const { means, m2s } = summaries[c]!;
       let n = 0;
       let mean = 0;
       let m2 = 0;
@@ -188,9 +257,9 @@ function sharpeScorer(returns: readonly ArrayLike<number>[], edges: Int32Array):
         if ((mask & (1 << b)) === 0) continue;
         const nb = count[b]!;
         const total = n + nb;
-        const delta = means[c * blocks + b]! - mean;
+        const delta = means[b]! - mean;
         mean += (delta * nb) / total;
-        m2 += m2s[c * blocks + b]! + (delta * delta * n * nb) / total;
+        m2 += m2s[b]! + (delta * delta * n * nb) / total;
         n = total;
       }
       out[c] = n < 2 ? Number.NaN : sharpeOf(mean, Math.sqrt(m2 / (n - 1)));

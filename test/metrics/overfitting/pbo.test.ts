@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   binomial,
+  blockSummary,
   CscvBlocksError,
   CscvInputError,
   probabilityOfOverfitting,
+  probabilityOfOverfittingFromBlocks,
 } from "../../../src/metrics/overfitting/pbo.js";
 import { perBarSharpe } from "../../../src/metrics/overfitting/sharpe-stats.js";
 import { gaussian, noiseStrategies, splitMix32 } from "./noise-strategies.js";
@@ -114,5 +116,24 @@ describe("probabilityOfOverfitting's checks", () => {
     // The NaN combination never wins; the other wins and ranks 2 of 2 out of sample.
     expect(result.chosen).toEqual([0, 0]);
     expect(result.pbo.value).toBe(0);
+  });
+});
+
+describe("probabilityOfOverfittingFromBlocks", () => {
+  it("gives probabilityOfOverfitting's figures from block summaries alone", () => {
+    for (const blocks of [2, 8, 16]) {
+      const returns = noiseStrategies(blocks, 30, 999);
+      const direct = probabilityOfOverfitting({ returns, blocks });
+      const summaries = returns.map((r) => blockSummary(r, blocks));
+      expect(probabilityOfOverfittingFromBlocks({ summaries, bars: 999, blocks })).toEqual(direct);
+    }
+  });
+
+  it("refuses a summary over other blocks", () => {
+    const s = blockSummary(new Float64Array(100), 8);
+    expect(() =>
+      probabilityOfOverfittingFromBlocks({ summaries: [s], bars: 100, blocks: 16 }),
+    ).toThrow(CscvInputError);
+    expect(() => blockSummary(new Float64Array(100), 7)).toThrow(CscvBlocksError);
   });
 });
