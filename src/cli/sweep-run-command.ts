@@ -1,5 +1,5 @@
 import path from "node:path";
-import { SWEEP_SETTINGS } from "../config/sweep-settings.js";
+import { DEFAULT_CSCV_BLOCKS, SWEEP_SETTINGS } from "../config/sweep-settings.js";
 import { UsageError } from "../errors/usage-error.js";
 import { formatMetric } from "../metrics/metric-labels.js";
 import { checkCscvBlocks } from "../metrics/overfitting/pbo.js";
@@ -55,7 +55,7 @@ function statisticsLines(s: SweepSummaryFile): string[] {
   const figures: [string, { value: number | null; reason: string | null }][] = [
     ["PSR", st.psr],
     ["DSR", st.dsr],
-    [`PBO (${st.cscvBlocks} blocks)`, st.pbo],
+    [`PBO (${st.cscvBlocks ?? DEFAULT_CSCV_BLOCKS} blocks)`, st.pbo],
   ];
   const shown = figures
     .map(([name, f]) => `${name} ${f.value === null ? "n/a" : f.value.toFixed(3)}`)
@@ -94,6 +94,16 @@ function walkForwardLines(wf: NonNullable<SweepSummaryFile["walkForward"]>): str
   for (const w of wf.windows)
     lines.push(
       `  ${String(w.window).padStart(2)}  test ${w.test.from} → ${w.test.to}  ${settings(w.best?.settings)}  ${value(w.best?.value)} → ${value(w.outOfSampleValue.value)}`,
+    );
+  const reasons = new Map<string, number[]>();
+  for (const w of wf.windows)
+    if (w.outOfSampleValue.value === null) {
+      const why = w.outOfSampleValue.reason;
+      reasons.set(why, [...(reasons.get(why) ?? []), w.window]);
+    }
+  for (const [why, windows] of reasons)
+    lines.push(
+      `  n/a out of sample in window${windows.length > 1 ? "s" : ""} ${windows.join(", ")}: ${why}`,
     );
   const st = wf.stitched;
   if (st === null) lines.push(`  Stitched out of sample: n/a (${wf.stitchedReason})`);

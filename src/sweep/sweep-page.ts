@@ -123,7 +123,6 @@ table.wf td,table.wf th{border:1px solid #ddd;padding:2px 6px;text-align:right}
 <p>PSR: the chance the best combination's true Sharpe ratio is above 0. DSR: the same against the
 best Sharpe ratio that many skill-less trials would show. PBO: how often the best in-sample
 combination ranks at or below the median out of sample. See docs/statistics.md.</p>
-${walkForwardSection(summary)}
 <h2>Heatmap of ${escapeHtml(data.objectiveLabel)}</h2>
 <div class="controls">
 <label>x <select id="x-axis"></select></label>
@@ -135,6 +134,7 @@ ${walkForwardSection(summary)}
 <div id="equity"></div>
 <h2>Every combination</h2>
 <div id="table"></div>
+${walkForwardSection(summary)}
 ${jsonScript("sweep-data", data)}
 <script>${CLIENT_SCRIPT}</script>
 </body></html>
