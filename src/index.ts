@@ -78,5 +78,6 @@ export {
   type SweepOutput,
   type SweepSummary,
   sweep,
+  type WalkForwardResult,
 } from "./sweep/sweep.js";
 export { VERSION } from "./version.js";

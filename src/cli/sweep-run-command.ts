@@ -39,7 +39,8 @@ export function formatSweepSummary(s: SweepSummaryFile, dir: string): string {
     );
   } else lines.push(`Best: none (no combination completed with a ${metric})`);
   lines.push(...statisticsLines(s));
-  if (s.walkForward) lines.push(...walkForwardLines(s.walkForward));
+  if (s.walkForward)
+    lines.push(...walkForwardLines(s.walkForward, s.timings.walkForwardMs ?? null));
   for (const t of s.topRuns) lines.push(`Run ${t.runId}: combination ${t.index}`);
   lines.push(relativeIfInside(dir) || ".");
   lines.push(`Report ${relativeIfInside(sweepFile(dir, "report"))}`);
@@ -78,7 +79,10 @@ function statisticsLines(s: SweepSummaryFile): string[] {
 }
 
 /** The walk-forward: a line per window, then the stitched out-of-sample figures. */
-function walkForwardLines(wf: NonNullable<SweepSummaryFile["walkForward"]>): string[] {
+function walkForwardLines(
+  wf: NonNullable<SweepSummaryFile["walkForward"]>,
+  ms: number | null,
+): string[] {
   const metric = wf.objective.metric;
   const settings = (x: Readonly<Record<string, unknown>> | undefined) =>
     x
@@ -89,7 +93,7 @@ function walkForwardLines(wf: NonNullable<SweepSummaryFile["walkForward"]>): str
   const value = (v: number | null | undefined) =>
     v === null || v === undefined ? "n/a" : formatMetric(metric, v);
   const lines = [
-    `Walk-forward ${wf.spec}: ${wf.windows.length} windows, ${metric} in sample → out of sample`,
+    `Walk-forward ${wf.spec}: ${wf.windows.length} windows${ms === null ? "" : ` in ${(ms / 1000).toFixed(2)} s`}, ${metric} in sample → out of sample`,
   ];
   for (const w of wf.windows)
     lines.push(

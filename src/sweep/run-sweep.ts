@@ -230,6 +230,7 @@ async function sweepInDir(
     timings: {
       sweepMs: Math.round(sweepMs * 10) / 10,
       combinationsPerSecond: ranNow > 0 ? Math.round((ranNow / sweepMs) * 1000 * 10) / 10 : null,
+      walkForwardMs: null,
     },
     walkForward: null,
     finishedAt: null,
@@ -237,6 +238,7 @@ async function sweepInDir(
   if (summary.status === "completed" && config.walkForward) {
     const windows = checkWalkForward(config.walkForward, prepared).length;
     emit({ type: "walk_forward_started", windows, spec: config.walkForward });
+    const w0 = performance.now();
     summary.walkForward = await walkForward(prepared, {
       spec: config.walkForward,
       jobs,
@@ -244,6 +246,7 @@ async function sweepInDir(
       onWindow: (result) => emit({ type: "walk_forward_window", result, windows }),
       ...(o.onStart ? { onStart: o.onStart } : {}),
     });
+    summary.timings.walkForwardMs = Math.round((performance.now() - w0) * 10) / 10;
     // Stopped during the walk-forward: a resume runs it again (its combinations are all done).
     if (summary.walkForward === null) summary.status = "interrupted";
   }

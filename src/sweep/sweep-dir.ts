@@ -44,7 +44,8 @@ export interface SweepSummaryFile extends SweepSummary {
   status: SweepStatus;
   /** Run directories written for the best combinations (`--top`), best first. */
   topRuns: { index: number; runId: string }[];
-  timings: { sweepMs: number; combinationsPerSecond: number | null };
+  /** walkForwardMs: the walk-forward's time (null: none ran). */
+  timings: { sweepMs: number; combinationsPerSecond: number | null; walkForwardMs: number | null };
   /** `--walk-forward`'s windows and stitched out-of-sample figures (null: not asked for, or the
    * sweep did not complete). */
   walkForward: WalkForwardResult | null;

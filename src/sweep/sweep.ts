@@ -15,9 +15,11 @@ import { checkObjective, jobsOf, prepareSweep } from "./plan.js";
 import type { CombinationOutcome } from "./run-combination.js";
 import { barReturns } from "./search-statistics.js";
 import { type SweepSummary, summarize } from "./summary.js";
+import { checkWalkForward, type WalkForwardResult, walkForward } from "./walk-forward.js";
 
 export type { CombinationOutcome } from "./run-combination.js";
 export type { SweepSummary } from "./summary.js";
+export type { WalkForwardResult } from "./walk-forward.js";
 
 /** `sweep()`'s options: `backtest()`'s (every one applies to every combination) and the search's,
  * checked through the same settings schema as `agenticbt sweep`'s flags. */
@@ -36,6 +38,9 @@ export interface SweepOptions<S = unknown>
   seed?: number;
   /** Blocks of the Probability of Backtest Overfitting's CSCV (default 16; even, 2 to 30). */
   cscvBlocks?: number;
+  /** Also walk forward: `"train=500,test=100"` (bars or 2y, 6m, 30d; `,anchored`), as
+   * `agenticbt sweep --walk-forward`. */
+  walkForward?: string;
   /** Threads (default the cores); a strategy object runs in this thread alone. */
   jobs?: number;
   /** Each combination's outcome as it arrives (in no fixed order), with its equity at each close. */
@@ -50,6 +55,8 @@ export interface SweepOutput {
   summary: SweepSummary;
   /** Whether it was stopped (`onStart`'s handle) before every combination ran. */
   stopped: boolean;
+  /** The walk-forward's windows and stitched figures (null: not asked for, or stopped). */
+  walkForward: WalkForwardResult | null;
 }
 
 const OPTION_KEYS = [
@@ -69,6 +76,7 @@ const OPTION_KEYS = [
   "maxTries",
   "seed",
   "cscvBlocks",
+  "walkForward",
   "jobs",
   "onResult",
   "onStart",
@@ -93,6 +101,7 @@ export async function sweep<S>(options: SweepOptions<S>): Promise<SweepOutput> {
   const seed = checkSetting(SWEEP_SETTINGS.seed, options.seed, "seed");
   const jobs = jobsOf(options.jobs ?? null);
   const cscvBlocks = checkSetting(SWEEP_SETTINGS.cscvBlocks, options.cscvBlocks, "cscvBlocks");
+  const wf = checkSetting(SWEEP_SETTINGS.walkForward, options.walkForward ?? null, "walkForward");
   checkCscvBlocks(cscvBlocks);
   if (options.maximize !== undefined && options.minimize !== undefined)
     throw new UsageError("sweep(): maximize and minimize both given: keep one.");
@@ -122,6 +131,7 @@ export async function sweep<S>(options: SweepOptions<S>): Promise<SweepOutput> {
     run: { broker, params: (options.params ?? {}) as Params, hookTimeoutMs: undefined },
     search: { grid, constraint: c ?? null, objective, method, maxTries, seed },
   });
+  if (wf !== null) checkWalkForward(wf, prepared);
   const results: CombinationOutcome[] = [];
   const returns = new Map<number, Float64Array>();
   const { stopped } = await executeSweep(prepared, {
@@ -136,7 +146,17 @@ export async function sweep<S>(options: SweepOptions<S>): Promise<SweepOutput> {
     },
   });
   results.sort((a, b) => a.index - b.index);
+  const walked =
+    wf === null || stopped
+      ? null
+      : await walkForward(prepared, {
+          spec: wf,
+          jobs,
+          strategyPath: path,
+          ...(options.onStart ? { onStart: options.onStart } : {}),
+        });
   return {
+    walkForward: walked,
     results,
     summary: summarize(
       results,

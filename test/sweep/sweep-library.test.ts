@@ -1,6 +1,11 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { backtest, type CombinationOutcome, sweep, UsageError } from "../../src/index.js";
+import { CscvBlocksError } from "../../src/metrics/overfitting/pbo.js";
+import {
+  WalkForwardDataError,
+  WalkForwardSpecError,
+} from "../../src/metrics/overfitting/walk-forward-windows.js";
 import smaCrossover from "../../strategies/sma-crossover.js";
 
 const GOOG = path.resolve(import.meta.dirname, "..", "..", "data", "GOOG.csv");
@@ -81,5 +86,42 @@ describe("the library's sweep()", () => {
     await expect(sweep({ ...base, grids: {} } as never)).rejects.toThrow(
       /Unknown sweep\(\) option "grids"/,
     );
+    await expect(sweep({ ...base, cscvBlocks: 7 })).rejects.toThrow(CscvBlocksError);
+    await expect(sweep({ ...base, cscvBlocks: 0 })).rejects.toThrow(/cscvBlocks 0/);
+    await expect(sweep({ ...base, walkForward: "train=5" })).rejects.toThrow(WalkForwardSpecError);
+    await expect(sweep({ ...base, walkForward: "train=9000,test=5" })).rejects.toThrow(
+      WalkForwardDataError,
+    );
   });
+
+  it("computes the search's statistics with cscvBlocks, and walks forward", async () => {
+    const out = await sweep({
+      strategy: smaCrossover,
+      data: [GOOG],
+      grid: { fast: [5, 10, 20], slow: [30, 50] },
+      cscvBlocks: 8,
+      walkForward: "train=1000,test=400",
+    });
+    const st = out.summary.statistics;
+    expect(st.cscvBlocks).toBe(8);
+    expect(st.pboCombinations).toBe(6);
+    expect(st.pbo.value).toBeGreaterThanOrEqual(0);
+    expect(st.dsr.value).toBeGreaterThanOrEqual(0);
+    const wf = out.walkForward;
+    expect(wf?.windows.map((w) => [w.train.firstBar, w.test.firstBar])).toEqual([
+      [0, 1000],
+      [400, 1400],
+      [800, 1800],
+    ]);
+    // Each test span as backtest() runs it with from/to: the same metrics.
+    const w = wf?.windows[1];
+    const b = await backtest({
+      strategy: smaCrossover,
+      data: [GOOG],
+      params: w?.best?.settings as Record<string, number>,
+      from: w?.test.from,
+      to: w?.test.to,
+    });
+    expect(w?.outOfSample).toEqual(b.metrics);
+  }, 60_000);
 });
