@@ -12,7 +12,7 @@ import { CurveReader } from "./curves.js";
 import { executeSweep, type SweepHandle } from "./execute.js";
 import { jobsOf, type PreparedSweep, prepareSweep } from "./plan.js";
 import type { CombinationOutcome } from "./run-combination.js";
-import { barReturns } from "./search-statistics.js";
+import { barReturns, searchStatistics } from "./search-statistics.js";
 import { better, objectiveValue, ranked, summarize } from "./summary.js";
 import {
   createSweepDir,
@@ -225,7 +225,14 @@ async function sweepInDir(
     id: config.id,
     name: config.name,
     status: stopped || outcomes.length < total ? "interrupted" : "completed",
-    ...summarize(outcomes, total, objective, returnsOf, config.cscvBlocks ?? DEFAULT_CSCV_BLOCKS),
+    ...summarize(outcomes, total, objective, (best) =>
+      searchStatistics({
+        outcomes,
+        returnsOf,
+        best,
+        cscvBlocks: config.cscvBlocks ?? DEFAULT_CSCV_BLOCKS,
+      }),
+    ),
     topRuns: [],
     timings: {
       sweepMs: Math.round(sweepMs * 10) / 10,

@@ -59,45 +59,75 @@ export interface SearchInput {
 /** The search's statistics: PSR and DSR of the best combination, PBO over all of them. */
 export function searchStatistics(input: SearchInput): SearchStatistics {
   const { outcomes, returnsOf, best, cscvBlocks } = input;
-  const sharpes: number[] = [];
-  // Block summaries by series length: only the full-length series line up for CSCV (a run the
-  // strategy stopped early has fewer bars).
-  const byLength = new Map<number, BlockSummary[]>();
+  const trials = new SearchTrials(cscvBlocks);
   let bestReturns: Float64Array | null = null;
-  for (const o of [...outcomes].sort((a, b) => a.index - b.index)) {
+  for (const o of outcomes) {
     if (o.status !== "completed") continue;
     const r = returnsOf(o.index);
     if (r === null) continue;
-    sharpes.push(perBarSharpe(r));
+    trials.add(o.index, r);
     if (o.index === best) bestReturns = r;
-    if (r.length >= cscvBlocks) {
-      const list = byLength.get(r.length) ?? [];
-      list.push(blockSummary(r, cscvBlocks));
-      byLength.set(r.length, list);
-    }
   }
-  const sharpeTrials = sharpes.filter(Number.isFinite).length;
-  const variance = trialSharpeVariance(sharpes);
-  const deflated = dsrOf(bestReturns, best, sharpeTrials, variance);
-  const bars = Math.max(0, ...byLength.keys());
-  const summaries = byLength.get(bars) ?? [];
-  const pbo = probabilityOfOverfittingFromBlocks({ summaries, bars, blocks: cscvBlocks });
-  const left = sharpes.length - summaries.length;
-  const note =
-    left > 0
-      ? ` (${left} completed combination(s) left out: their runs ended before the last bar, or have fewer than ${cscvBlocks} returns)`
-      : "";
-  const why = (f: Figure): Figure => (f.value === null ? noFigure(`${f.reason}${note}`) : f);
-  return {
-    trials: outcomes.length,
-    sharpeTrials,
-    sharpeVariance: variance,
-    ...deflated,
-    pbo: why(pbo.pbo),
-    probabilityOfLoss: why(pbo.probabilityOfLoss),
-    cscvBlocks,
-    pboCombinations: summaries.length,
-  };
+  return trials.statistics(outcomes.length, best, bestReturns);
+}
+
+/**
+ * The statistics gathered one combination at a time, in any order (threads): what DSR and PBO
+ * need of each series (its per-bar Sharpe and CSCV block summary), not the series. Taken in index
+ * order at the end, so the figures do not depend on the order the combinations arrived in.
+ */
+export class SearchTrials {
+  private readonly seen = new Map<
+    number,
+    { sharpe: number; length: number; blocks: BlockSummary | null }
+  >();
+
+  constructor(private readonly cscvBlocks: number) {}
+
+  /** A completed combination's per-bar returns (a second call for an index replaces the first). */
+  add(index: number, returns: Float64Array): void {
+    this.seen.set(index, {
+      sharpe: perBarSharpe(returns),
+      length: returns.length,
+      blocks: returns.length >= this.cscvBlocks ? blockSummary(returns, this.cscvBlocks) : null,
+    });
+  }
+
+  /** The statistics of `tried` combinations, the best being `best` with returns `bestReturns`. */
+  statistics(
+    tried: number,
+    best: number | null,
+    bestReturns: Float64Array | null,
+  ): SearchStatistics {
+    const { cscvBlocks } = this;
+    const entries = [...this.seen.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+    const sharpes = entries.map((e) => e.sharpe);
+    const sharpeTrials = sharpes.filter(Number.isFinite).length;
+    const variance = trialSharpeVariance(sharpes);
+    const deflated = dsrOf(bestReturns, best, sharpeTrials, variance);
+    // Only the full-length series line up for CSCV (a run the strategy stopped early is shorter).
+    const bars = Math.max(0, ...entries.filter((e) => e.blocks !== null).map((e) => e.length));
+    const summaries = entries
+      .filter((e) => e.blocks !== null && e.length === bars)
+      .map((e) => e.blocks as BlockSummary);
+    const pbo = probabilityOfOverfittingFromBlocks({ summaries, bars, blocks: cscvBlocks });
+    const left = entries.length - summaries.length;
+    const note =
+      left > 0
+        ? ` (${left} completed combination(s) left out: their runs ended before the last bar, or have fewer than ${cscvBlocks} returns)`
+        : "";
+    const why = (f: Figure): Figure => (f.value === null ? noFigure(`${f.reason}${note}`) : f);
+    return {
+      trials: tried,
+      sharpeTrials,
+      sharpeVariance: variance,
+      ...deflated,
+      pbo: why(pbo.pbo),
+      probabilityOfLoss: why(pbo.probabilityOfLoss),
+      cscvBlocks,
+      pboCombinations: summaries.length,
+    };
+  }
 }
 
 function dsrOf(

@@ -1,7 +1,7 @@
 import type { Metrics } from "../metrics/types.js";
 import type { Combination } from "./axes.js";
 import type { CombinationOutcome } from "./run-combination.js";
-import { type SearchStatistics, searchStatistics } from "./search-statistics.js";
+import type { SearchStatistics } from "./search-statistics.js";
 
 /** The metric a sweep optimizes, and which way. */
 export interface Objective {
@@ -58,14 +58,13 @@ export function ranked(
   return keyed.map((k) => k.o);
 }
 
-/** summary.json from the outcomes so far (`returnsOf`: a combination's per-bar returns, for the
- * statistics; `cscvBlocks`: S of PBO's CSCV). */
+/** summary.json from the outcomes so far (`statisticsOf`: the search's statistics, given the
+ * index of the best combination). */
 export function summarize(
   outcomes: readonly CombinationOutcome[],
   total: number,
   objective: Objective,
-  returnsOf: (index: number) => Float64Array | null,
-  cscvBlocks: number,
+  statisticsOf: (best: number | null) => SearchStatistics,
 ): SweepSummary {
   const top = ranked(outcomes, objective)[0];
   const value = top ? objectiveValue(top, objective) : null;
@@ -86,11 +85,6 @@ export function summarize(
     failed,
     objective,
     best,
-    statistics: searchStatistics({
-      outcomes,
-      returnsOf,
-      best: best?.index ?? null,
-      cscvBlocks,
-    }),
+    statistics: statisticsOf(best?.index ?? null),
   };
 }

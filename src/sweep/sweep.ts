@@ -13,8 +13,8 @@ import { executeSweep, type SweepHandle } from "./execute.js";
 import { parseGridValues } from "./grid-values.js";
 import { checkObjective, jobsOf, prepareSweep } from "./plan.js";
 import type { CombinationOutcome } from "./run-combination.js";
-import { barReturns } from "./search-statistics.js";
-import { type SweepSummary, summarize } from "./summary.js";
+import { barReturns, SearchTrials } from "./search-statistics.js";
+import { better, objectiveValue, type SweepSummary, summarize } from "./summary.js";
 import { checkWalkForward, type WalkForwardResult, walkForward } from "./walk-forward.js";
 
 export type { CombinationOutcome } from "./run-combination.js";
@@ -133,15 +133,22 @@ export async function sweep<S>(options: SweepOptions<S>): Promise<SweepOutput> {
   });
   if (wf !== null) checkWalkForward(wf, prepared);
   const results: CombinationOutcome[] = [];
-  const returns = new Map<number, Float64Array>();
+  // Each series is summarised as it arrives; only the best so far's returns are kept (for PSR).
+  const trials = new SearchTrials(cscvBlocks);
+  let best: { index: number; value: number; returns: Float64Array } | null = null;
   const { stopped } = await executeSweep(prepared, {
     jobs,
     strategyPath: path,
     ...(options.onStart ? { onStart: options.onStart } : {}),
     onRun: ({ outcome, equity }) => {
       results.push(outcome);
-      if (equity !== null && outcome.status === "completed")
-        returns.set(outcome.index, barReturns(equity));
+      if (equity !== null && outcome.status === "completed") {
+        const returns = barReturns(equity);
+        trials.add(outcome.index, returns);
+        const value = objectiveValue(outcome, objective);
+        if (value !== null && better({ index: outcome.index, value }, best, objective))
+          best = { index: outcome.index, value, returns };
+      }
       options.onResult?.(outcome, equity);
     },
   });
@@ -158,12 +165,12 @@ export async function sweep<S>(options: SweepOptions<S>): Promise<SweepOutput> {
   return {
     walkForward: walked,
     results,
-    summary: summarize(
-      results,
-      prepared.combos.length,
-      objective,
-      (i) => returns.get(i) ?? null,
-      cscvBlocks,
+    summary: summarize(results, prepared.combos.length, objective, (index) =>
+      trials.statistics(
+        results.length,
+        index,
+        index !== null && best?.index === index ? best.returns : null,
+      ),
     ),
     stopped,
   };

@@ -6,6 +6,7 @@ import {
   WalkForwardDataError,
   WalkForwardSpecError,
 } from "../../src/metrics/overfitting/walk-forward-windows.js";
+import { barReturns, searchStatistics } from "../../src/sweep/search-statistics.js";
 import smaCrossover from "../../strategies/sma-crossover.js";
 
 const GOOG = path.resolve(import.meta.dirname, "..", "..", "data", "GOOG.csv");
@@ -95,14 +96,27 @@ describe("the library's sweep()", () => {
   });
 
   it("computes the search's statistics with cscvBlocks, and walks forward", async () => {
+    const equities = new Map<number, Float64Array>();
     const out = await sweep({
       strategy: smaCrossover,
       data: [GOOG],
       grid: { fast: [5, 10, 20], slow: [30, 50] },
       cscvBlocks: 8,
       walkForward: "train=1000,test=400",
+      onResult: (r, equity) => {
+        if (equity !== null) equities.set(r.index, equity.slice());
+      },
     });
     const st = out.summary.statistics;
+    // Summarised as the series arrive, the same figures as from every series at the end.
+    expect(st).toEqual(
+      searchStatistics({
+        outcomes: out.results,
+        returnsOf: (i) => barReturns(equities.get(i) as Float64Array),
+        best: out.summary.best?.index ?? null,
+        cscvBlocks: 8,
+      }),
+    );
     expect(st.cscvBlocks).toBe(8);
     expect(st.pboCombinations).toBe(6);
     expect(st.pbo.value).toBeGreaterThanOrEqual(0);
