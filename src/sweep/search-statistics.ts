@@ -1,3 +1,4 @@
+import { ZERO_VOLATILITY } from "../metrics/curve-stats.js";
 import { type Figure, figure, noFigure } from "../metrics/overfitting/figure.js";
 import {
   type BlockSummary,
@@ -7,6 +8,7 @@ import {
 import {
   deflatedSharpe,
   perBarSharpe,
+  returnMoments,
   trialSharpeVariance,
 } from "../metrics/overfitting/sharpe-stats.js";
 import { simpleReturns } from "../metrics/returns.js";
@@ -79,7 +81,7 @@ export function searchStatistics(input: SearchInput): SearchStatistics {
 export class SearchTrials {
   private readonly seen = new Map<
     number,
-    { sharpe: number; length: number; blocks: BlockSummary | null }
+    { sharpe: number; length: number; moved: boolean; blocks: BlockSummary | null }
   >();
 
   constructor(private readonly cscvBlocks: number) {}
@@ -89,6 +91,7 @@ export class SearchTrials {
     this.seen.set(index, {
       sharpe: perBarSharpe(returns),
       length: returns.length,
+      moved: returnMoments(returns).std > ZERO_VOLATILITY,
       blocks: returns.length >= this.cscvBlocks ? blockSummary(returns, this.cscvBlocks) : null,
     });
   }
@@ -110,7 +113,11 @@ export class SearchTrials {
     const summaries = entries
       .filter((e) => e.blocks !== null && e.length === bars)
       .map((e) => e.blocks as BlockSummary);
-    const pbo = probabilityOfOverfittingFromBlocks({ summaries, bars, blocks: cscvBlocks });
+    const moved = entries.filter((e) => e.blocks !== null && e.length === bars && e.moved).length;
+    const pbo =
+      summaries.length >= 2 && moved < 2
+        ? { pbo: noFigure(FLAT), probabilityOfLoss: noFigure(FLAT) }
+        : probabilityOfOverfittingFromBlocks({ summaries, bars, blocks: cscvBlocks });
     const left = entries.length - summaries.length;
     const note =
       left > 0
@@ -129,6 +136,9 @@ export class SearchTrials {
     };
   }
 }
+
+const FLAT =
+  "zero variance: the equity of fewer than 2 combinations moved, so there is nothing to rank";
 
 function dsrOf(
   returns: Float64Array | null,

@@ -106,6 +106,18 @@ describe("searchStatistics", () => {
     expect(st.dsr.reason).toMatch(/zero variance/);
     expect(st.pbo.value).not.toBeNull();
 
+    const allFlat = searchStatistics({
+      outcomes: [outcome(0), outcome(1), outcome(2)],
+      returnsOf: (i) => (i === 2 ? (returns[2] as Float64Array) : flat),
+      best: 2,
+      cscvBlocks: 16,
+    });
+    expect(allFlat.pbo.reason).toMatch(
+      /zero variance: the equity of fewer than 2 combinations moved/,
+    );
+    expect(allFlat.probabilityOfLoss.value).toBeNull();
+    expect(allFlat.psr.value).not.toBeNull();
+
     const fewBars = searchStatistics({
       outcomes: [outcome(0), outcome(1)],
       returnsOf: (i) => (returns[i] as Float64Array).subarray(0, 3),
