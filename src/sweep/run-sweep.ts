@@ -28,7 +28,12 @@ import {
 } from "./sweep-dir.js";
 import { sweepFile } from "./sweep-layout.js";
 import { type BestCurve, writeSweepReport } from "./sweep-page.js";
-import { checkWalkForward, type WalkForwardWindowResult, walkForward } from "./walk-forward.js";
+import {
+  checkWalkForward,
+  type StitchedCurve,
+  type WalkForwardWindowResult,
+  walkForward,
+} from "./walk-forward.js";
 
 /** The best combination so far, as progress shows it. */
 export interface BestSoFar {
@@ -242,11 +247,12 @@ async function sweepInDir(
     walkForward: null,
     finishedAt: null,
   };
+  let walkForwardCurve: StitchedCurve | null = null;
   if (summary.status === "completed" && config.walkForward) {
     const windows = checkWalkForward(config.walkForward, prepared).length;
     emit({ type: "walk_forward_started", windows, spec: config.walkForward });
     const w0 = performance.now();
-    summary.walkForward = await walkForward(prepared, {
+    const walked = await walkForward(prepared, {
       spec: config.walkForward,
       jobs,
       strategyPath: config.run.strategyPath,
@@ -254,6 +260,8 @@ async function sweepInDir(
       ...(o.onStart ? { onStart: o.onStart } : {}),
     });
     summary.timings.walkForwardMs = Math.round((performance.now() - w0) * 10) / 10;
+    summary.walkForward = walked?.result ?? null;
+    walkForwardCurve = walked?.curve ?? null;
     // Stopped during the walk-forward: a resume runs it again (its combinations are all done).
     if (summary.walkForward === null) summary.status = "interrupted";
   }
@@ -268,7 +276,14 @@ async function sweepInDir(
   summary.finishedAt = new Date().toISOString();
   writeSweepSummary(dir, summary);
   try {
-    writeSweepReport(dir, config, summary, outcomes, bestCurve(curves, prepared, summary));
+    writeSweepReport(
+      dir,
+      config,
+      summary,
+      outcomes,
+      bestCurve(curves, prepared, summary),
+      walkForwardCurve,
+    );
   } catch (err) {
     emit({ type: "warning", message: `report.html was not written: ${(err as Error).message}` });
   }

@@ -48,6 +48,7 @@ export function sweepPageData(
   summary: SweepSummaryFile,
   outcomes: readonly CombinationOutcome[],
   curve: BestCurve | null,
+  walkForwardCurve: BestCurve | null = null,
 ) {
   const { objective } = summary;
   const metrics = [objective.metric, ...TABLE_METRICS.filter((m) => m !== objective.metric)];
@@ -68,6 +69,7 @@ export function sweepPageData(
       metrics: metrics.map((m) => (o.metrics ? (o.metrics[m] as number | null) : null)),
     })),
     curve: curve ? thin(curve) : null,
+    walkForwardCurve: walkForwardCurve ? thin(walkForwardCurve) : null,
   };
 }
 
@@ -78,8 +80,9 @@ export function writeSweepReport(
   summary: SweepSummaryFile,
   outcomes: readonly CombinationOutcome[],
   curve: BestCurve | null,
+  walkForwardCurve: BestCurve | null = null,
 ): void {
-  const data = sweepPageData(config, summary, outcomes, curve);
+  const data = sweepPageData(config, summary, outcomes, curve, walkForwardCurve);
   const title = `Sweep ${config.name}`;
   const stats = summary.statistics;
   const figure = (f: { value: number | null; reason: string | null }) =>
@@ -186,6 +189,7 @@ ${rows}
 </table>
 <h3>Stitched out-of-sample equity</h3>
 ${stitched}
+<div id="wf-equity"></div>
 <p>Out of sample / in sample, mean ${escapeHtml(label)} over the windows: ${figure(wf.outOfSampleMean)} / ${figure(wf.inSampleMean)} = <span id="wf-ratio">${figure(wf.ratio, 3)}</span></p>`;
 }
 
@@ -276,9 +280,13 @@ const CLIENT_SCRIPT = String.raw`
   drawHeatmap();
 
   function drawEquity() {
-    var host = document.getElementById("equity");
-    if (!data.curve) { host.appendChild(el("p", {}, "No combination completed.")); return; }
-    var c = data.curve, W = 900, H = 300, P = 40, n = c.t.length;
+    drawCurve(document.getElementById("equity"), data.curve, "best combination", "No combination completed.");
+    var wf = document.getElementById("wf-equity");
+    if (wf) drawCurve(wf, data.walkForwardCurve, "stitched out of sample", "No stitched equity.");
+  }
+  function drawCurve(host, c, name, none) {
+    if (!c) { host.appendChild(el("p", {}, none)); return; }
+    var W = 900, H = 300, P = 40, n = c.t.length;
     var all = c.e.concat(c.b), lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
     if (!(hi > lo)) { hi = lo + 1; }
     function pts(ys) {
@@ -305,7 +313,7 @@ const CLIENT_SCRIPT = String.raw`
       t.setAttribute("x", x); t.setAttribute("y", y); t.setAttribute("font-size", "12");
       t.setAttribute("fill", colour); t.textContent = s; svg.appendChild(t);
     }
-    text(P, 16, "best combination: " + fmt(c.e[n - 1]), "#1565c0");
+    text(P, 16, name + ": " + fmt(c.e[n - 1]), "#1565c0");
     text(P + 260, 16, "buy-and-hold: " + fmt(c.b[n - 1]), "#777");
     text(4, P, fmt(hi), "#555"); text(4, H - P, fmt(lo), "#555");
     text(P, H - 8, new Date(c.t[0]).toISOString().slice(0, 10), "#555");

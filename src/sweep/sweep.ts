@@ -163,7 +163,7 @@ export async function sweep<S>(options: SweepOptions<S>): Promise<SweepOutput> {
           ...(options.onStart ? { onStart: options.onStart } : {}),
         });
   return {
-    walkForward: walked,
+    walkForward: walked?.result ?? null,
     results,
     summary: summarize(results, prepared.combos.length, objective, (index) =>
       trials.statistics(

@@ -107,11 +107,18 @@ export function checkWalkForward(spec: string, prepared: PreparedSweep): WalkFor
   );
 }
 
+/** The stitched out-of-sample equity at each close, beside buy-and-hold over the same bars. */
+export interface StitchedCurve {
+  times: Float64Array;
+  equity: Float64Array;
+  benchmark: Float64Array;
+}
+
 /** Runs the walk-forward; null when it was stopped (the handle given to `onStart`). */
 export async function walkForward(
   prepared: PreparedSweep,
   o: WalkForwardOptions,
-): Promise<WalkForwardResult | null> {
+): Promise<{ result: WalkForwardResult; curve: StitchedCurve | null } | null> {
   const parsed = parseWalkForward(o.spec);
   const s0 = prepared.base.startIndex;
   const { times } = prepared.data;
@@ -185,13 +192,17 @@ export async function walkForward(
     curves.push({ equity: oos?.equity ?? null, cash, first: test.firstBar });
     o.onWindow?.(result, windows.length);
   }
+  const { curve, ...stitched } = stitch(prepared, results, curves);
   return {
-    spec: o.spec,
-    anchored: parsed.anchored,
-    objective: prepared.objective,
-    windows: results,
-    ...stitch(prepared, results, curves),
-    ...ratioOf(results),
+    result: {
+      spec: o.spec,
+      anchored: parsed.anchored,
+      objective: prepared.objective,
+      windows: results,
+      ...stitched,
+      ...ratioOf(results),
+    },
+    curve,
   };
 }
 
@@ -241,11 +252,14 @@ function stitch(
   prepared: PreparedSweep,
   results: readonly WalkForwardWindowResult[],
   curves: readonly { equity: Float64Array | null; cash: number; first: number }[],
-): Pick<WalkForwardResult, "stitched" | "stitchedReason" | "stitchedNullReasons"> {
+): Pick<WalkForwardResult, "stitched" | "stitchedReason" | "stitchedNullReasons"> & {
+  curve: StitchedCurve | null;
+} {
   const none = (reason: string) => ({
     stitched: null,
     stitchedReason: reason,
     stitchedNullReasons: {},
+    curve: null,
   });
   const missing = results.find((r, k) => curves[k]?.equity == null || r.outOfSample === null);
   if (missing !== undefined)
@@ -298,7 +312,12 @@ function stitch(
     maxDrawdownDurationDays: value("maxDrawdownDurationDays"),
   };
   if (holdEnd === undefined) nullReasons.buyHoldReturnPct = "no bar out of sample";
-  return { stitched, stitchedReason: null, stitchedNullReasons: nullReasons };
+  return {
+    stitched,
+    stitchedReason: null,
+    stitchedNullReasons: nullReasons,
+    curve: { times, equity, benchmark: hold },
+  };
 }
 
 /** The objective's mean in and out of sample over the windows where both are numbers. */

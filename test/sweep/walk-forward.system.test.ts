@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WalkForwardResult } from "../../src/sweep/walk-forward.js";
+import { launchChromium } from "../helpers/chromium.js";
 import { cli, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
 
 // Walk-forward on the bundled GOOG (train 500 bars, test 100): every window's out-of-sample
@@ -146,6 +148,33 @@ describe("walk-forward on GOOG, train 500 bars, test 100", () => {
     expect(html).toContain('<table id="walk-forward"');
     expect(html.match(/<tr><td>\d+<\/td><td>/g)?.length).toBe(wf.windows.length);
   });
+
+  it("draws the stitched out-of-sample equity in report.html, with no console error", async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on("console", (m) => {
+        if (m.type() === "error") errors.push(m.text());
+      });
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.goto(pathToFileURL(path.join(dir, "report.html")).href);
+      await page.waitForSelector("body[data-drawn]", { timeout: 15_000 });
+      const lines = page.locator("#wf-equity polyline");
+      expect(await lines.count()).toBe(2);
+      const series = [
+        await lines.nth(0).getAttribute("data-series"),
+        await lines.nth(1).getAttribute("data-series"),
+      ];
+      expect(series).toEqual(["buy-and-hold", "equity"]);
+      expect(await page.locator("#wf-ratio").textContent()).toBe(
+        (wf.ratio.value as number).toFixed(3),
+      );
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 
   it("anchored windows all train from the first bar", () => {
     const r = cli(
