@@ -93,7 +93,8 @@ function walkForwardLines(
   const value = (v: number | null | undefined) =>
     v === null || v === undefined ? "n/a" : formatMetric(metric, v);
   const lines = [
-    `Walk-forward ${wf.spec}: ${wf.windows.length} windows${ms === null ? "" : ` in ${(ms / 1000).toFixed(2)} s`}, ${metric} in sample → out of sample`,
+    `Walk-forward ${wf.spec}: ${wf.windows.length} windows${ms === null ? "" : ` in ${(ms / 1000).toFixed(2)} s`}`,
+    `  by test span: the best in sample, its ${metric} in sample → out of sample`,
   ];
   for (const w of wf.windows)
     lines.push(

@@ -176,6 +176,32 @@ describe("walk-forward on GOOG, train 500 bars, test 100", () => {
     }
   }, 60_000);
 
+  it("prints the statistics and the walk-forward in `show <sweep>`, in 80 columns", () => {
+    const r = cli(["show", path.basename(dir), "--runs-dir", path.join(work, "runs")], work);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.split("\n");
+    const at = lines.findIndex((l) => l.startsWith("Walk-forward train=500,test=100: 17 windows"));
+    expect(at).toBeGreaterThan(0);
+    expect(
+      lines.some((l) =>
+        /^Trials 8 {2}PSR [01]\.\d{3} {2}DSR [01]\.\d{3} {2}PBO \(16 blocks\) [01]\.\d{3}$/.test(l),
+      ),
+    ).toBe(true);
+    const table = lines.slice(at, at + 2 + wf.windows.length + 3);
+    for (const [k, w] of wf.windows.entries()) {
+      const line = table[k + 2] as string;
+      expect(line).toContain(`test ${w.test.from} → ${w.test.to}`);
+      expect(line).toContain(
+        Object.entries(w.best?.settings ?? {})
+          .map(([a, b]) => `${a}=${b}`)
+          .join(" "),
+      );
+    }
+    expect(r.stdout).toMatch(/Stitched out of sample .* 1648 bars, \d+ trades:/);
+    expect(r.stdout).toContain(`= ${(wf.ratio.value as number).toFixed(2)}`);
+    for (const line of table) expect(line.length, line).toBeLessThanOrEqual(80);
+  });
+
   it("anchored windows all train from the first bar", () => {
     const r = cli(
       [
