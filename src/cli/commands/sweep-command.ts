@@ -20,13 +20,17 @@ Examples:
       --grid fast=5:50:5 --grid slow=10:200:10 --constraint "fast < slow" --maximize sharpe
   $ agenticbt sweep strategies/sma-crossover.ts --data data/GOOG.csv --grid fast=10,20 --grid commission=0,0.001,0.002 --top 3
   $ agenticbt sweep strategies/rsi-reversion.ts --data data/SPY_D.csv --grid period=5:30:1 --method random --max-tries 50 --seed 7
+  $ agenticbt sweep strategies/sma-crossover.ts --data data/GOOG.csv --grid fast=5:50:5 --grid slow=10:200:10 \\
+      --constraint "fast < slow" --walk-forward train=500,test=100
 
 An axis is a strategy parameter or a broker setting (its flag without --: commission, slippage,
 allow-short, max-position-weight...). Every other option applies to every combination, as it
 does to \`agenticbt run\`. Each combination runs in memory through run's own core: its metrics are
 those \`agenticbt run\` gives for the same settings. The sweep is written to
 .agenticbt/sweeps/<id>/ (config.json, results.jsonl, summary.json, report.html); a sweep stopped
-or killed goes on with \`agenticbt resume <id>\`, running only the combinations it lacks.
+or killed goes on with \`agenticbt resume <id>\`, running only the combinations it lacks. Every
+sweep reports the best's Probabilistic and Deflated Sharpe Ratios and the Probability of Backtest
+Overfitting (docs/sweep.md).
 Exit codes: 0 success, 1 every combination failed or the sweep was interrupted, 2 bad usage.`;
 
 /** run's settings a sweep takes: all but an LLM agent's (a sweep runs code strategies). */
