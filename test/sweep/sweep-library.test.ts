@@ -138,4 +138,33 @@ describe("the library's sweep()", () => {
     });
     expect(w?.outOfSample).toEqual(b.metrics);
   }, 60_000);
+
+  it("walks forward inside the from/to window, the bars before it history for every span", async () => {
+    const out = await sweep({
+      strategy: smaCrossover,
+      data: [GOOG],
+      grid: { fast: [5, 10], slow: [30] },
+      from: "2010-01-01",
+      to: "2012-12-31",
+      walkForward: "train=1y,test=6m",
+    });
+    const windows = out.walkForward?.windows ?? [];
+    expect(windows.length).toBe(4);
+    const first = windows[0];
+    expect(first?.train.from).toBe("2010-01-04");
+    expect(first?.train.historyBars).toBeGreaterThan(1000);
+    // A year after the first bar (2010-01-04), on the calendar.
+    expect(first?.test.from).toBe("2011-01-04");
+    expect(windows.at(-1)?.test.to).toBe("2012-12-31");
+    for (const w of [windows[0], windows.at(-1)]) {
+      const b = await backtest({
+        strategy: smaCrossover,
+        data: [GOOG],
+        params: w?.best?.settings as Record<string, number>,
+        from: w?.test.from,
+        to: w?.test.to,
+      });
+      expect(w?.outOfSample).toEqual(b.metrics);
+    }
+  }, 60_000);
 });
