@@ -156,6 +156,17 @@ describe("the library's sweep()", () => {
     // A year after the first bar (2010-01-04), on the calendar.
     expect(first?.test.from).toBe("2011-01-04");
     expect(windows.at(-1)?.test.to).toBe("2012-12-31");
+    // The in-sample best is a sweep's over the training span with from/to.
+    const inSample = await sweep({
+      strategy: smaCrossover,
+      data: [GOOG],
+      grid: { fast: [5, 10], slow: [30] },
+      from: first?.train.from,
+      to: first?.train.to,
+    });
+    expect(inSample.summary.best?.settings).toEqual(first?.best?.settings);
+    expect(inSample.summary.best?.value).toBe(first?.best?.value);
+    expect(inSample.summary.best?.metrics).toEqual(first?.inSample);
     for (const w of [windows[0], windows.at(-1)]) {
       const b = await backtest({
         strategy: smaCrossover,
