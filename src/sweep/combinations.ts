@@ -1,22 +1,11 @@
 import type { SweepMethod } from "../config/sweep-settings.js";
 import { UsageError } from "../errors/usage-error.js";
+import { mulberry32 } from "../util/prng.js";
 import type { Axis, Combination } from "./axes.js";
 import type { Constraint } from "./constraint.js";
 
 /** Most combinations one sweep may hold in memory. */
 export const MAX_COMBINATIONS = 5_000_000;
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32): a seed draws the same sample. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The sweep's combinations, in a fixed order (a resume makes the same list again): the grid's

@@ -65,7 +65,7 @@ export function parseGridValues(axis: string, text: string): GridValues {
   if (trimmed.includes(":") && !trimmed.includes(","))
     return { kind: "range", numbers: rangeValues(axis, trimmed) };
   const texts = trimmed.split(",").map((t) => t.trim());
-  const empty = texts.findIndex((t) => t === "");
+  const empty = texts.indexOf("");
   if (empty >= 0)
     throw new UsageError(
       `--grid ${axis}=${text}: value ${empty + 1} is empty; write the values as a,b,c.`,
