@@ -7,10 +7,11 @@ import {
 } from "../metrics/compute-metrics.js";
 import type { ReportedTrade } from "./write-outputs.js";
 
-/** A run's metrics beside buy-and-hold's; null when no bar was simulated. */
+/** A run's metrics beside buy-and-hold's (null when not asked for); null when no bar was
+ * simulated. */
 export type RunMetrics = {
   metrics: MetricsResult<Metrics>;
-  benchmark: MetricsResult<BenchmarkMetrics>;
+  benchmark: MetricsResult<BenchmarkMetrics> | null;
 } | null;
 
 /** What the metrics are computed from: a simulation's curves and trades (the runner's Simulated). */
@@ -26,8 +27,14 @@ export interface MetricsSource {
   slippage: number;
 }
 
-/** Pure: the same numbers in any thread (a long run has equity.csv's worker compute them). */
-export function computeRunMetrics(s: MetricsSource, initialCash: number): RunMetrics {
+/** Pure: the same numbers in any thread (a long run has equity.csv's worker compute them).
+ * `benchmark` false: buy-and-hold's own statistics are left out (a sweep's combinations do not
+ * report them, and they would be the same for every one). */
+export function computeRunMetrics(
+  s: MetricsSource,
+  initialCash: number,
+  benchmark = true,
+): RunMetrics {
   if (s.lastIndex < s.startIndex) return null;
   return {
     metrics: computeMetrics({
@@ -40,6 +47,6 @@ export function computeRunMetrics(s: MetricsSource, initialCash: number): RunMet
       commissions: s.commissions,
       slippage: s.slippage,
     }),
-    benchmark: computeBenchmarkMetrics(s.times, s.benchmark),
+    benchmark: benchmark ? computeBenchmarkMetrics(s.times, s.benchmark) : null,
   };
 }

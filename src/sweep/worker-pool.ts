@@ -25,7 +25,12 @@ export interface WorkItem {
 
 export type ToWorker = { items: WorkItem[] };
 export type FromWorker =
-  | { kind: "result"; outcome: CombinationOutcome; equity: Float64Array | null }
+  | {
+      kind: "result";
+      outcome: CombinationOutcome;
+      equity: Float64Array | null;
+      lease: Int32Array | null;
+    }
   | { kind: "idle" }
   | { kind: "fatal"; message: string };
 
@@ -113,7 +118,7 @@ export function sweepEngine(
               case "result":
                 // The caller's own failure (a full disk writing results) ends the sweep with it.
                 try {
-                  onRun({ outcome: m.outcome, equity: m.equity });
+                  onRun({ outcome: m.outcome, equity: m.equity, lease: m.lease });
                 } catch (err) {
                   fail(err as Error);
                 }
@@ -144,6 +149,7 @@ export function sweepEngine(
         const here = async () => {
           let ran = 0;
           let spawned = workers === 0;
+          let fastest = Number.POSITIVE_INFINITY;
           for (;;) {
             // One at a time until the workers are decided on: the pace is known sooner.
             const batch = stopped || failed ? [] : batchOf(spawned ? 4 : 1);
@@ -152,12 +158,14 @@ export function sweepEngine(
             for (const item of batch) onRun(await runner.run(item.index, item.settings));
             ran += batch.length;
             // Workers only when the work left would keep this thread busy longer than one takes
-            // to boot (its modules, the strategy compiled again): a small sweep is over sooner
-            // without them. The first runs are slow (code not yet compiled): a pace is trusted
-            // after a few, or at once when one run is long.
+            // to boot (its modules, the strategy compiled again, its code cold): a small sweep is
+            // over sooner without them. The first run compiles the code it goes through (tens
+            // of ms) and a busy machine stretches any one run, so the pace is the fastest run of
+            // the first eight; known sooner when runs are long (the first alone when very long).
             if (!spawned) {
-              const pace = (performance.now() - t0) / batch.length;
-              if ((ran >= 8 || pace > 50) && pace * (items.length - next) > WORKER_WORTH_MS) {
+              fastest = Math.min(fastest, (performance.now() - t0) / batch.length);
+              const known = ran >= 8 || fastest > 250 || (ran >= 2 && fastest > 50);
+              if (known && fastest * (items.length - next) > WORKER_WORTH_MS) {
                 spawned = true;
                 spawn();
               }
