@@ -150,6 +150,7 @@ export function sweepEngine(
           let ran = 0;
           let spawned = workers === 0;
           let fastest = Number.POSITIVE_INFINITY;
+          const began = performance.now();
           for (;;) {
             // One at a time until the workers are decided on: the pace is known sooner.
             const batch = stopped || failed ? [] : batchOf(spawned ? 4 : 1);
@@ -159,17 +160,17 @@ export function sweepEngine(
             ran += batch.length;
             // Workers only when the work left would keep this thread busy longer than one takes
             // to boot (its modules, the strategy compiled again, its code cold): a small sweep is
-            // over sooner without them. The first run compiles the code it goes through (tens
-            // of ms) and a busy machine stretches any one run, so the pace is the fastest run of
-            // the first eight; known sooner when runs are long (the first alone when very long).
+            // over sooner without them. The first runs compile the code they go through (the
+            // first takes tens of ms, the next few several) and a busy machine stretches any one
+            // run, so the pace is the fastest run so far, trusted after a quarter of a second
+            // (sooner when runs are long, after the first alone when very long).
             if (!spawned) {
-              fastest = Math.min(fastest, (performance.now() - t0) / batch.length);
-              const known = ran >= 8 || fastest > 250 || (ran >= 2 && fastest > 50);
-              if (known && fastest * (items.length - next) > WORKER_WORTH_MS) {
-                spawned = true;
-                spawn();
-              }
-              if (ran >= 8) spawned = true;
+              const now = performance.now();
+              fastest = Math.min(fastest, (now - t0) / batch.length);
+              const known =
+                fastest > 250 || (ran >= 2 && fastest > 50) || (ran >= 8 && now - began >= 250);
+              if (known && fastest * (items.length - next) > WORKER_WORTH_MS) spawn();
+              if (known) spawned = true;
             }
             await turn();
           }
