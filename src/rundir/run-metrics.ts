@@ -1,3 +1,4 @@
+import type { BenchmarkReturns } from "../metrics/alpha-beta.js";
 import {
   type BenchmarkMetrics,
   computeBenchmarkMetrics,
@@ -28,12 +29,13 @@ export interface MetricsSource {
 }
 
 /** Pure: the same numbers in any thread (a long run has equity.csv's worker compute them).
- * `benchmark` false: buy-and-hold's own statistics are left out (a sweep's combinations do not
- * report them, and they would be the same for every one). */
+ * For a sweep's combinations, which share one benchmark: `benchmark` false leaves buy-and-hold's
+ * own statistics out (an outcome does not report them), and `benchmarkReturns` is beta's
+ * benchmark part computed once. */
 export function computeRunMetrics(
   s: MetricsSource,
   initialCash: number,
-  benchmark = true,
+  o: { benchmark?: boolean; benchmarkReturns?: BenchmarkReturns | null } = {},
 ): RunMetrics {
   if (s.lastIndex < s.startIndex) return null;
   return {
@@ -46,7 +48,8 @@ export function computeRunMetrics(
       exposedBars: s.exposedBars,
       commissions: s.commissions,
       slippage: s.slippage,
+      ...(o.benchmarkReturns !== undefined ? { benchmarkReturns: o.benchmarkReturns } : {}),
     }),
-    benchmark: benchmark ? computeBenchmarkMetrics(s.times, s.benchmark) : null,
+    benchmark: o.benchmark === false ? null : computeBenchmarkMetrics(s.times, s.benchmark),
   };
 }

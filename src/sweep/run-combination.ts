@@ -1,6 +1,7 @@
 import type { BrokerConfig } from "../config/run-settings.js";
 import type { MarketData } from "../engine/types.js";
 import { IndicatorCache } from "../indicators/indicator-cache.js";
+import { type BenchmarkReturns, benchmarkReturns } from "../metrics/alpha-beta.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import type { Metrics } from "../metrics/types.js";
 import { computeRunMetrics } from "../rundir/run-metrics.js";
@@ -78,6 +79,7 @@ export class CombinationRunner {
   /** The window's times up to a last bar, one view each: what is read of a timeline once (its
    * spacing, whether it is intraday) is known again by the view. */
   private readonly timesViews = new Map<number, Float64Array>();
+  private beta: { key: string; known: BenchmarkReturns | null } | null = null;
 
   constructor(
     private readonly data: MarketData,
@@ -130,7 +132,11 @@ export class CombinationRunner {
       // result.json's metrics; buy-and-hold's own are not part of an outcome.
       const cash = applied.broker.initialCash;
       const source = { ...simulated, times: this.timesView(simulated.times) };
-      finishResult(result, simulated, cash, computeRunMetrics(source, cash, false));
+      const metrics = computeRunMetrics(source, cash, {
+        benchmark: false,
+        benchmarkReturns: this.benchmarkReturns(broker.initialCash, simulated.benchmark),
+      });
+      finishResult(result, simulated, cash, metrics);
       // The column itself (shared memory): posted from a worker it is shared, not copied.
       return {
         outcome: outcomeOf(index, settings, result),
@@ -163,6 +169,14 @@ export class CombinationRunner {
       this.benchmarks.set(initialCash, b);
     }
     return b;
+  }
+
+  /** Beta's benchmark part for a benchmark (the view of `initialCash`'s buy-and-hold that a run
+   * ended with): the last one is kept (runs that end early, at other bars, make their own). */
+  private benchmarkReturns(initialCash: number, view: Float64Array): BenchmarkReturns | null {
+    const key = `${initialCash}:${view.length}`;
+    if (this.beta?.key !== key) this.beta = { key, known: benchmarkReturns(view) };
+    return this.beta.known;
   }
 
   /** The same times as `times` (a view of the data's), as the view kept for its length. */
