@@ -155,20 +155,23 @@ export function sweepEngine(
             // One at a time until the workers are decided on: the pace is known sooner.
             const batch = stopped || failed ? [] : batchOf(spawned ? 4 : 1);
             if (batch.length === 0) return;
-            const t0 = performance.now();
+            const c0 = process.cpuUsage();
             for (const item of batch) onRun(await runner.run(item.index, item.settings));
             ran += batch.length;
             // Workers only when the work left would keep this thread busy longer than one takes
             // to boot (its modules, the strategy compiled again, its code cold): a small sweep is
-            // over sooner without them. The first runs compile the code they go through (the
-            // first takes tens of ms, the next few several) and a busy machine stretches any one
-            // run, so the pace is the fastest run so far, trusted after a quarter of a second
-            // (sooner when runs are long, after the first alone when very long).
+            // over sooner without them. The pace is CPU time (the process's: no worker runs
+            // yet), which a busy machine does not stretch as it stretches wall time, and the
+            // fastest run so far: the first runs compile the code they go through (the first
+            // tens of ms, the next few several). Trusted after a quarter of a second, sooner when
+            // runs are long (after the first alone when very long).
             if (!spawned) {
-              const now = performance.now();
-              fastest = Math.min(fastest, (now - t0) / batch.length);
+              const c = process.cpuUsage(c0);
+              fastest = Math.min(fastest, (c.user + c.system) / 1000 / batch.length);
               const known =
-                fastest > 250 || (ran >= 2 && fastest > 50) || (ran >= 8 && now - began >= 250);
+                fastest > 250 ||
+                (ran >= 2 && fastest > 50) ||
+                (ran >= 8 && performance.now() - began >= 250);
               if (known && fastest * (items.length - next) > WORKER_WORTH_MS) spawn();
               if (known) spawned = true;
             }
