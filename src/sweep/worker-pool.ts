@@ -152,8 +152,9 @@ export function sweepEngine(
           let fastest = Number.POSITIVE_INFINITY;
           const began = performance.now();
           for (;;) {
-            // One at a time until the workers are decided on: the pace is known sooner.
-            const batch = stopped || failed ? [] : batchOf(spawned ? 4 : 1);
+            // One at a time for the first few runs, while the workers are decided on: the pace
+            // is known sooner (a CPU time reading costs tens of µs: not one per run after them).
+            const batch = stopped || failed ? [] : batchOf(spawned || ran >= 8 ? 4 : 1);
             if (batch.length === 0) return;
             const c0 = process.cpuUsage();
             for (const item of batch) onRun(await runner.run(item.index, item.settings));
