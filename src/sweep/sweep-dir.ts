@@ -156,6 +156,8 @@ export class ResultsLog {
     truncatePartialCurve(sweepFile(dir, "curves"));
   }
 
+  /** Takes a run's line and curve. Its equity is not to be read after this: once written, a lent
+   * column goes back to its thread, which may be filling it again already. */
   add(run: CombinationRun): void {
     if (run.equity !== null) {
       this.curves.push(curveRecord(run.outcome.index, run.equity));
