@@ -9,7 +9,7 @@ import { acquireLockFile, type LockOwner, ownerGone, thisProcess } from "../util
 import { readFileNoFollow } from "../util/no-follow.js";
 import { appendCurves, curveRecord, truncatePartialCurve } from "./curves.js";
 import type { SearchSettings } from "./plan.js";
-import type { CombinationOutcome, CombinationRun } from "./run-combination.js";
+import { type CombinationOutcome, type CombinationRun, releaseEquity } from "./run-combination.js";
 import type { SweepSummary } from "./summary.js";
 import { SWEEP_FILE, SWEEP_KIND, sweepFile } from "./sweep-layout.js";
 import type { WalkForwardResult } from "./walk-forward.js";
@@ -142,6 +142,9 @@ export function readSweepResults(dir: string): CombinationOutcome[] {
 
 /** Lines go out together at most this often (a kill loses them; a resume runs them again). */
 const FLUSH_EVERY_MS = 200;
+/** Curves waiting beyond this many bytes go out at once: their columns go back to their threads
+ * to fill again, instead of new ones being made (a million bars is 8 MB a curve). */
+const FLUSH_CURVE_BYTES = 2 ** 20;
 
 /**
  * Appends outcomes to results.jsonl as they arrive, a few times a second: the equity records of
@@ -151,6 +154,9 @@ const FLUSH_EVERY_MS = 200;
 export class ResultsLog {
   private lines: string[] = [];
   private curves: Uint8Array[][] = [];
+  private curveBytes = 0;
+  /** The runs whose lent columns go back once their curves are written. */
+  private lent: CombinationRun[] = [];
   private last = performance.now();
 
   constructor(private readonly dir: string) {
@@ -159,10 +165,17 @@ export class ResultsLog {
     truncatePartialCurve(sweepFile(dir, "curves"));
   }
 
+  /** Takes a run's line and curve. Its equity is not to be read after this: once written, a lent
+   * column goes back to its thread, which may be filling it again already. */
   add(run: CombinationRun): void {
-    if (run.equity !== null) this.curves.push(curveRecord(run.outcome.index, run.equity));
+    if (run.equity !== null) {
+      this.curves.push(curveRecord(run.outcome.index, run.equity));
+      this.curveBytes += run.equity.byteLength;
+      this.lent.push(run);
+    }
     this.lines.push(`${JSON.stringify(run.outcome)}\n`);
-    if (performance.now() - this.last >= FLUSH_EVERY_MS) this.flush();
+    if (this.curveBytes >= FLUSH_CURVE_BYTES || performance.now() - this.last >= FLUSH_EVERY_MS)
+      this.flush();
   }
 
   flush(): void {
@@ -170,6 +183,9 @@ export class ResultsLog {
     if (this.curves.length > 0) {
       appendCurves(sweepFile(this.dir, "curves"), this.curves);
       this.curves = [];
+      this.curveBytes = 0;
+      for (const run of this.lent) releaseEquity(run);
+      this.lent = [];
     }
     if (this.lines.length === 0) return;
     const text = this.lines.join("");

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     for (const item of m.items) {
       const run = await runner.run(item.index, item.settings);
       // The equity column is shared memory: posted, not copied.
-      post({ kind: "result", outcome: run.outcome, equity: run.equity });
+      post({ kind: "result", outcome: run.outcome, equity: run.equity, lease: run.lease });
     }
     post({ kind: "idle" });
   });

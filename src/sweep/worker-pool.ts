@@ -25,7 +25,12 @@ export interface WorkItem {
 
 export type ToWorker = { items: WorkItem[] };
 export type FromWorker =
-  | { kind: "result"; outcome: CombinationOutcome; equity: Float64Array | null }
+  | {
+      kind: "result";
+      outcome: CombinationOutcome;
+      equity: Float64Array | null;
+      lease: Int32Array | null;
+    }
   | { kind: "idle" }
   | { kind: "fatal"; message: string };
 
@@ -113,7 +118,7 @@ export function sweepEngine(
               case "result":
                 // The caller's own failure (a full disk writing results) ends the sweep with it.
                 try {
-                  onRun({ outcome: m.outcome, equity: m.equity });
+                  onRun({ outcome: m.outcome, equity: m.equity, lease: m.lease });
                 } catch (err) {
                   fail(err as Error);
                 }
@@ -144,24 +149,32 @@ export function sweepEngine(
         const here = async () => {
           let ran = 0;
           let spawned = workers === 0;
+          let fastest = Number.POSITIVE_INFINITY;
+          const began = performance.now();
           for (;;) {
-            // One at a time until the workers are decided on: the pace is known sooner.
-            const batch = stopped || failed ? [] : batchOf(spawned ? 4 : 1);
+            // One at a time for the first few runs, while the workers are decided on: the pace
+            // is known sooner (a CPU time reading costs tens of µs: not one per run after them).
+            const batch = stopped || failed ? [] : batchOf(spawned || ran >= 8 ? 4 : 1);
             if (batch.length === 0) return;
-            const t0 = performance.now();
+            const c0 = process.cpuUsage();
             for (const item of batch) onRun(await runner.run(item.index, item.settings));
             ran += batch.length;
             // Workers only when the work left would keep this thread busy longer than one takes
-            // to boot (its modules, the strategy compiled again): a small sweep is over sooner
-            // without them. The first runs are slow (code not yet compiled): a pace is trusted
-            // after a few, or at once when one run is long.
+            // to boot (its modules, the strategy compiled again, its code cold): a small sweep is
+            // over sooner without them. The pace is CPU time (the process's: no worker runs
+            // yet), which a busy machine does not stretch as it stretches wall time, and the
+            // fastest run so far: the first runs compile the code they go through (the first
+            // tens of ms, the next few several). Trusted after a quarter of a second, sooner when
+            // runs are long (after the first alone when very long).
             if (!spawned) {
-              const pace = (performance.now() - t0) / batch.length;
-              if ((ran >= 8 || pace > 50) && pace * (items.length - next) > WORKER_WORTH_MS) {
-                spawned = true;
-                spawn();
-              }
-              if (ran >= 8) spawned = true;
+              const c = process.cpuUsage(c0);
+              fastest = Math.min(fastest, (c.user + c.system) / 1000 / batch.length);
+              const known =
+                fastest > 250 ||
+                (ran >= 2 && fastest > 50) ||
+                (ran >= 8 && performance.now() - began >= 250);
+              if (known && fastest * (items.length - next) > WORKER_WORTH_MS) spawn();
+              if (known) spawned = true;
             }
             await turn();
           }
