@@ -2,18 +2,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { SymbolSeries } from "../src/engine/types.js";
+import { mulberry32 } from "../src/util/prng.js";
 
-/** Deterministic pseudo-random numbers (mulberry32), so every bench run sees the same series. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The benches' generator: the project's seeded mulberry32, so every bench run sees the same series. */
+export const prng = mulberry32;
 
 const DAY = 86_400_000;
 const START = Date.UTC(1900, 0, 1);

@@ -8,6 +8,7 @@ import { registerReportCommand } from "./cli/commands/report-command.js";
 import { registerResumeCommand } from "./cli/commands/resume-command.js";
 import { registerRmCommand } from "./cli/commands/rm-command.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
+import { registerSweepCommand } from "./cli/commands/sweep-command.js";
 import { wantsLiveView } from "./cli/live-view-choice.js";
 import { addRunOptions } from "./cli/run-options.js";
 import { escapeControl } from "./util/terminal-text.js";
@@ -80,6 +81,7 @@ export function buildProgram(): Command {
   registerShowCommand(program);
   registerDiffCommand(program);
   registerCompareCommand(program);
+  registerSweepCommand(program);
   registerRecallCommand(program);
   registerReportCommand(program);
   registerResumeCommand(program);

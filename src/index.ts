@@ -72,4 +72,12 @@ export {
   type Strategy,
   type StrategyContext,
 } from "./strategy/types.js";
+export {
+  type CombinationOutcome,
+  type SweepOptions,
+  type SweepOutput,
+  type SweepSummary,
+  sweep,
+  type WalkForwardResult,
+} from "./sweep/sweep.js";
 export { VERSION } from "./version.js";

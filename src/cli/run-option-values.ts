@@ -49,6 +49,21 @@ function choiceList(flag: string, setting: Setting, raw: unknown): unknown {
   return checkSetting(setting, [...new Set(names)], flag, JSON.stringify(raw));
 }
 
+/** Settings outside `run`'s (added by addSettingOptions) from commander's options, checked as
+ * run's are, with their defaults. */
+export function settingValuesOf<T extends Readonly<Record<string, Setting>>>(
+  settings: T,
+  opts: Readonly<Record<string, unknown>>,
+): ValuesOf<T> {
+  const out: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(settings)) {
+    if (setting.flag === undefined) continue;
+    const option: RunOption = { flag: setting.flag, setting, settings: [setting] };
+    out[key] = optionValues(option, opts[optionKey(setting.flag)])[0];
+  }
+  return out as ValuesOf<T>;
+}
+
 /** A group's settings from commander's options, in the group's key order. */
 function groupOf<T extends Readonly<Record<string, Setting>>>(
   settings: T,

@@ -99,6 +99,17 @@ export function addSomeRunOptions(command: Command, settings: readonly Setting[]
     if (settings.includes(option.setting)) addOption(command, option);
 }
 
+/** Adds options for settings outside `run`'s (a command's own, e.g. sweep-settings.ts), built as
+ * run's are. */
+export function addSettingOptions(
+  command: Command,
+  settings: Readonly<Record<string, Setting>>,
+): void {
+  for (const setting of Object.values(settings))
+    if (setting.flag !== undefined)
+      addOption(command, { flag: setting.flag, setting, settings: [setting] });
+}
+
 /** An option's help: its text, then its choices and default. */
 function helpOf(option: RunOption): string {
   const extra = optionExtras(option);

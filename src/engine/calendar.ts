@@ -172,8 +172,16 @@ export function timeLabeler(intraday: boolean): (t: Millis) => string {
   };
 }
 
-/** Whether any timestamp carries a time of day (then labels show it). */
+/** Whether any timestamp carries a time of day (then labels show it). A timeline is read once
+ * (a sweep asks again for each of its combinations); its times never change after the load. */
 export function isIntraday(times: Float64Array): boolean {
-  for (let i = 0; i < times.length; i++) if ((times[i] as number) % DAY_MS !== 0) return true;
-  return false;
+  const known = intradayOf.get(times);
+  if (known !== undefined) return known;
+  let intraday = false;
+  for (let i = 0; i < times.length && !intraday; i++)
+    if ((times[i] as number) % DAY_MS !== 0) intraday = true;
+  intradayOf.set(times, intraday);
+  return intraday;
 }
+
+const intradayOf = new WeakMap<Float64Array, boolean>();

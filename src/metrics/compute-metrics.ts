@@ -17,7 +17,7 @@ export function computeMetrics(input: MetricsInput): MetricsResult<Metrics> {
   const curve = computeCurveStats(times, equity, initialCash);
   const t = computeTradeStats(trades);
   const buyHold = buyHoldReturnPct(benchmark);
-  const beta = computeBeta(equity, benchmark);
+  const beta = computeBeta(equity, benchmark, input.benchmarkReturns);
   const exposure: Computed = bars === 0 ? because("no bars") : (input.exposedBars / bars) * 100;
 
   const metrics: Metrics = {

@@ -26,7 +26,7 @@ export interface CurveStats {
  * Per-period standard deviations below this are rounding noise of a constant-return curve; treating
  * them as 0 keeps Sharpe from reporting 10^17 for a curve that has no risk at all.
  */
-const ZERO_VOLATILITY = 1e-12;
+export const ZERO_VOLATILITY = 1e-12;
 
 /** `base` is the money the curve started from (initial cash), the denominator of total return. */
 export function computeCurveStats(

@@ -1,4 +1,5 @@
 import type { ClosedTrade } from "../engine/types.js";
+import type { BenchmarkReturns } from "./alpha-beta.js";
 
 export interface MetricsInput {
   /** Milliseconds since the epoch of the wall-clock time as written (calendar read with UTC getters). */
@@ -15,6 +16,8 @@ export interface MetricsInput {
   commissions: number;
   /** Total slippage cost, in money. */
   slippage: number;
+  /** The benchmark's log returns for beta, computed once already (`benchmarkReturns`). */
+  benchmarkReturns?: BenchmarkReturns | null;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { BenchmarkReturns } from "../metrics/alpha-beta.js";
 import {
   type BenchmarkMetrics,
   computeBenchmarkMetrics,
@@ -7,10 +8,11 @@ import {
 } from "../metrics/compute-metrics.js";
 import type { ReportedTrade } from "./write-outputs.js";
 
-/** A run's metrics beside buy-and-hold's; null when no bar was simulated. */
+/** A run's metrics beside buy-and-hold's (null when not asked for); null when no bar was
+ * simulated. */
 export type RunMetrics = {
   metrics: MetricsResult<Metrics>;
-  benchmark: MetricsResult<BenchmarkMetrics>;
+  benchmark: MetricsResult<BenchmarkMetrics> | null;
 } | null;
 
 /** What the metrics are computed from: a simulation's curves and trades (the runner's Simulated). */
@@ -26,8 +28,15 @@ export interface MetricsSource {
   slippage: number;
 }
 
-/** Pure: the same numbers in any thread (a long run has equity.csv's worker compute them). */
-export function computeRunMetrics(s: MetricsSource, initialCash: number): RunMetrics {
+/** Pure: the same numbers in any thread (a long run has equity.csv's worker compute them).
+ * For a sweep's combinations, which share one benchmark: `benchmark` false leaves buy-and-hold's
+ * own statistics out (an outcome does not report them), and `benchmarkReturns` is beta's
+ * benchmark part computed once. */
+export function computeRunMetrics(
+  s: MetricsSource,
+  initialCash: number,
+  o: { benchmark?: boolean; benchmarkReturns?: BenchmarkReturns | null } = {},
+): RunMetrics {
   if (s.lastIndex < s.startIndex) return null;
   return {
     metrics: computeMetrics({
@@ -39,7 +48,8 @@ export function computeRunMetrics(s: MetricsSource, initialCash: number): RunMet
       exposedBars: s.exposedBars,
       commissions: s.commissions,
       slippage: s.slippage,
+      ...(o.benchmarkReturns !== undefined ? { benchmarkReturns: o.benchmarkReturns } : {}),
     }),
-    benchmark: computeBenchmarkMetrics(s.times, s.benchmark),
+    benchmark: o.benchmark === false ? null : computeBenchmarkMetrics(s.times, s.benchmark),
   };
 }

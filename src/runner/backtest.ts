@@ -188,7 +188,8 @@ const OPTION_KEYS = [
   "onStart",
 ];
 
-function inputData(
+/** `backtest()`'s `data` option as market data (files loaded in the window), for `sweep()` too. */
+export function inputData(
   d: BacktestOptions<unknown>["data"],
   window: { from: string | null; to: string | null; strict: boolean; tz: string | null },
 ) {

@@ -14,6 +14,7 @@ export function applyRunMetrics(result: RunResult, m: RunMetrics): void {
   }
   result.metrics = m.metrics.metrics;
   result.nullReasons = m.metrics.nullReasons;
+  if (m.benchmark === null) return;
   result.benchmark.metrics = m.benchmark.metrics;
   result.benchmark.nullReasons = m.benchmark.nullReasons;
 }

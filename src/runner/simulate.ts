@@ -5,6 +5,7 @@ import type { FillModel } from "../engine/fill-model.js";
 import { Simulation } from "../engine/simulation.js";
 import type { EngineEvent, MarketData, Order } from "../engine/types.js";
 import { isEnvironmentError } from "../errors/environment-error.js";
+import type { IndicatorCache } from "../indicators/indicator-cache.js";
 import type { IndicatorUse } from "../indicators/indicator-use.js";
 import type { MemoryMoment } from "../memory/memory-system.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
@@ -64,6 +65,18 @@ export interface SimulateInput {
   /** Told at each turn of the event loop the last bar whose close is processed: the columns' rows
    * up to it are final. */
   onSlice?: (lastClosed: number) => void;
+  /** Indicators computed already over this same `data` (a sweep's worker keeps one across its
+   * combinations); default a new cache for this run. */
+  indicators?: IndicatorCache;
+  /**
+   * Columns to fill instead of new ones (a sweep's thread reuses them across its combinations
+   * rather than allocate three per run): equity and cash one per bar of `data` (zeroed here), and
+   * the buy-and-hold equity from `startIndex` that `buyAndHoldEquity` gives for this broker's
+   * initial cash (read only).
+   */
+  columns?: { equity: Float64Array; cash: Float64Array; benchmark: Float64Array };
+  /** The broker is `checkBroker`'s output already (a sweep checks each distinct one once). */
+  brokerChecked?: boolean;
   /** Build the orders.jsonl / decisions.jsonl lines (default true; a run directory needs them). */
   records?: boolean;
   /** The strategy's file, to point an error at its own line. */
@@ -130,7 +143,8 @@ export interface EngineTap {
  */
 export async function simulate(input: SimulateInput): Promise<Simulated> {
   // The library's entry to the core: its broker is checked as the command line's is.
-  const run = new CoreRun({ ...input, broker: checkBroker(input.broker) });
+  const broker = input.brokerChecked ? input.broker : checkBroker(input.broker);
+  const run = new CoreRun({ ...input, broker });
   const t0 = performance.now();
   let status: Simulated["status"];
   let error: RunError | null = null;
@@ -201,12 +215,17 @@ class CoreRun {
     );
     // The equity, cash and buy-and-hold curves live in shared memory: equity.csv's worker thread
     // reads them in place while the run fills them (equity-stream.ts).
+    const columns = input.columns;
+    if (columns) {
+      columns.equity.fill(0);
+      columns.cash.fill(0);
+    }
     const sim = new Simulation(
       data,
       input.broker,
       sink,
       { bars: false, calendar: wantsCalendar },
-      sharedFloat64(data.times.length),
+      columns ? columns.equity : sharedFloat64(data.times.length),
       {
         ...(input.fees ? { fees: input.fees } : {}),
         ...(input.fills ? { fills: input.fills } : {}),
@@ -218,14 +237,16 @@ class CoreRun {
       sim.broker,
       input.params ?? {},
       input.memory ?? null,
-      undefined,
+      input.indicators,
       input.toolbox ?? null,
     );
     this.ctx = ctx;
     this.hooks = new HookRunner(strategy, ctx, emit, label, input.records ?? true, onMemoryMoment);
-    this.cash = sharedFloat64(data.times.length);
+    this.cash = columns ? columns.cash : sharedFloat64(data.times.length);
     const initialCash = input.broker.initialCash;
-    this.benchmark = buyAndHoldEquity(data, initialCash, startIndex, sharedFloat64);
+    this.benchmark = columns
+      ? columns.benchmark
+      : buyAndHoldEquity(data, initialCash, startIndex, sharedFloat64);
     const checkpoint = input.checkpoint ?? null;
     const view: BarView = {
       sim,

@@ -1,5 +1,12 @@
 import type { Broker } from "../engine/broker.js";
-import { clockKey, dayKey, isoWeekKey, monthKey, timeLabel } from "../engine/calendar.js";
+import {
+  clockKey,
+  dayKey,
+  isIntraday,
+  isoWeekKey,
+  monthKey,
+  timeLabel,
+} from "../engine/calendar.js";
 import type {
   AccountSnapshot,
   Bar,
@@ -97,7 +104,7 @@ export class BacktestContext implements StrategyContext {
     this.symbols = data.symbols;
     this.symbol = data.symbols[0] ?? "";
     this.lastBar = new Int32Array(data.symbols.length).fill(-1);
-    this.intraday = data.times.some((t) => t % 86_400_000 !== 0);
+    this.intraday = isIntraday(data.times);
     this.memory = {
       system: toolbox?.system ?? "none",
       tools: toolbox?.tools ?? [],

@@ -23,6 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["rundir"],
   ["report"],
   ["runner"],
+  ["sweep"],
   ["ui"],
   ["cli"],
   ["index.ts", "cli.ts"],

@@ -17,21 +17,11 @@ import {
   jsonString,
   jsonValue,
 } from "../../src/util/json-text.js";
+import { mulberry32 } from "../../src/util/prng.js";
 
 // orders.jsonl and decisions.jsonl lines are written field by field (order-records.ts); each must
 // be, byte for byte, JSON.stringify of the record's object as the builders make it. Compared over
 // hostile values drawn by a seeded generator (the same draws on every run).
-
-/** A seeded generator (mulberry32): the same sequence on every run. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STRINGS = [
   "",
@@ -152,7 +142,7 @@ function labeller(rand: () => number): (i: number) => string {
 
 describe("json-text: JSON.stringify's text without JSON.stringify", () => {
   it("writes strings, numbers and other values as JSON.stringify does, keys left out alike", () => {
-    const rand = seeded(7);
+    const rand = mulberry32(7);
     for (const s of STRINGS) expect(jsonString(s)).toBe(JSON.stringify(s));
     for (const n of NUMBERS) expect(jsonNumber(n)).toBe(JSON.stringify(n));
     // -0 is "0"; 1e21 is "1e+21"; NaN and the infinities are null.
@@ -174,7 +164,7 @@ describe("json-text: JSON.stringify's text without JSON.stringify", () => {
 
 describe("json-text's JsonField: a key written many times, remembering what it wrote", () => {
   it("writes each value as JSON.stringify does, however values repeat, reorder their keys or change", () => {
-    const rand = seeded(11);
+    const rand = mulberry32(11);
     const field = new JsonField(',"key":');
     // A few flat objects again and again (a long/short run's two sizes), among hostile values.
     const again = [
@@ -216,7 +206,7 @@ describe("json-text's flat objects", () => {
 
 describe("orders.jsonl lines written field by field", () => {
   it("are JSON.stringify(orderEventRecord(...)) for every event kind over hostile orders", () => {
-    const rand = seeded(42);
+    const rand = mulberry32(42);
     for (let k = 0; k < 3000; k++) {
       const order = hostileOrder(rand, k + 1);
       const type = EVENT_TYPES[k % 4] ?? "order_accepted";
@@ -236,7 +226,7 @@ describe("orders.jsonl lines written field by field", () => {
   });
 
   it("names an event the engine may add by its type without `order_`", () => {
-    const order = hostileOrder(seeded(1), 1);
+    const order = hostileOrder(mulberry32(1), 1);
     const e = { type: "order_parked", index: 3, time: 0, order } as unknown as OrderEvent;
     const values: unknown[] = [];
     pushOrderEvent(values, e);
@@ -248,7 +238,7 @@ describe("orders.jsonl lines written field by field", () => {
 
 describe("decisions.jsonl lines written field by field", () => {
   it("are JSON.stringify(decisionRecord(...)) of the orders' summaries, over hostile orders and cancels", () => {
-    const rand = seeded(99);
+    const rand = mulberry32(99);
     let id = 1;
     for (let k = 0; k < 1500; k++) {
       const orders = Array.from({ length: Math.floor(rand() * 4) }, () => hostileOrder(rand, id++));
@@ -277,7 +267,7 @@ describe("decisions.jsonl lines written field by field", () => {
 
 describe("RecordLog with lines made field by field", () => {
   it("reads each line as JSON.stringify made it then, kept or not, whatever the order did since", () => {
-    const rand = seeded(5);
+    const rand = mulberry32(5);
     const label = (i: number) => `bar ${i}`;
     const log = new RecordLog();
     const expected: string[] = [];

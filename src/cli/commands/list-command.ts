@@ -47,12 +47,19 @@ export async function listCommand(o: ListOptions): Promise<number> {
     sort: o.sort ?? "date",
     limit,
   });
+  const [{ listSweeps }, { sweepsRootOf }, { formatSweepList }] = await Promise.all([
+    import("../../sweep/sweep-list.js"),
+    import("../../sweep/sweep-layout.js"),
+    import("./format-sweeps.js"),
+  ]);
+  const sweeps = listSweeps(sweepsRootOf(all.runsRoot));
   const out = { runsRoot: all.runsRoot, runs };
-  if (o.json) printReport(out, true, () => "");
+  if (o.json) printReport({ ...out, sweeps }, true, () => "");
   else {
     const width = terminalWidth();
     const allIds = all.runs.map((r) => r.id);
     printReport({ ...out, allIds }, false, (v) => formatList(v, width));
+    if (sweeps.length > 0) printReport(sweeps, false, (v) => formatSweepList(v, width));
   }
   return 0;
 }
@@ -61,7 +68,7 @@ export function registerListCommand(program: Command): void {
   program
     .command("list")
     .description(
-      "List the runs: id, name, symbols, key parameters, status, return vs buy-and-hold, trades, cost",
+      "List the runs (id, name, symbols, key parameters, status, return vs buy-and-hold, trades, cost), then the sweeps",
     )
     .addOption(new Option("--status <status>", "only runs with this status").choices(LIST_STATUSES))
     .option("--strategy <name>", "only runs whose strategy or run name contains this")

@@ -33,21 +33,31 @@ export async function pruneCommand(o: PruneOptions): Promise<number> {
       "prune needs what to delete: --failed, --interrupted and/or --older-than <age> (e.g. 30d).",
     );
   }
-  const [{ runsToPrune, parseAge }, { confirmAndDelete }] = await Promise.all([
-    import("../../report/remove-runs.js"),
-    import("./remove-flow.js"),
-  ]);
+  const [{ runsToPrune, parseAge }, { confirmAndDelete }, { sweepsToPrune }, layout] =
+    await Promise.all([
+      import("../../report/remove-runs.js"),
+      import("./remove-flow.js"),
+      import("../../sweep/sweep-list.js"),
+      import("../../sweep/sweep-layout.js"),
+    ]);
   const olderThanMs = o.olderThan === undefined ? null : parseAge(o.olderThan);
   const statuses = [o.failed ? "failed" : "", o.interrupted ? "interrupted" : ""].filter(Boolean);
   const root = runsRootOf(o.runsDir);
-  const runs = runsToPrune(root, { statuses, olderThanMs, now: Date.now() });
-  return confirmAndDelete(runs, root, o);
+  const criteria = { statuses, olderThanMs, now: Date.now() };
+  const runs = runsToPrune(root, criteria);
+  // Sweeps too: interrupted (stopped or killed), failed (every combination failed), or old.
+  const sweepsRoot = layout.sweepsRootOf(root);
+  const sweeps = sweepsToPrune(sweepsRoot, criteria);
+  let code = 0;
+  if (runs.length > 0 || sweeps.length === 0) code = await confirmAndDelete(runs, root, o);
+  if (sweeps.length > 0) code = Math.max(code, await confirmAndDelete(sweeps, sweepsRoot, o));
+  return code;
 }
 
 export function registerPruneCommand(program: Command): void {
   const prune = program
     .command("prune")
-    .description("Delete failed, interrupted or old runs (never a running one)")
+    .description("Delete failed, interrupted or old runs and sweeps (never a running one)")
     .option("--failed", "runs whose status is failed")
     .option("--interrupted", "runs whose status is interrupted")
     .option("--older-than <age>", "runs finished at least this long ago: 12h, 30d, 2w");

@@ -33,11 +33,25 @@ Exit codes: 0 completed, 1 the run failed or was interrupted again, 2 cannot be 
 export function registerResumeCommand(program: Command): void {
   const resume = program
     .command("resume")
-    .description("Continue a run that was killed or interrupted, from its last checkpoint")
-    .argument("<run>", "run directory, id, or unique id prefix");
+    .description(
+      "Continue a run (from its last checkpoint) or a sweep (its missing combinations) that was killed or interrupted",
+    )
+    .argument("<run>", "run or sweep directory, id, or unique id prefix");
   const { json, quiet, metrics, ui } = OUTPUT_SETTINGS;
   addSomeRunOptions(resume, [RUN_SETTINGS.runsDir, json, quiet, metrics, ui]);
   resume.addHelpText("after", EXAMPLES).action(async (run: string, opts: ResumeOptions) => {
+    // A sweep's directory or id: only the combinations its results.jsonl lacks run.
+    const [{ findSweepDir }, { sweepsRootOf }, { runsRootOf }] = await Promise.all([
+      import("../../sweep/sweep-list.js"),
+      import("../../sweep/sweep-layout.js"),
+      import("./runs-root.js"),
+    ]);
+    const sweep = findSweepDir(run, sweepsRootOf(runsRootOf(opts.runsDir)));
+    if (sweep !== null) {
+      const { resumeSweepCommand } = await import("../sweep-run-command.js");
+      process.exitCode = await resumeSweepCommand(sweep, { ...opts });
+      return;
+    }
     const { runCommand } = await import("../run-command.js");
     process.exitCode = await runCommand(undefined, { ...opts, resume: run });
   });

@@ -22,19 +22,31 @@ Exit codes: 0 success (or declined), 2 bad usage (unknown or refused run, no --y
 
 /** `agenticbt rm`: returns the exit code; a refused run throws (exit code 2). */
 export async function rmCommand(names: string[], o: RmOptions): Promise<number> {
-  const [{ runsToRemove }, { confirmAndDelete }] = await Promise.all([
-    import("../../report/remove-runs.js"),
-    import("./remove-flow.js"),
-  ]);
+  const [{ runsToRemove, RemoveRefusedError }, { confirmAndDelete }, { sweepsToRemove }, layout] =
+    await Promise.all([
+      import("../../report/remove-runs.js"),
+      import("./remove-flow.js"),
+      import("../../sweep/sweep-list.js"),
+      import("../../sweep/sweep-layout.js"),
+    ]);
   const root = runsRootOf(o.runsDir);
-  return confirmAndDelete(runsToRemove(names, root), root, o);
+  // Sweeps (.agenticbt/sweeps/<id>) are named as runs are; the other names are runs.
+  const sweepsRoot = layout.sweepsRootOf(root);
+  const { sweeps, rest, refused } = sweepsToRemove(names, sweepsRoot);
+  if (refused.length)
+    throw new RemoveRefusedError(`Nothing deleted.\n${refused.map((r) => `  ${r}`).join("\n")}`);
+  const runs = rest.length > 0 || sweeps.length === 0 ? runsToRemove(rest, root) : [];
+  let code = 0;
+  if (rest.length > 0 || sweeps.length === 0) code = await confirmAndDelete(runs, root, o);
+  if (sweeps.length > 0) code = Math.max(code, await confirmAndDelete(sweeps, sweepsRoot, o));
+  return code;
 }
 
 export function registerRmCommand(program: Command): void {
   const rm = program
     .command("rm")
-    .description("Delete runs (never a running one); asks first unless --yes")
-    .argument("<run...>", "run ids, unique id prefixes, or run directories");
+    .description("Delete runs or sweeps (never a running one); asks first unless --yes")
+    .argument("<run...>", "run or sweep ids, unique id prefixes, or directories");
   addRemoveOptions(rm)
     .addHelpText("after", EXAMPLES)
     .action(async (names: string[], opts: RmOptions) => {

@@ -29,7 +29,15 @@ Exit codes: 0 success, 2 bad usage (unknown run, bad date).`;
 /** `agenticbt show`: returns the exit code; an unknown run or bad date throws (exit code 2). */
 export async function showCommand(run: string, o: ShowOptions): Promise<number> {
   const { resolveRunDir } = await import("../../rundir/resolve-run.js");
-  const dir = resolveRunDir(run, runsRootOf(o.runsDir));
+  let dir: string;
+  try {
+    dir = resolveRunDir(run, runsRootOf(o.runsDir));
+  } catch (err) {
+    // Not a run: a sweep, perhaps.
+    const shown = await showSweep(run, o);
+    if (shown) return 0;
+    throw err;
+  }
   if (o.at !== undefined) {
     const [{ decisionsAt }, { formatDecisionsAt }] = await Promise.all([
       import("../../report/decisions-at.js"),
@@ -48,11 +56,42 @@ export async function showCommand(run: string, o: ShowOptions): Promise<number> 
   return 0;
 }
 
+/** `show <sweep>`: its summary (summary.json, or its progress when it has none yet). */
+async function showSweep(name: string, o: ShowOptions): Promise<boolean> {
+  const [
+    { findSweepDir, listSweeps },
+    { sweepsRootOf },
+    { readSweepSummary },
+    { formatSweepSummary },
+  ] = await Promise.all([
+    import("../../sweep/sweep-list.js"),
+    import("../../sweep/sweep-layout.js"),
+    import("../../sweep/sweep-dir.js"),
+    import("../sweep-run-command.js"),
+  ]);
+  const root = sweepsRootOf(runsRootOf(o.runsDir));
+  const dir = findSweepDir(name, root);
+  if (dir === null) return false;
+  const summary = readSweepSummary(dir);
+  if (summary !== null) printReport(summary, o.json, (s) => formatSweepSummary(s, dir));
+  else {
+    const listed = listSweeps(path.dirname(dir)).find((s) => s.dir === dir);
+    printReport(listed ?? { dir }, o.json, (s) =>
+      "done" in s
+        ? `Sweep ${s.id} (${s.status}): ${s.done} of ${s.total} combinations; agenticbt resume ${s.id} goes on.`
+        : s.dir,
+    );
+  }
+  return true;
+}
+
 export function registerShowCommand(program: Command): void {
   program
     .command("show")
-    .description("Summarise a run, or with --at show a decision and the context behind it")
-    .argument("<run>", "run directory, id, or unique id prefix")
+    .description(
+      "Summarise a run (or a sweep), or with --at show a decision and the context behind it",
+    )
+    .argument("<run>", "run or sweep directory, id, or unique id prefix")
     .option("--at <date>", "the decision(s) at this bar: YYYY-MM-DD or YYYY-MM-DD HH:MM")
     .option("--full", "with --at: print the whole system message, not its first lines")
     .addOption(runsDirOption())

@@ -1,0 +1,65 @@
+import type { Command } from "commander";
+import {
+  BROKER_SETTINGS,
+  DATA_SETTINGS,
+  MEMORY_SETTINGS,
+  OUTPUT_SETTINGS,
+  RECALL_SETTINGS,
+  RISK_SETTINGS,
+  RUN_SETTINGS,
+} from "../../config/run-settings.js";
+import type { Setting } from "../../config/setting.js";
+import { SWEEP_SETTINGS } from "../../config/sweep-settings.js";
+import { addSettingOptions, addSomeRunOptions } from "../run-options.js";
+
+// Only commander and the settings at import time: the sweep's modules load in the action.
+
+const EXAMPLES = `
+Examples:
+  $ agenticbt sweep strategies/sma-crossover.ts --data data/GOOG.csv --param longShort=true --allow-short --commission 0.002 \\
+      --grid fast=5:50:5 --grid slow=10:200:10 --constraint "fast < slow" --maximize sharpe
+  $ agenticbt sweep strategies/sma-crossover.ts --data data/GOOG.csv --grid fast=10,20 --grid commission=0,0.001,0.002 --top 3
+  $ agenticbt sweep strategies/rsi-reversion.ts --data data/SPY_D.csv --grid period=5:30:1 --method random --max-tries 50 --seed 7
+  $ agenticbt sweep strategies/sma-crossover.ts --data data/GOOG.csv --grid fast=5:50:5 --grid slow=10:200:10 \\
+      --constraint "fast < slow" --walk-forward train=500,test=100
+
+An axis is a strategy parameter or a broker setting (its flag without --: commission, slippage,
+allow-short, max-position-weight...). Every other option applies to every combination, as it
+does to \`agenticbt run\`. Each combination runs in memory through run's own core: its metrics are
+those \`agenticbt run\` gives for the same settings. The sweep is written to
+.agenticbt/sweeps/<id>/ (config.json, results.jsonl, summary.json, report.html); a sweep stopped
+or killed goes on with \`agenticbt resume <id>\`, running only the combinations it lacks. Every
+sweep reports the best's Probabilistic and Deflated Sharpe Ratios and the Probability of Backtest
+Overfitting (docs/sweep.md).
+Exit codes: 0 success, 1 every combination failed or the sweep was interrupted, 2 bad usage.`;
+
+/** run's settings a sweep takes: all but an LLM agent's (a sweep runs code strategies). */
+const RUN_GROUPS: readonly Readonly<Record<string, Setting>>[] = [
+  DATA_SETTINGS,
+  BROKER_SETTINGS,
+  RISK_SETTINGS,
+  RUN_SETTINGS,
+  MEMORY_SETTINGS,
+  RECALL_SETTINGS,
+  OUTPUT_SETTINGS,
+];
+
+export function registerSweepCommand(program: Command): void {
+  const sweep = program
+    .command("sweep")
+    .description(
+      "Run a strategy over a grid of parameters and settings, in memory and in parallel, and write .agenticbt/sweeps/<id>/",
+    )
+    .argument("<strategy>", "code strategy file: strategies/<name>.ts");
+  addSettingOptions(sweep, SWEEP_SETTINGS);
+  addSomeRunOptions(
+    sweep,
+    RUN_GROUPS.flatMap((g) => Object.values(g)),
+  );
+  sweep
+    .addHelpText("after", EXAMPLES)
+    .action(async (strategy: string, opts: Record<string, unknown>) => {
+      const { sweepCommand } = await import("../sweep-run-command.js");
+      process.exitCode = await sweepCommand(strategy, opts);
+    });
+}
