@@ -56,7 +56,9 @@ const filesUnder = (dir: string, sub: string): string[] =>
 describe("known OpenAI-compatible servers: their documented answers, replayed", () => {
   it("covers every row of the table in docs/llm-traders.md", () => {
     const doc = fs.readFileSync(path.join(ROOT, "docs", "llm-traders.md"), "utf8");
-    for (const { fixture } of ROWS) expect(doc).toContain(`| ${fixture.server} |`);
+    const rows = doc.split("\n").filter((l) => l.startsWith("| "));
+    const names = rows.map((l) => l.split("|")[1]?.trim());
+    for (const { fixture } of ROWS) expect(names).toContain(fixture.server);
     expect(ROWS.length).toBeGreaterThanOrEqual(10);
   });
 
