@@ -136,7 +136,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
         out.rationale = text;
         out.error = {
           type: "tool_call_as_text",
-          message: `The reply looks like a tool call written as text (${found.format} format) that could not be read: ${found.detail} ${textToolCallFix(found.format)}`,
+          message: `The reply looks like a tool call written as text (${found.format} format) that could not be read (${found.detail}). ${textToolCallFix(found.format)}`,
         };
         return out;
       }
