@@ -200,6 +200,8 @@ describe("quirks of local OpenAI-compatible servers, through the CLI", () => {
     expect(usage.usageUnknown).toMatchObject({ calls: 3, billedCalls: 3 });
     expect(usage.cost.usd).toBeNull();
     for (const d of decisionsOf(r.dir)) expect(d.tokensUnknownCalls).toBe(1);
+    const report = fs.readFileSync(path.join(r.dir, "report.html"), "utf8");
+    expect(report).toContain("reported no token usage for some calls");
 
     const list = cli(["list", "--runs-dir", r.runs], work);
     expect(list.status, list.stderr).toBe(0);
