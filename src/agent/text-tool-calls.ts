@@ -91,7 +91,9 @@ export function readTextToolCalls(text: string, tools: readonly string[]): TextT
       return { kind: "calls", format: "json", calls, rest: "" };
     }
     // Broken JSON that names one of our tools: meant as a call, and lost.
-    const named = tools.some((t) => new RegExp(`"(?:name|function)"\\s*:\\s*"${t}"`).test(bare));
+    const named = tools.some((t) =>
+      new RegExp(`"(?:name|function)"\\s*:\\s*"${t.replace(/[^\w]/g, "\\$&")}"`).test(bare),
+    );
     if (named) {
       return { kind: "unparsed", format: "json", detail: clip(bare) };
     }
