@@ -16,7 +16,8 @@ import {
   systemRules,
   toolGuide,
 } from "./prompts.js";
-import { recordedRationale } from "./rationale.js";
+import { RATIONALE_CLIP_CHARS, recordedRationale } from "./rationale.js";
+import { textToolCallFix } from "./text-tool-calls.js";
 import { BudgetExhaustedError, type LoopOutcome, runToolLoop } from "./tool-loop.js";
 import { agentTools } from "./tools/all-tools.js";
 import {
@@ -90,6 +91,38 @@ export interface LlmStrategyDeps {
   onEvent?: AgentEventListener;
   /** The run's memory system (`--memory`): its rules, tools and context sections. */
   memory: MemorySystem;
+  /** Something about the model's answers the user should know now (said once per kind). */
+  onWarning?: (message: string) => void;
+  /** What the decisions did with tools, for the end-of-run warning (agentEndWarning). */
+  toolUse?: ToolUse;
+}
+
+/** How the decisions used tools: an agent that never called one did nothing at all. */
+export interface ToolUse {
+  /** Decisions that called at least one tool. */
+  decisionsWithTools: number;
+  /** Tool calls the server returned as text, read by the loop. */
+  textToolCalls: number;
+}
+
+export function emptyToolUse(): ToolUse {
+  return { decisionsWithTools: 0, textToolCalls: 0 };
+}
+
+/**
+ * A run whose agent answered but never called a tool placed no order and wrote no memory: worth a
+ * warning, since the likely cause is a server that dropped the tool calls (or a model without
+ * tool support), not a trader who chose to wait every single time.
+ */
+export function agentEndWarning(stats: AgentStats, use: ToolUse): string | null {
+  const answered = stats.decisions - stats.failedDecisions;
+  if (answered <= 0 || use.decisionsWithTools > 0) return null;
+  return (
+    `The agent called no tool in any of its ${stats.decisions} decisions: it never looked at data, ` +
+    "placed an order or wrote memory. If its rationales in decisions.jsonl hold tool calls as " +
+    "text, turn on the server's tool-call parser (docs/llm-traders.md lists the options per " +
+    "server); otherwise check that the model supports tool calling."
+  );
 }
 
 interface AgentState {
@@ -116,6 +149,13 @@ const NOT_FAILED = new Set(["max_steps", "budget_exhausted", "interrupted", "ret
 
 /** Why a run that reached its end must still not be `completed`: the agent never decided. */
 export function neverDecided(stats: AgentStats): { type: string; message: string } | null {
+  const asText = stats.turnErrors.tool_call_as_text ?? 0;
+  if (asText * 2 > stats.decisions) {
+    return {
+      type: "tool_call_as_text",
+      message: `${asText} of the ${stats.decisions} decisions wrote their tool calls as text that could not be read, so the agent could not act. ${textToolCallFix("hermes")}`,
+    };
+  }
   if (stats.decisions > stats.failedDecisions) return null;
   const why = Object.entries(stats.turnErrors)
     .map(([type, n]) => `${type} ×${n}`)
@@ -151,6 +191,7 @@ export function createLlmStrategy(
   // A failure that ends the run, raised at the bar's end so the failed decision is on record.
   let pendingFailure: AgentRunError | null = null;
   let failedInRow = 0;
+  let warnedTextCalls = false;
   const note = (state: AgentState, line: string) => {
     state.events.push(line);
     state.momentEvents.push(line);
@@ -224,6 +265,18 @@ export function createLlmStrategy(
       summarise: memory.sessionSummary?.(ctx.time) ?? null,
     });
     const summary = summarise(outcome);
+    if (moment === null && outcome.toolCalls.length > 0 && deps.toolUse) {
+      deps.toolUse.decisionsWithTools++;
+    }
+    if (outcome.textToolCalls > 0) {
+      if (deps.toolUse) deps.toolUse.textToolCalls += outcome.textToolCalls;
+      if (!warnedTextCalls) {
+        warnedTextCalls = true;
+        deps.onWarning?.(
+          `The model server returned tool calls as text (at ${ctx.timeLabel}); they were read and run, and decisions.jsonl marks them (textToolCalls). ${textToolCallFix("hermes")}`,
+        );
+      }
+    }
     ctx.annotate({
       contextHash: sha256(JSON.stringify(messages)),
       prefixHash: sha256(prefix),
@@ -339,12 +392,19 @@ export function createLlmStrategy(
 /** The decision's line in decisions.jsonl: tool calls with arguments and results, the rationale,
  * tokens, latency and the error type if any. */
 function summarise(o: LoopOutcome) {
-  const tokens = { prompt: 0, completion: 0, cached: 0 };
+  const tokens: { prompt: number; completion: number; cached: number; reasoning?: number } = {
+    prompt: 0,
+    completion: 0,
+    cached: 0,
+  };
   let latencyMs = 0;
+  let unknown = 0;
   for (const r of o.responses) {
     tokens.prompt += r.usage.prompt;
     tokens.completion += r.usage.completion;
     tokens.cached += r.usage.cached;
+    if (r.usage.reasoning) tokens.reasoning = (tokens.reasoning ?? 0) + r.usage.reasoning;
+    if (r.usage.unknown) unknown++;
     latencyMs += r.latencyMs;
   }
   return {
@@ -363,10 +423,20 @@ function summarise(o: LoopOutcome) {
       () => o.responses.findLast((r) => r.message.content === o.rationale)?.requestHash ?? null,
     ),
     ...(o.summarised > 0 ? { summarisedToolResults: o.summarised } : {}),
+    // Only when there is some: a decision without reasoning is recorded as it always was.
+    ...(o.reasoning ? recordedReasoning(o.reasoning) : {}),
+    ...(o.textToolCalls > 0 ? { textToolCalls: o.textToolCalls } : {}),
     tokens,
+    // The server reported no usage for these calls: the tokens above leave them out.
+    ...(unknown > 0 ? { tokensUnknownCalls: unknown } : {}),
     latencyMs: Math.round(latencyMs),
     error: o.error,
   };
+}
+
+/** The reasoning as decisions.jsonl keeps it: clipped as a rationale is, with its whole length. */
+function recordedReasoning(text: string): { reasoning: string; reasoningChars: number } {
+  return { reasoning: text.slice(0, RATIONALE_CLIP_CHARS), reasoningChars: text.length };
 }
 
 const bump = (counts: Record<string, number>, key: string) => {

@@ -1,3 +1,4 @@
+import { readTextToolCalls, splitReasoning, textToolCallFix } from "./text-tool-calls.js";
 import { dispatchToolCall, refuseToolCall, type ToolCallOutcome } from "./tools/dispatch.js";
 import { type ToolDefinition, toOpenAiTools } from "./tools/tool-definition.js";
 import type { ToolHost } from "./tools/tool-host.js";
@@ -64,6 +65,11 @@ export interface LoopOutcome {
   error: { type: string; message: string } | null;
   /** Tool results replaced by the session summary (0 without a policy threshold). */
   summarised: number;
+  /** The model's reasoning (`<think>` blocks, `reasoning_content`), every answer's, kept apart
+   * from the rationale; "" when there was none. */
+  reasoning: string;
+  /** Tool calls the server returned as text and the loop read (0 when it sent real tool calls). */
+  textToolCalls: number;
 }
 
 /**
@@ -83,7 +89,10 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     rationale: "",
     error: null,
     summarised: 0,
+    reasoning: "",
+    textToolCalls: 0,
   };
+  const toolNames = o.tools.map((t) => t.name);
   for (let step = 0; step < o.maxSteps; step++) {
     if (o.summarise && o.summarise.threshold > 0 && messages.length > o.summarise.threshold) {
       out.summarised += summariseOlderResults(messages, o.summarise.keep);
@@ -107,24 +116,59 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     out.responses.push(response);
     o.onResponse?.(response);
     const m = response.message;
-    const calls = (m.tool_calls ?? []).map((c) =>
+    const { text, reasoning } = splitReasoning(m);
+    if (reasoning) out.reasoning = out.reasoning ? `${out.reasoning}\n\n${reasoning}` : reasoning;
+    let calls = (m.tool_calls ?? []).map((c) =>
       c.type === "function"
         ? { id: c.id, name: c.function.name, arguments: c.function.arguments }
         : { id: c.id, name: c.custom.name, arguments: c.custom.input },
     );
     // Only role, content and tool calls go back: the next request must not depend on extras a
-    // provider adds (refusal, annotations), or caching and replay would see different requests.
+    // provider adds (refusal, annotations, reasoning), or caching and replay would see different
+    // requests.
     const assistant: ChatCompletionMessageParam = { role: "assistant", content: m.content ?? null };
     if (m.tool_calls?.length) assistant.tool_calls = m.tool_calls;
+    let said = text;
+    if (calls.length === 0 && text !== "") {
+      const found = readTextToolCalls(text, toolNames);
+      if (found.kind === "unparsed") {
+        messages.push(assistant);
+        out.rationale = text;
+        out.error = {
+          type: "tool_call_as_text",
+          message: `The reply looks like a tool call written as text (${found.format} format) that could not be read (${found.detail}). ${textToolCallFix(found.format)}`,
+        };
+        return out;
+      }
+      if (found.kind === "calls") {
+        // The server's tool parser is off: the calls are read as the parser would have, and go
+        // back to the model as real tool calls so its next turn sees the usual conversation.
+        calls = found.calls.map((c, i) => ({
+          id: `text_call_${step + 1}_${i + 1}`,
+          name: c.name,
+          arguments: c.arguments,
+        }));
+        out.textToolCalls += calls.length;
+        said = found.rest;
+        assistant.content = found.rest === "" ? null : found.rest;
+        assistant.tool_calls = calls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: c.arguments },
+        }));
+      }
+    }
     messages.push(assistant);
-    if (m.content) out.rationale = m.content;
+    if (said) out.rationale = said;
     if (calls.length === 0) {
       // Neither a word nor an action in the whole turn: the model did not decide, so this is a
       // failure, not a hold. (Silence after tool calls is fine: the model acted.)
-      if (!m.content?.trim() && !m.refusal && out.toolCalls.length === 0) {
+      if (!said.trim() && !m.refusal && out.toolCalls.length === 0) {
         out.error = {
           type: "empty_reply",
-          message: "the model answered with neither text nor tool calls",
+          message: reasoning
+            ? `the model answered with only its reasoning (${reasoning.length} characters): neither text nor tool calls`
+            : "the model answered with neither text nor tool calls",
         };
       }
       return out;

@@ -24,6 +24,12 @@ export interface TokenUsage {
   completion: number;
   /** Prompt tokens the provider served from its prompt cache (`usage.prompt_tokens_details`). */
   cached: number;
+  /** Completion tokens spent reasoning, when the server reports any
+   * (`usage.completion_tokens_details.reasoning_tokens`). */
+  reasoning?: number;
+  /** The server reported no usage: the counts are placeholders, and the tokens and cost of this
+   * call are unknown (never 0). */
+  unknown?: true;
 }
 
 /** Where an answer came from: the network, the local response cache, or a recorded run. */

@@ -100,6 +100,12 @@ interface UsageView {
   billedTokens: { prompt: number; completion: number; cached: number };
   cost: { usd: number | null; reason: string | null };
   retries?: Record<string, number>;
+  reasoningTokens?: number;
+  usageUnknown?: {
+    calls: number;
+    billedCalls: number;
+    estimated: { prompt: number; completion: number };
+  };
 }
 
 /** What the model cost: calls by source, billed tokens, money (or why it is unknown), failures. */
@@ -123,9 +129,24 @@ function llmLine(llm: NonNullable<RunResult["llm"]>): string {
     .join(", ");
   return [
     `LLM ${llm.model}: ${a.decisions} decisions, ${a.moments} memory moments, ${u.calls.total} calls${sources ? ` (${sources})` : ""}`,
-    `  billed tokens ${u.billedTokens.prompt} in (${u.billedTokens.cached} cached) / ${u.billedTokens.completion} out, ${cost}`,
+    `  billed tokens ${billedTokens(u)}, ${cost}`,
     `  failed turns: ${errors || "none"}; failed tool calls: ${toolErrors}; retried faults: ${retried || "none"}`,
   ].join("\n");
+}
+
+/** Billed tokens, or "unknown" when the server reported none: never a 0 that was not counted. */
+function billedTokens(u: UsageView): string {
+  const b = u.billedTokens;
+  const reasoning = u.reasoningTokens ? ` (${u.reasoningTokens} reasoning)` : "";
+  const known = `${b.prompt} in (${b.cached} cached) / ${b.completion} out${reasoning}`;
+  const unknown = u.usageUnknown?.billedCalls ?? 0;
+  if (unknown === 0) return known;
+  const n = `${unknown} call${unknown === 1 ? "" : "s"}`;
+  const e = u.usageUnknown?.estimated ?? { prompt: 0, completion: 0 };
+  const estimate = `local estimate ~${e.prompt} in / ~${e.completion} out`;
+  return unknown >= u.calls.network
+    ? `unknown (no usage reported for ${n}; ${estimate})`
+    : `at least ${known}, and unknown for ${n} without usage (${estimate})`;
 }
 
 /** Every metric of result.json by its label, the benchmark's beside when it has one. */

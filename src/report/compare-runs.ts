@@ -2,7 +2,13 @@ import path from "node:path";
 import { UsageError } from "../errors/run-errors.js";
 import { DEFAULT_MEMORY_SYSTEM } from "../memory/memory-registry.js";
 import { COMPARED_METRICS, formatMetric, metricFormat } from "../metrics/metric-labels.js";
-import { llmCostUsd, numberAt, type ResultFile, readResult } from "../rundir/run-record.js";
+import {
+  llmCostUsd,
+  llmUsageUnknown,
+  numberAt,
+  type ResultFile,
+  readResult,
+} from "../rundir/run-record.js";
 import { keyWords } from "../util/key-words.js";
 
 export interface ComparedRun {
@@ -22,6 +28,8 @@ export interface ComparedRun {
     completionTokens: number | null;
     cachedTokens: number | null;
     costUsd: number | null;
+    /** Present (true) when the server reported no token usage: tokens and cost are unknown. */
+    usageUnknown?: true;
   } | null;
 }
 
@@ -72,12 +80,16 @@ function llmOf(r: ResultFile): ComparedRun["llm"] {
     | { calls?: Record<string, unknown>; tokens?: Record<string, unknown> }
     | null
     | undefined;
+  // Counts the server never reported are unknown, not the zeros they were added up as.
+  const unknown = llmUsageUnknown(r);
+  const tokens = (key: string) => (unknown ? null : numberAt(usage?.tokens, key));
   return {
     calls: numberAt(usage?.calls, "total"),
-    promptTokens: numberAt(usage?.tokens, "prompt"),
-    completionTokens: numberAt(usage?.tokens, "completion"),
-    cachedTokens: numberAt(usage?.tokens, "cached"),
+    promptTokens: tokens("prompt"),
+    completionTokens: tokens("completion"),
+    cachedTokens: tokens("cached"),
     costUsd: llmCostUsd(r),
+    ...(unknown ? { usageUnknown: true as const } : {}),
   };
 }
 
@@ -113,11 +125,17 @@ export function compareRows(
       section: "LLM",
       rows: [
         ["calls", ...per((r) => r.llm?.calls ?? null)],
-        ["prompt tokens", ...per((r) => r.llm?.promptTokens ?? null)],
-        ["completion tokens", ...per((r) => r.llm?.completionTokens ?? null)],
-        ["cached tokens", ...per((r) => r.llm?.cachedTokens ?? null)],
-        ["cost USD", ...per((r) => r.llm?.costUsd ?? null)],
+        ["prompt tokens", ...per((r) => orUnknown(r, r.llm?.promptTokens))],
+        ["completion tokens", ...per((r) => orUnknown(r, r.llm?.completionTokens))],
+        ["cached tokens", ...per((r) => orUnknown(r, r.llm?.cachedTokens))],
+        ["cost USD", ...per((r) => orUnknown(r, r.llm?.costUsd))],
       ],
     },
   ];
+}
+
+/** A figure, or "unknown" for a run whose server reported no token usage (n/a means no figure). */
+function orUnknown(r: ComparedRun, value: number | null | undefined): number | string | null {
+  if (r.llm?.usageUnknown && (value === null || value === undefined)) return "unknown";
+  return value ?? null;
 }

@@ -59,6 +59,8 @@ function toView(l: Rec): DecisionView | null {
     cancels: arr(l.cancels),
     memory: arr(l.memory),
     rationale: rationaleOf(l),
+    ...reasoningOf(l),
+    ...(num(l.tokensUnknownCalls) ? { tokensUnknownCalls: num(l.tokensUnknownCalls) ?? 0 } : {}),
     recalls: arr(l.recalls)
       .filter(isJsonObject)
       .map((r) => ({
@@ -84,6 +86,13 @@ function toView(l: Rec): DecisionView | null {
     requestHashes: arr(l.requestHashes).filter((h): h is string => typeof h === "string"),
     context: null,
   };
+}
+
+function reasoningOf(l: Rec): { reasoning?: { text: string; chars: number } } {
+  const text = str(l.reasoning);
+  if (text === null || text === "") return {};
+  const chars = num(l.reasoningChars) ?? text.length;
+  return { reasoning: { text: shownRationale(text, chars), chars } };
 }
 
 /** Clipped, with a note, when long: a runaway answer is read from transcript.jsonl, not here. */

@@ -1,7 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { liveStatus } from "../rundir/run-lock.js";
-import { llmCostUsd, llmModel, numberAt, readConfig, readResult } from "../rundir/run-record.js";
+import {
+  llmCostUsd,
+  llmModel,
+  llmUsageUnknown,
+  numberAt,
+  readConfig,
+  readResult,
+} from "../rundir/run-record.js";
 import type { ListOutput, RunListEntry } from "../rundir/schemas.js";
 import { SymlinkError } from "../util/no-follow.js";
 import { keyParams } from "./key-params.js";
@@ -51,6 +58,7 @@ function listEntry(dir: string, id: string): RunListEntry {
       buyHoldReturnPct: numberAt(r.benchmark.metrics, "returnPct"),
       trades: numberAt(r.metrics, "trades"),
       costUsd: llmCostUsd(r),
+      ...(llmUsageUnknown(r) ? { usageUnknown: true as const } : {}),
       error: null,
     };
   } catch (err) {

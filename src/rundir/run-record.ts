@@ -83,6 +83,17 @@ export function llmCostUsd(r: ResultFile): number | null {
   return typeof usd === "number" ? usd : null;
 }
 
+/** Whether the model server reported no token usage for some billed call (result.json
+ * llm.usage.usageUnknown): its tokens and cost are unknown, not 0. */
+export function llmUsageUnknown(r: ResultFile): boolean {
+  const usage = r.llm?.usage;
+  if (usage === null || typeof usage !== "object") return false;
+  const unknown = (usage as { usageUnknown?: unknown }).usageUnknown;
+  if (unknown === null || typeof unknown !== "object") return false;
+  const billed = (unknown as { billedCalls?: unknown }).billedCalls;
+  return typeof billed === "number" && billed > 0;
+}
+
 export function llmModel(r: ResultFile): string | null {
   const m = r.llm?.model;
   return typeof m === "string" ? m : null;

@@ -24,6 +24,8 @@ export const runListEntrySchema = z.object({
   buyHoldReturnPct: num,
   trades: num,
   costUsd: num,
+  /** Present (true) when the model server reported no token usage: tokens and cost are unknown. */
+  usageUnknown: z.literal(true).optional(),
   /** Why the run could not be read, or null. */
   error: z.string().nullable(),
 });
@@ -144,6 +146,11 @@ export const decisionViewSchema = z.object({
   cancels: z.array(z.unknown()),
   memory: z.array(z.unknown()),
   rationale: z.string().nullable(),
+  /** The model's reasoning kept apart from the rationale (`<think>`, `reasoning_content`), and its
+   * whole length; absent when the model gave none. */
+  reasoning: z.object({ text: z.string(), chars: z.number() }).optional(),
+  /** Model calls of the decision whose server reported no token usage (absent: none). */
+  tokensUnknownCalls: z.number().optional(),
   recalls: z.array(
     z.object({
       query: z.string(),

@@ -6,9 +6,11 @@ import type { Anonymizer } from "../agent/anonymize/anonymizer.js";
 import type { ResumedCalls } from "../agent/llm/resumed-calls.js";
 import {
   type AgentStats,
+  agentEndWarning,
   BudgetExhaustedError,
   createLlmStrategy,
   emptyAgentStats,
+  emptyToolUse,
   neverDecided,
 } from "../agent/llm-strategy.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
@@ -47,6 +49,11 @@ export interface PreparedLlm {
   progress(): { usage: unknown; transcript: { bytes: number; lines: number } } | null;
   /** Usage and settings for result.json (after the run). */
   info(): LlmRunInfo | null;
+  /** What the user was warned of about the model server and the agent, for result.json. */
+  warnings(): string[];
+  /** Once, at the end of a completed run: a warning about the agent's tool use, or null (it is
+   * then among warnings()). */
+  endWarning(): string | null;
   /** Why a run that reached its end is still a failure (the agent never decided), or null. */
   endFailure(): { type: string; message: string } | null;
   /** The run is stopping (a stop signal): model calls and their waits end now. */
@@ -106,24 +113,40 @@ export async function prepareLlmStrategy(
   let progress: PreparedLlm["progress"] = () => null;
   let stopCalls = () => {};
   let cutShort = () => false;
+  const warnings: string[] = [];
+  let endWarning: () => string | null = () => null;
   return {
     name,
     prompt,
     info: () => (info ? info() : null),
     progress: () => progress(),
     endFailure: () => (stats ? neverDecided(stats) : null),
+    warnings: () => [...warnings],
+    endWarning: () => {
+      const end = endWarning();
+      endWarning = () => null;
+      if (end !== null) warnings.push(end);
+      return end;
+    },
     stop: () => stopCalls(),
     cutShort: () => cutShort(),
     async create(args) {
       const { LlmClient } = await import("../agent/llm/llm-client.js");
       const { DEFAULT_CACHE_DIR, ResponseCache } = await import("../agent/llm/response-cache.js");
       const { TranscriptWriter } = await import("../agent/llm/transcript.js");
-      const { UsageMeter } = await import("../agent/llm/usage-meter.js");
+      const { CHARS_PER_TOKEN, UsageMeter } = await import("../agent/llm/usage-meter.js");
       const meter = new UsageMeter(prices);
+      // Said now, and kept for result.json's warnings.
+      const warn = (message: string) => {
+        warnings.push(message);
+        args.onWarning?.(message);
+      };
       const agentStats = emptyAgentStats();
       const noKey = missingKeyWarning(settings, replay !== null);
       if (noKey !== null) args.onWarning?.(noKey);
       stats = agentStats;
+      const toolUse = emptyToolUse();
+      endWarning = () => agentEndWarning(agentStats, toolUse);
       const cacheDir = path.resolve(o.cacheDir ?? DEFAULT_CACHE_DIR);
       const transcript = new TranscriptWriter(runFile(args.runDir, "transcript"));
       progress = () => ({
@@ -156,6 +179,7 @@ export async function prepareLlmStrategy(
         transcript,
         meter,
         onEvent: args.onEvent ?? null,
+        onWarning: warn,
       });
       stopCalls = () => client.stop();
       cutShort = () => client.cutShort;
@@ -174,16 +198,23 @@ export async function prepareLlmStrategy(
         agent: agentStats,
         usage: meter.snapshot(),
       });
+      // A server that reports no usage is held to the budget by the local estimate, said so.
+      const estimated = () =>
+        meter.unknownUsageCalls() > 0
+          ? ` (estimated locally at ${CHARS_PER_TOKEN} characters per token for the ${meter.unknownUsageCalls()} call(s) whose server reported no usage)`
+          : "";
       const checkBudget = () => {
-        if (o.maxTokens !== null && meter.billedTokenCount() >= o.maxTokens) {
+        const tokens = meter.budgetTokenCount();
+        if (o.maxTokens !== null && tokens >= o.maxTokens) {
           throw new BudgetExhaustedError(
-            `token budget spent: ${meter.billedTokenCount()} billed tokens >= --max-tokens ${o.maxTokens}`,
+            `token budget spent: ${tokens} billed tokens${estimated()} >= --max-tokens ${o.maxTokens}`,
           );
         }
-        const cost = meter.costUsd();
+        const cost = meter.budgetCostUsd();
         if (o.maxCost !== null && cost !== null && cost >= o.maxCost) {
+          const about = meter.unknownUsageCalls() > 0 ? "~" : "";
           throw new BudgetExhaustedError(
-            `cost budget spent: $${cost.toFixed(4)} >= --max-cost ${o.maxCost}`,
+            `cost budget spent: ${about}$${cost.toFixed(4)}${estimated()} >= --max-cost ${o.maxCost}`,
           );
         }
       };
@@ -211,6 +242,8 @@ export async function prepareLlmStrategy(
         startIndex: args.startIndex,
         totalBars: args.totalBars,
         memory: args.memory,
+        onWarning: warn,
+        toolUse,
         ...(args.onEvent ? { onEvent: args.onEvent } : {}),
       }) as Strategy<unknown>;
       return anon

@@ -481,6 +481,9 @@ async function simulateRun(
     simulated.error = { type: "resume_divergence", message: unreached };
   }
   const agentFailure = simulated.status === "completed" ? (llm?.endFailure() ?? null) : null;
+  // Said at the end, where the user reads the summary (it is in result.json's warnings too).
+  const endWarning = simulated.status === "completed" ? (llm?.endWarning() ?? null) : null;
+  if (endWarning !== null) emit({ type: "warning", message: endWarning });
   if (agentFailure) {
     simulated.status = "failed";
     simulated.error = agentFailure;
@@ -618,6 +621,7 @@ async function writeOutputs(
     result.llm = llm?.info() ?? null;
     const cacheWarning = cacheFailureWarning(result.llm);
     if (cacheWarning !== null) result.warnings.push(cacheWarning);
+    for (const w of llm?.warnings() ?? []) result.warnings.push(w);
     for (const role of SIMULATION_OUTPUTS) {
       if (role === "equity") {
         atEquity = true;

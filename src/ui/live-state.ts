@@ -65,6 +65,8 @@ export interface LiveState {
   llm: {
     calls: number;
     tokens: number;
+    /** Some call's server reported no usage: the tokens (and so the cost) are unknown, not 0. */
+    tokensUnknown?: boolean;
     costUsd: number;
     /** Some call's price is unknown (a local or unpriced model): the cost is unknown. */
     costUnknown: boolean;
@@ -275,6 +277,7 @@ export function foldLiveEvent(s: LiveState, e: RunEvent): void {
       const llm = s.llm ?? emptyLlm(null);
       llm.calls += 1;
       llm.tokens += e.tokens.prompt + e.tokens.completion;
+      if (e.tokens.unknown) llm.tokensUnknown = true;
       llm.costUsd += e.costUsd ?? 0;
       if (e.costUsd === null) llm.costUnknown = true;
       s.llm = llm;
@@ -328,6 +331,9 @@ function finished(s: LiveState, r: RunResult): void {
       ...s.llm,
       calls: usage.calls.total,
       tokens: usage.tokens.prompt + usage.tokens.completion,
+      ...((usage.usageUnknown?.calls ?? 0) > 0 || s.llm?.tokensUnknown
+        ? { tokensUnknown: true }
+        : {}),
       costUsd: usage.cost.usd ?? s.llm?.costUsd ?? 0,
       costUnknown: usage.cost.usd === null || (s.llm?.costUnknown ?? false),
     };

@@ -170,7 +170,7 @@ export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: L
       {s.llm ? (
         <Cells columns={width}>
           <Line>LLM calls {int(s.llm.calls)}</Line>
-          <Line>tokens {int(s.llm.tokens)}</Line>
+          <Line>tokens {s.llm.tokensUnknown ? "unknown" : int(s.llm.tokens)}</Line>
           {/* A price unknown for one call makes the total unknown, not $0.0000; before the
           first call nothing says whether the model has a price. */}
           <Line>
@@ -184,7 +184,7 @@ export function LiveView({ state: s, elapsedMs, notice = null, columns = 80 }: L
           {s.llm.maxCostUsd !== null && !s.llm.costUnknown ? (
             <Line>budget left ${Math.max(0, s.llm.maxCostUsd - s.llm.costUsd).toFixed(4)}</Line>
           ) : null}
-          {s.llm.maxTokens !== null ? (
+          {s.llm.maxTokens !== null && !s.llm.tokensUnknown ? (
             <Line>tokens left {int(Math.max(0, s.llm.maxTokens - s.llm.tokens))}</Line>
           ) : null}
           {callAge !== null ? (

@@ -2,7 +2,7 @@ import { stripVTControlCharacters } from "node:util";
 import { render } from "ink-testing-library";
 import { createElement } from "react";
 import { describe, expect, it } from "vitest";
-import { initialLiveState, type LiveState } from "../../src/ui/live-state.js";
+import { foldLiveEvent, initialLiveState, type LiveState } from "../../src/ui/live-state.js";
 import { eta, LiveView, progressBar } from "../../src/ui/live-view.js";
 
 function frame(
@@ -260,5 +260,34 @@ describe("eta", () => {
     expect(eta(0, 100, 5000)).toBe("—");
     expect(eta(50, 100, 30_000)).toBe("0:30");
     expect(eta(1, 100, 61_000)).toBe("1:40:39");
+  });
+});
+
+describe("LiveView with a server that reports no usage", () => {
+  it("shows tokens and cost as unknown, never 0, and no tokens left", () => {
+    const s = initialLiveState({ maxCostUsd: null, maxTokens: 5000 });
+    Object.assign(s, { runId: "r", strategy: "prompt", symbols: ["SPY"], total: 10 });
+    const call = (unknown: boolean) =>
+      foldLiveEvent(s, {
+        type: "llm_call",
+        model: "local-model",
+        source: "network",
+        tokens: unknown
+          ? { prompt: 0, completion: 0, cached: 0, unknown: true }
+          : { prompt: 100, completion: 10, cached: 0 },
+        costUsd: unknown ? null : 0.001,
+        latencyMs: 10,
+        attempts: 1,
+        error: null,
+      });
+    call(false);
+    const known = frame(s);
+    expect(known).toContain("tokens 110");
+    expect(known).toContain("tokens left 4,890");
+    call(true);
+    const out = frame(s);
+    expect(out).toContain("tokens unknown");
+    expect(out).toContain("cost unknown");
+    expect(out).not.toContain("tokens left");
   });
 });

@@ -1,16 +1,11 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import OpenAI from "openai";
-import type {
-  ChatCompletion,
-  ChatCompletionCreateParamsNonStreaming,
-} from "openai/resources/chat/completions";
+import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { backoffDelayMs, DEFAULT_MAX_RETRY_WAIT_MS } from "../../util/backoff.js";
-import { isJsonObject } from "../../util/json-object.js";
 import type { AgentEventListener } from "../agent-events.js";
 import {
   CallStoppedError,
-  type ChatCompletionMessage,
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
@@ -26,7 +21,8 @@ import {
   waitTooLongMessage,
 } from "./classify-failure.js";
 import { DEFAULT_BASE_URL, NO_API_KEY } from "./llm-settings.js";
-import { MAX_TOKENS_PER_CALL, type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
+import { type AnswerNote, readCompletion } from "./read-completion.js";
+import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
 import { redactSecret } from "./redact.js";
 import type { ReplaySource } from "./replay-source.js";
 import { canonicalRequest, hashRequest } from "./request-hash.js";
@@ -34,7 +30,7 @@ import { cacheKey, type ResponseCache } from "./response-cache.js";
 import type { ResumedCalls } from "./resumed-calls.js";
 import { Semaphore } from "./semaphore.js";
 import type { TranscriptEntry, TranscriptWriter } from "./transcript.js";
-import type { UsageMeter } from "./usage-meter.js";
+import { estimateUsage, type UsageMeter } from "./usage-meter.js";
 
 export {
   DEFAULT_BASE_URL,
@@ -74,6 +70,9 @@ export interface LlmClientOptions {
   meter?: UsageMeter | null;
   /** Each model call and retry, the moment it happens (the run's live events). */
   onEvent?: AgentEventListener | null;
+  /** Something about the server the user should know, said once per kind (a quirk we worked
+   * around, token counts it does not report). */
+  onWarning?: ((message: string) => void) | null;
   /** Jitter source in [0, 1). Default Math.random. */
   random?: () => number;
   /**
@@ -118,6 +117,8 @@ export class LlmClient implements ChatModel {
   private readonly meter: UsageMeter | null;
   private readonly onEvent: AgentEventListener | null;
   private readonly random: () => number;
+  private readonly onWarning: ((message: string) => void) | null;
+  private readonly warned = new Set<AnswerNote | "usage_unknown">();
   private readonly maxTokensParam: "max_tokens" | "max_completion_tokens";
 
   constructor(options: LlmClientOptions = {}) {
@@ -140,6 +141,7 @@ export class LlmClient implements ChatModel {
     this.meter = options.meter ?? null;
     this.onEvent = options.onEvent ?? null;
     this.random = options.random ?? Math.random;
+    this.onWarning = options.onWarning ?? null;
     this.maxTokensParam =
       options.maxTokensParam ??
       (/^https:\/\/api\.openai\.com(\/|$)/.test(this.baseURL)
@@ -234,7 +236,7 @@ export class LlmClient implements ChatModel {
       attempts: outcome.attempts,
       source: outcome.source,
     });
-    this.meter?.recordResponse(effective.model, response);
+    this.recordUsage(effective, response);
     this.onEvent?.({
       type: "llm_call",
       model: effective.model,
@@ -248,6 +250,28 @@ export class LlmClient implements ChatModel {
       error: null,
     });
     return response;
+  }
+
+  /** Meters an answer; one without token counts is estimated for the budget, and said once. */
+  private recordUsage(request: ChatRequest, response: ChatResponse): void {
+    const unknown = response.usage.unknown === true;
+    this.meter?.recordResponse(
+      request.model,
+      response,
+      unknown ? estimateUsage(request, response.message) : null,
+    );
+    if (unknown) {
+      this.warnOnce(
+        "usage_unknown",
+        `The model server at ${this.baseURL} reports no token usage (no \`usage\` in its answers): tokens and cost are shown as unknown, and --max-tokens / --max-cost are enforced from a local estimate of 4 characters per token.`,
+      );
+    }
+  }
+
+  private warnOnce(kind: AnswerNote | "usage_unknown", message: string): void {
+    if (this.warned.has(kind)) return;
+    this.warned.add(kind);
+    this.onWarning?.(message);
   }
 
   /**
@@ -302,7 +326,7 @@ export class LlmClient implements ChatModel {
       source: entry.source,
       requestHash,
     };
-    this.meter?.recordResponse(request.model, response);
+    this.recordUsage(request, response);
     this.onEvent?.({
       type: "llm_call",
       model: request.model,
@@ -365,7 +389,8 @@ export class LlmClient implements ChatModel {
           signal: controller.signal,
         });
         const latencyMs = Math.round(performance.now() - started);
-        const { answer, usage } = readCompletion(completion);
+        const { answer, usage, notes } = readCompletion(completion);
+        for (const note of notes) this.warnOnce(note, NOTE_MESSAGES[note](this.baseURL));
         for (const type of overcome) this.meter?.recordRetry(type);
         return { answer, usage, latencyMs, attempts: attempt, source: "network" };
       } catch (err) {
@@ -454,55 +479,16 @@ export class LlmClient implements ChatModel {
   }
 }
 
+/** What a worked-around quirk of the server means for the user. */
+const NOTE_MESSAGES: Record<AnswerNote, (baseURL: string) => string> = {
+  object_arguments: (url) =>
+    `The model server at ${url} sends tool-call arguments as a JSON object instead of a JSON string; they are read as the object's JSON text (said once).`,
+  missing_call_id: (url) =>
+    `The model server at ${url} sends tool calls without an id; each is given one (said once).`,
+};
+
 function stoppedError(): CallStoppedError {
   return new CallStoppedError("the run is stopping: the model call was cut short");
-}
-
-/** The answer and token counts of a chat completion; a 200 without a usable choice is an error. */
-function readCompletion(completion: ChatCompletion): { answer: RecordedAnswer; usage: TokenUsage } {
-  // Typed as a ChatCompletion, but it is whatever the server sent (even a string).
-  const raw: unknown = completion;
-  const choices = isJsonObject(raw) ? raw.choices : undefined;
-  const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
-  const m = isJsonObject(choice) ? choice.message : undefined;
-  if (!isJsonObject(choice) || !isJsonObject(m)) {
-    throw new LlmError("invalid_response", "the answer has no choices[0].message");
-  }
-  const message: ChatCompletionMessage = {
-    role: "assistant",
-    content: typeof m.content === "string" ? m.content : null,
-    refusal: typeof m.refusal === "string" ? m.refusal : null,
-  };
-  // Normalised to the fields the agent uses, so cached and recorded answers are stable.
-  if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
-    message.tool_calls = completion.choices[0]?.message.tool_calls ?? [];
-  }
-  const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
-  const usage = isJsonObject(raw) && isJsonObject(raw.usage) ? raw.usage : {};
-  const details = isJsonObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-  return {
-    answer: { message, finishReason },
-    usage: {
-      prompt: count(usage.prompt_tokens, "usage.prompt_tokens"),
-      completion: count(usage.completion_tokens, "usage.completion_tokens"),
-      cached: count(details.cached_tokens, "usage.prompt_tokens_details.cached_tokens"),
-    },
-  };
-}
-
-/**
- * A token count, or 0 when the server left it out (many local servers do). A number that cannot
- * be one (negative, not finite, beyond any call) is refused: counted, it would turn the run's
- * cost and token budget into nonsense.
- */
-function count(value: unknown, field: string): number {
-  if (typeof value !== "number") return 0;
-  if (Number.isFinite(value) && value >= 0 && value <= MAX_TOKENS_PER_CALL)
-    return Math.round(value);
-  throw new LlmError(
-    "invalid_response",
-    `${field} is ${value}, which is not a token count (a whole number from 0 to ${MAX_TOKENS_PER_CALL.toLocaleString("en-US")})`,
-  );
 }
 
 function positive(value: number, name: string): number {

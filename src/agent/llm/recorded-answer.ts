@@ -18,6 +18,8 @@ const usageSchema = z.object({
   prompt: tokenCount,
   completion: tokenCount,
   cached: tokenCount,
+  reasoning: tokenCount.optional(),
+  unknown: z.literal(true).optional(),
 });
 
 // Loose: providers add fields (annotations, reasoning_content…) that must survive a round trip.
@@ -55,7 +57,14 @@ export function toChatRequest(value: z.infer<typeof recordedRequestSchema>): Cha
 }
 
 export function toUsage(value: z.infer<typeof usageSchema>): TokenUsage {
-  return { prompt: value.prompt, completion: value.completion, cached: value.cached };
+  const usage: TokenUsage = {
+    prompt: value.prompt,
+    completion: value.completion,
+    cached: value.cached,
+  };
+  if (value.reasoning !== undefined) usage.reasoning = value.reasoning;
+  if (value.unknown) usage.unknown = true;
+  return usage;
 }
 
 export const ZERO_USAGE: TokenUsage = Object.freeze({ prompt: 0, completion: 0, cached: 0 });

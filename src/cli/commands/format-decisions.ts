@@ -35,6 +35,11 @@ function formatDecision(d: DecisionView, full: boolean): string[] {
         .join(", ")}`,
     );
   }
+  if (d.tokensUnknownCalls) {
+    out.push(
+      `              unknown for ${d.tokensUnknownCalls} call(s): the server reported no usage`,
+    );
+  }
   if (d.error) out.push(`Error         ${inline(d.error, WIDTH - 14)}`);
   out.push(d.orders.length ? "Orders" : "Orders        none");
   for (const o of d.orders) {
@@ -55,6 +60,13 @@ function formatDecision(d: DecisionView, full: boolean): string[] {
     out.push(`${head}${inline(c.args, WIDTH - textWidth(head) - 1)})`);
     if (c.error) out.push(`     error: ${inline(c.error, WIDTH - 12)}`);
     else out.push(`     -> ${inline(c.result, WIDTH - 8)}`);
+  }
+  if (d.reasoning) {
+    // Long and rarely needed: its size, and the whole text with --full.
+    if (full) {
+      out.push(`Reasoning (${d.reasoning.chars} chars, kept apart from the rationale)`);
+      out.push(...d.reasoning.text.split("\n").map((l) => `  ${l}`));
+    } else out.push(`Reasoning     ${d.reasoning.chars} chars (--full shows it)`);
   }
   if (d.rationale !== null) {
     out.push("Rationale");

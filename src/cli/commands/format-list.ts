@@ -55,13 +55,13 @@ export function formatList(out: ListView, width = WIDTH): string {
     r.returnPct === null ? "-" : fixed(r.returnPct),
     r.buyHoldReturnPct === null ? "-" : fixed(r.buyHoldReturnPct),
     r.trades === null ? "-" : String(r.trades),
-    r.costUsd === null ? "-" : `$${r.costUsd.toFixed(4)}`,
+    r.costUsd !== null ? `$${r.costUsd.toFixed(4)}` : r.usageUnknown ? "unknown" : "-",
   ]);
   // Model and cost columns of dashes (code strategies only) say nothing.
   const columns = COLUMNS.filter(
     (_, i) =>
       (i !== MODEL || out.runs.some((r) => r.model !== null)) &&
-      (i !== COST || out.runs.some((r) => r.costUsd !== null)),
+      (i !== COST || out.runs.some((r) => r.costUsd !== null || r.usageUnknown)),
   );
   const cells = rows.map((row) => row.filter((_, i) => columns.includes(COLUMNS[i] as FitColumn)));
   const lines = [fitTable(columns, cells, width)];

@@ -93,7 +93,7 @@ export function registerShowCommand(program: Command): void {
     )
     .argument("<run>", "run or sweep directory, id, or unique id prefix")
     .option("--at <date>", "the decision(s) at this bar: YYYY-MM-DD or YYYY-MM-DD HH:MM")
-    .option("--full", "with --at: print the whole system message, not its first lines")
+    .option("--full", "with --at: print the whole system message and the model's reasoning")
     .addOption(runsDirOption())
     .option("--json", "print JSON on stdout")
     .addHelpText("after", EXAMPLES)

@@ -7,7 +7,7 @@ import {
   priceFor,
 } from "../../agent/llm/pricing.js";
 import { parseTimestamp } from "../../data/parse-timestamp.js";
-import { llmModel, type ResultFile } from "../../rundir/run-record.js";
+import { llmModel, llmUsageUnknown, type ResultFile } from "../../rundir/run-record.js";
 import { decisionLines } from "../decision-lines.js";
 
 /** Running totals after one decisions.jsonl line: simulated time (s), tokens, USD (or null). */
@@ -32,7 +32,13 @@ export function llmUsageOverTime(
   result: ResultFile,
   config: Rec,
 ): { points: UsagePoint[]; costNote: string | null } {
-  const { price, note } = runPrice(result, config);
+  // Counts the server never reported are unknown: no cost is charted from the zeros.
+  const { price, note } = llmUsageUnknown(result)
+    ? {
+        price: null,
+        note: "the model server reported no token usage for some calls, so tokens and cost are unknown; the tokens charted are only those it reported.",
+      }
+    : runPrice(result, config);
   const points: UsagePoint[] = [];
   let prompt = 0;
   let completion = 0;

@@ -86,7 +86,7 @@ describe("LlmClient over real HTTP", () => {
     });
   });
 
-  it("counts usage as 0 when the server leaves it out", async () => {
+  it("marks usage unknown (not 0) when the server leaves it out", async () => {
     const client = await setUp([
       { content: "a", usage: null },
       {
@@ -103,6 +103,7 @@ describe("LlmClient over real HTTP", () => {
       prompt: 0,
       completion: 0,
       cached: 0,
+      unknown: true,
     });
     expect((await client.complete(request("2"))).usage).toEqual({
       prompt: 9,

@@ -81,3 +81,44 @@ describe("UsageMeter", () => {
     expect(s.cost).toEqual({ usd: 0, reason: null });
   });
 });
+
+describe("UsageMeter: a server that reports no usage", () => {
+  it("keeps tokens and cost unknown, and budgets from the estimate", () => {
+    const meter = new UsageMeter(prices);
+    meter.record(call({ usage: { prompt: 100, completion: 10, cached: 0 } }));
+    meter.record(
+      call({
+        usage: { prompt: 0, completion: 0, cached: 0, unknown: true },
+        estimate: { prompt: 400, completion: 40 },
+      }),
+    );
+    meter.record(
+      call({ source: "cache", usage: { prompt: 0, completion: 0, cached: 0, unknown: true } }),
+    );
+    const s = meter.snapshot();
+    expect(s.usageUnknown).toEqual({
+      calls: 2,
+      billedCalls: 1,
+      estimated: { prompt: 400, completion: 40 },
+    });
+    expect(s.cost).toEqual({ usd: null, reason: "the server reported no token usage for 1 call" });
+    expect(s.byModel.m1?.costUsd).toBeNull();
+    expect(meter.billedTokenCount()).toBe(110);
+    expect(meter.budgetTokenCount()).toBe(550);
+    // (100 + 400) × 1 + (10 + 40) × 2 per 1M tokens.
+    expect(meter.budgetCostUsd()).toBeCloseTo(600 / 1e6, 12);
+    expect(
+      meter.callCost("m1", "network", { prompt: 0, completion: 0, cached: 0, unknown: true }),
+    ).toBeNull();
+  });
+
+  it("adds nothing to the snapshot of a server that reports usage", () => {
+    const meter = new UsageMeter(prices);
+    meter.record(call({ usage: { prompt: 100, completion: 10, cached: 0 } }));
+    const s = meter.snapshot();
+    expect(s).not.toHaveProperty("usageUnknown");
+    expect(s).not.toHaveProperty("reasoningTokens");
+    meter.record(call({ usage: { prompt: 1, completion: 9, cached: 0, reasoning: 6 } }));
+    expect(meter.snapshot().reasoningTokens).toBe(6);
+  });
+});
