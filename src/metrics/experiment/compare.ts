@@ -1,7 +1,7 @@
 import { benjaminiHochberg } from "./benjamini-hochberg.js";
-import { type Figure, figure, noFigure } from "./figure.js";
+import { figure, noFigure } from "./figure.js";
 import type { ExperimentMetric, ExperimentRun } from "./metrics.js";
-import { type PairedComparison, type PairedOptions, pairedComparison } from "./paired.js";
+import { type CellComparison, type PairedOptions, pairedComparison } from "./paired.js";
 import { comparisonSentence } from "./sentence.js";
 
 /** The significance level by default: an adjusted p at or below it is significant. */
@@ -14,23 +14,11 @@ export interface CellAgainstBaseline {
   baselineRuns: readonly ExperimentRun[];
 }
 
+export type { CellComparison } from "./paired.js";
+
 export interface CompareOptions extends PairedOptions {
   /** 0 < alpha < 1 (default 0.05): the false discovery rate Benjamini–Hochberg controls. */
   alpha?: number;
-}
-
-export interface CellComparison extends PairedComparison {
-  cell: string;
-  baseline: string;
-  /** The permutation p adjusted by Benjamini–Hochberg across the comparisons given together. */
-  pAdjusted: Figure;
-  /** How many comparisons had a p-value: the m of the adjustment. */
-  comparisons: number;
-  alpha: number;
-  /** pAdjusted ≤ alpha; null when there is no p-value. */
-  significant: boolean | null;
-  /** The result in words (see comparisonSentence). */
-  sentence: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { BootstrapOptions } from "./bootstrap.js";
+import type { Figure } from "./figure.js";
 import type { ExperimentMetric, ExperimentRun } from "./metrics.js";
 import { type SignFlipTest, signFlipTest } from "./sign-flip.js";
 import { type Summary, summarize } from "./summary.js";
@@ -31,6 +32,21 @@ export interface PairedComparison {
   /** Of the differences cell − baseline, in (window, repeat) order: mean, SD, … and its CI. */
   difference: Summary;
   test: SignFlipTest;
+}
+
+/** A paired comparison with its p-value adjusted across cells, its verdict and sentence. */
+export interface CellComparison extends PairedComparison {
+  cell: string;
+  baseline: string;
+  /** The permutation p adjusted by Benjamini–Hochberg across the comparisons given together. */
+  pAdjusted: Figure;
+  /** How many comparisons had a p-value: the m of the adjustment. */
+  comparisons: number;
+  alpha: number;
+  /** pAdjusted ≤ alpha; null when there is no p-value. */
+  significant: boolean | null;
+  /** The result in words (see comparisonSentence). */
+  sentence: string;
 }
 
 /** The finite figures of one side by "window\u0000repeat"; two runs on one key is an error. */

@@ -1,5 +1,5 @@
-import type { CellComparison } from "./compare.js";
 import { EXPERIMENT_METRICS } from "./metrics.js";
+import type { CellComparison } from "./paired.js";
 
 /** The figures the sentence is made from: a comparison without its sentence. */
 export type SentenceFigures = Omit<CellComparison, "sentence">;
@@ -62,7 +62,7 @@ export function comparisonSentence(f: SentenceFigures): string {
   const noun = pairsNoun(f);
   if (f.equal === f.pairs)
     return `${cell} and ${baseline} had the same ${spec.label} on ${f.pairs === 1 ? "the one" : `all ${f.pairs}`} ${noun}: no difference`;
-  const ties = f.equal > 0 ? ` (${f.equal} tied)` : "";
+  const ties = f.equal > 0 ? `, tied on ${f.equal}` : "";
   const count = `${cell} ${spec.higher} ${baseline} on ${f.higher} of ${f.pairs} ${noun}${ties}`;
   const mean = f.difference.mean.value;
   if (mean === null) return `${count}; no mean difference: ${f.difference.mean.reason}`;
