@@ -1,0 +1,16 @@
+/**
+ * A statistic of an experiment: a finite number, or null with the plain-English reason it means
+ * nothing (no values, one value, a value that is not a number…). Shaped for JSON: `{ value,
+ * reason }` both present, so no NaN or Infinity ever reaches a file.
+ */
+export type Figure = { value: number; reason: null } | { value: null; reason: string };
+
+/** A computed value; a non-finite one becomes null with its reason. −0 is written as 0. */
+export function figure(value: number): Figure {
+  if (Number.isFinite(value)) return { value: value === 0 ? 0 : value, reason: null };
+  return { value: null, reason: "the result is not a finite number (numeric overflow)" };
+}
+
+export function noFigure(reason: string): Figure {
+  return { value: null, reason };
+}
