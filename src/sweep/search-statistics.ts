@@ -1,5 +1,5 @@
 import { ZERO_VOLATILITY } from "../metrics/curve-stats.js";
-import { type Figure, figure, noFigure } from "../metrics/overfitting/figure.js";
+import { type Figure, figure, noFigure } from "../metrics/figure.js";
 import {
   type BlockSummary,
   blockSummary,

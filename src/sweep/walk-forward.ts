@@ -1,7 +1,7 @@
 import { isIntraday, timeLabel } from "../engine/calendar.js";
 import { buyAndHoldEquity } from "../metrics/buy-and-hold.js";
 import { computeCurveStats } from "../metrics/curve-stats.js";
-import { type Figure, figure, noFigure } from "../metrics/overfitting/figure.js";
+import { type Figure, figure, noFigure } from "../metrics/figure.js";
 import {
   parseWalkForward,
   type WalkForwardWindow,

@@ -1,5 +1,5 @@
+import { figure, noFigure } from "../figure.js";
 import { benjaminiHochberg } from "./benjamini-hochberg.js";
-import { figure, noFigure } from "./figure.js";
 import type { ExperimentMetric, ExperimentRun } from "./metrics.js";
 import { type CellComparison, type PairedOptions, pairedComparison } from "./paired.js";
 import { comparisonSentence } from "./sentence.js";

@@ -1,5 +1,5 @@
+import type { Figure } from "../figure.js";
 import type { BootstrapOptions } from "./bootstrap.js";
-import type { Figure } from "./figure.js";
 import type { ExperimentMetric, ExperimentRun } from "./metrics.js";
 import { type SignFlipTest, signFlipTest } from "./sign-flip.js";
 import { type Summary, summarize } from "./summary.js";

@@ -1,9 +1,10 @@
 /**
  * The experiment statistics' only source of randomness: a seeded generator, so the same seed
- * gives the same bootstrap intervals and p-values on every machine. Mulberry32 (Tommy Ettinger,
- * public domain): 32-bit state, period 2³², plenty for 10⁵–10⁶ draws, and exactly reproducible
- * in any language that has 32-bit integer multiplication.
+ * gives the same bootstrap intervals and p-values on every machine. Mulberry32: 32-bit state,
+ * period 2³², plenty for 10⁵–10⁶ draws, and exactly reproducible in any language that has 32-bit
+ * integer multiplication.
  */
+import { mulberry32 as generator } from "../../util/prng.js";
 
 /** The seed used when none is given; every result records the one it used. */
 export const DEFAULT_SEED = 1;
@@ -18,14 +19,9 @@ export function checkSeed(seed: number): number {
   return seed;
 }
 
+/** The project's seeded generator (util/prng.ts), from a checked seed. */
 export function mulberry32(seed: number): Rng {
-  let a = checkSeed(seed) | 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  return generator(checkSeed(seed));
 }
 
 /** An index 0 … n − 1, each equally likely (n is far below 2³², so the bias is nil). */

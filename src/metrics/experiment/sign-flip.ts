@@ -1,4 +1,4 @@
-import { type Figure, figure, noFigure } from "./figure.js";
+import { type Figure, figure, noFigure } from "../figure.js";
 import { checkSeed, DEFAULT_SEED, mulberry32 } from "./prng.js";
 
 /**

@@ -1,9 +1,9 @@
+import { type Figure, figure, noFigure } from "../figure.js";
 import {
   type BootstrapInterval,
   type BootstrapOptions,
   bootstrapMeanInterval,
 } from "./bootstrap.js";
-import { type Figure, figure, noFigure } from "./figure.js";
 
 /** n, mean, sample SD, min, max and the bootstrap interval of the mean of some values. */
 export interface Summary {

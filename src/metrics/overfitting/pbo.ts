@@ -1,4 +1,4 @@
-import { type Figure, figure, noFigure } from "./figure.js";
+import { type Figure, figure, noFigure } from "../figure.js";
 import { perBarSharpe, sharpeOf } from "./sharpe-stats.js";
 
 /**

@@ -1,8 +1,8 @@
 import { ZERO_VOLATILITY } from "../curve-stats.js";
-import { type Figure, figure, noFigure } from "./figure.js";
+import { type Figure, figure, noFigure } from "../figure.js";
 import { normalCdf, normalQuantile } from "./normal.js";
 
-export type { Figure } from "./figure.js";
+export type { Figure } from "../figure.js";
 
 /**
  * Probabilistic and Deflated Sharpe Ratios (Bailey & López de Prado, "The Sharpe Ratio Efficient

@@ -1,7 +1,7 @@
 /**
- * A statistic of an experiment: a finite number, or null with the plain-English reason it means
- * nothing (no values, one value, a value that is not a number…). Shaped for JSON: `{ value,
- * reason }` both present, so no NaN or Infinity ever reaches a file.
+ * A statistic of a sweep or an experiment: a finite number, or null with the plain-English reason
+ * it means nothing (too few trials or values, zero variance…). Shaped for JSON: `{ value, reason }`
+ * both present, so no NaN or Infinity ever reaches a file.
  */
 export type Figure = { value: number; reason: null } | { value: null; reason: string };
 
