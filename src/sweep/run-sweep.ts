@@ -182,6 +182,7 @@ async function sweepInDir(
   for (const message of prepared.warnings) emit({ type: "warning", message });
   const log = new ResultsLog(dir);
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   let ranNow = 0;
   let stopped: boolean;
   try {
@@ -218,6 +219,7 @@ async function sweepInDir(
     log.flush();
   }
   const sweepMs = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
   outcomes.sort((a, b) => a.index - b.index);
   const curves = new CurveReader(sweepFile(dir, "curves"));
   const completed = new Set(outcomes.filter((o) => o.status === "completed").map((o) => o.index));
@@ -240,6 +242,7 @@ async function sweepInDir(
     topRuns: [],
     timings: {
       sweepMs: Math.round(sweepMs * 10) / 10,
+      sweepCpuMs: Math.round((cpu.user + cpu.system) / 100) / 10,
       combinationsPerSecond: ranNow > 0 ? Math.round((ranNow / sweepMs) * 1000 * 10) / 10 : null,
       walkForwardMs: null,
     },
