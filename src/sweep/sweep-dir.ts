@@ -44,8 +44,15 @@ export interface SweepSummaryFile extends SweepSummary {
   status: SweepStatus;
   /** Run directories written for the best combinations (`--top`), best first. */
   topRuns: { index: number; runId: string }[];
-  /** walkForwardMs: the walk-forward's time (null: none ran). */
-  timings: { sweepMs: number; combinationsPerSecond: number | null; walkForwardMs: number | null };
+  /** sweepMs: wall time from the first combination handed out to the last result; sweepCpuMs:
+   * the process's CPU time (every thread) over the same span, which a busy machine does not
+   * stretch; walkForwardMs: the walk-forward's time (null: none ran). */
+  timings: {
+    sweepMs: number;
+    sweepCpuMs: number;
+    combinationsPerSecond: number | null;
+    walkForwardMs: number | null;
+  };
   /** `--walk-forward`'s windows and stitched out-of-sample figures (null: not asked for, or the
    * sweep did not complete). */
   walkForward: WalkForwardResult | null;

@@ -153,22 +153,23 @@ export function sweepEngine(
           const began = performance.now();
           for (;;) {
             // One at a time for the first few runs, while the workers are decided on: the pace
-            // is known sooner (a CPU time reading costs tens of µs: not one per run after them).
+            // is known sooner.
             const batch = stopped || failed ? [] : batchOf(spawned || ran >= 8 ? 4 : 1);
             if (batch.length === 0) return;
-            const c0 = process.cpuUsage();
+            const t0 = performance.now();
             for (const item of batch) onRun(await runner.run(item.index, item.settings));
             ran += batch.length;
             // Workers only when the work left would keep this thread busy longer than one takes
             // to boot (its modules, the strategy compiled again, its code cold): a small sweep is
-            // over sooner without them. The pace is CPU time (the process's: no worker runs
-            // yet), which a busy machine does not stretch as it stretches wall time, and the
-            // fastest run so far: the first runs compile the code they go through (the first
-            // tens of ms, the next few several). Trusted after a quarter of a second, sooner when
-            // runs are long (after the first alone when very long).
+            // over sooner without them. The pace is the fastest batch so far per run, in wall
+            // time: a busy machine stretches some batches, not the fastest, and the first runs
+            // compile the code they go through (the first tens of ms, the next few several).
+            // Not CPU time: process.cpuUsage() took 0.3-2 ms a call here (a fresh sweep process,
+            // its loader thread alive), 15-60 ms of a 175-combination sweep's 250. Trusted after
+            // a quarter of a second, sooner when runs are long (after the first alone when very
+            // long).
             if (!spawned) {
-              const c = process.cpuUsage(c0);
-              fastest = Math.min(fastest, (c.user + c.system) / 1000 / batch.length);
+              fastest = Math.min(fastest, (performance.now() - t0) / batch.length);
               const known =
                 fastest > 250 ||
                 (ran >= 2 && fastest > 50) ||

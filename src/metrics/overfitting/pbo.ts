@@ -169,30 +169,56 @@ function tooFew(combinations: number, bars: number, blocks: number): PboResult |
   return null;
 }
 
-/** Every split: the in-sample best, its out-of-sample rank and logit. */
+/**
+ * Every split: the in-sample best, its out-of-sample rank and logit. A split's out-of-sample half
+ * is another split's in-sample half: each half's scores are computed once, for both.
+ */
 function cscv(score: Scorer, combinations: number, blocks: number, bars: number): PboResult {
   const result = emptyResult(combinations, blocks, bars, "");
-  const isScores = new Float64Array(combinations);
-  const oosScores = new Float64Array(combinations);
+  const masks = [...halfMasks(blocks)];
+  const splits = masks.length;
+  const splitOf = new Map<number, number>();
+  masks.forEach((mask, k) => {
+    splitOf.set(mask, k);
+  });
+  const logits = new Array<number>(splits).fill(0);
+  const chosen = new Array<number>(splits).fill(0);
+  const inSample = new Array<number>(splits).fill(0);
+  const outOfSample = new Array<number>(splits).fill(0);
+  const done = new Uint8Array(splits);
+  const one = new Float64Array(combinations);
+  const other = new Float64Array(combinations);
   const full = (1 << blocks) - 1;
   let overfit = 0;
   let losses = 0;
-  for (const mask of halfMasks(blocks)) {
-    score(mask, isScores);
-    score(full & ~mask, oosScores);
+  const split = (k: number, isScores: Float64Array, oosScores: Float64Array) => {
     const best = argmax(isScores);
     const omega = midrank(oosScores, best) / (combinations + 1);
     const logit = Math.log(omega / (1 - omega));
-    result.logits.push(logit);
-    result.chosen.push(best);
-    result.inSample.push(isScores[best]!);
-    result.outOfSample.push(oosScores[best]!);
+    logits[k] = logit;
+    chosen[k] = best;
+    inSample[k] = isScores[best]!;
+    outOfSample[k] = oosScores[best]!;
+    done[k] = 1;
     if (logit <= 0) overfit++;
     if (oosScores[best]! < 0) losses++;
+  };
+  for (let k = 0; k < splits; k++) {
+    if (done[k] === 1) continue;
+    const mask = masks[k]!;
+    const rest = full & ~mask;
+    score(mask, one);
+    score(rest, other);
+    split(k, one, other);
+    const twin = splitOf.get(rest);
+    if (twin !== undefined && done[twin] === 0) split(twin, other, one);
   }
-  const splits = result.logits.length;
   return {
     ...result,
+    logits,
+    chosen,
+    inSample,
+    outOfSample,
     splits,
     pbo: figure(overfit / splits),
     probabilityOfLoss: figure(losses / splits),
@@ -245,24 +271,36 @@ type Scorer = (mask: number, out: Float64Array) => void;
  */
 function sharpeScorer(summaries: readonly BlockSummary[], edges: Int32Array): Scorer {
   const blocks = edges.length - 1;
+  const n = summaries.length;
   const count = new Float64Array(blocks);
   for (let b = 0; b < blocks; b++) count[b] = edges[b + 1]! - edges[b]!;
+  // One flat array of each kind, and each mask's blocks listed once rather than tested per
+  // combination: the same sums in the same order, a quarter of the time.
+  const means = new Float64Array(n * blocks);
+  const m2s = new Float64Array(n * blocks);
+  summaries.forEach((s, c) => {
+    means.set(s.means, c * blocks);
+    m2s.set(s.m2s, c * blocks);
+  });
+  const picked = new Int32Array(blocks);
   return (mask, out) => {
-    for (let c = 0; c < summaries.length; c++) {
-      const { means, m2s } = summaries[c]!;
-      let n = 0;
+    let k = 0;
+    for (let b = 0; b < blocks; b++) if ((mask & (1 << b)) !== 0) picked[k++] = b;
+    for (let c = 0; c < n; c++) {
+      const at = c * blocks;
+      let seen = 0;
       let mean = 0;
       let m2 = 0;
-      for (let b = 0; b < blocks; b++) {
-        if ((mask & (1 << b)) === 0) continue;
+      for (let q = 0; q < k; q++) {
+        const b = picked[q]!;
         const nb = count[b]!;
-        const total = n + nb;
-        const delta = means[b]! - mean;
+        const total = seen + nb;
+        const delta = means[at + b]! - mean;
         mean += (delta * nb) / total;
-        m2 += m2s[b]! + (delta * delta * n * nb) / total;
-        n = total;
+        m2 += m2s[at + b]! + (delta * delta * seen * nb) / total;
+        seen = total;
       }
-      out[c] = n < 2 ? Number.NaN : sharpeOf(mean, Math.sqrt(m2 / (n - 1)));
+      out[c] = seen < 2 ? Number.NaN : sharpeOf(mean, Math.sqrt(m2 / (seen - 1)));
     }
   };
 }
