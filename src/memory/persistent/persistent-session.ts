@@ -118,6 +118,7 @@ export class PersistentSession {
             ...(args.description !== undefined ? { description: args.description } : {}),
           },
           { ...this.run, writtenAt: at },
+          (file) => this.flaggedFiles.has(file),
         );
         this.log?.save(at, file, text);
         this.counts.saves++;
@@ -144,7 +145,7 @@ export class PersistentSession {
         };
       }
       case "forget": {
-        const removed = this.store.forget(args.title);
+        const removed = this.store.forget(args.title, this.visible);
         this.log?.forget(at, removed);
         this.counts.forgets++;
         return { ok: true, removed };
