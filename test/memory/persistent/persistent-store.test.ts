@@ -297,20 +297,26 @@ describe("look-ahead guard: a hidden entry is untouched and unseen", () => {
       start,
       20,
     ) as { saved: string; replaced: boolean };
-    expect(saved.replaced).toBe(false);
-    expect(saved.saved).not.toBe("lesson_late.md");
+    // The answer is the one a store without the hidden entry gives; the file is another.
+    expect(saved).toMatchObject({ saved: "lesson_late.md", replaced: false });
     expect(fs.readFileSync(hiddenFile, "utf8")).toBe(before);
+    expect(fs.existsSync(path.join(dir, "lesson_late_2.md"))).toBe(true);
+    const found = session.remember({ action: "recall", query: "February" }, start, 20) as {
+      results: { file: string }[];
+    };
+    expect(found.results.map((r) => r.file)).toEqual(["lesson_late.md"]);
     // The run's own entry of that title is its to replace and to forget.
     const again = session.remember(
       { action: "save", title: "late", content: "rewritten in February" },
       start,
       20,
     ) as { saved: string; replaced: boolean };
-    expect(again).toMatchObject({ saved: saved.saved, replaced: true });
+    expect(again).toMatchObject({ saved: "lesson_late.md", replaced: true });
     expect(session.remember({ action: "forget", title: "late" }, start, 20)).toEqual({
       ok: true,
-      removed: [saved.saved],
+      removed: ["lesson_late.md"],
     });
+    expect(fs.existsSync(path.join(dir, "lesson_late_2.md"))).toBe(false);
     expect(fs.readFileSync(hiddenFile, "utf8")).toBe(before);
     expect(fs.readFileSync(path.join(dir, "MEMORY.md"), "utf8")).toContain("(lesson_late.md)");
   });
