@@ -129,10 +129,11 @@ export class PersistentStore {
     if (req.content.trim() === "") throw new RememberError("remember save needs some content.");
     const type = req.type ?? DEFAULT_ENTRY_TYPE;
     // A file the caller may not see (the look-ahead guard's) is neither replaced nor revealed:
-    // the save goes to the first free variant of the name, as if that file did not exist.
+    // the save goes to the first variant of the name not hidden (`~n`: no slug has a "~", so a
+    // variant never meets another title's file), as if that file did not exist.
     const slug = slugify(title);
     let file = `${type}_${slug}.md`;
-    for (let n = 2; hidden(file); n++) file = `${type}_${slug}_${n}.md`;
+    for (let n = 2; hidden(file); n++) file = `${type}_${slug}~${n}.md`;
     const fields: EntryFields = {
       name: title,
       description: oneLine(req.description ?? "") || title,

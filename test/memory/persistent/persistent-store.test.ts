@@ -300,7 +300,7 @@ describe("look-ahead guard: a hidden entry is untouched and unseen", () => {
     // The answer is the one a store without the hidden entry gives; the file is another.
     expect(saved).toMatchObject({ saved: "lesson_late.md", replaced: false });
     expect(fs.readFileSync(hiddenFile, "utf8")).toBe(before);
-    expect(fs.existsSync(path.join(dir, "lesson_late_2.md"))).toBe(true);
+    expect(fs.existsSync(path.join(dir, "lesson_late~2.md"))).toBe(true);
     const found = session.remember({ action: "recall", query: "February" }, start, 20) as {
       results: { file: string }[];
     };
@@ -316,7 +316,7 @@ describe("look-ahead guard: a hidden entry is untouched and unseen", () => {
       ok: true,
       removed: ["lesson_late.md"],
     });
-    expect(fs.existsSync(path.join(dir, "lesson_late_2.md"))).toBe(false);
+    expect(fs.existsSync(path.join(dir, "lesson_late~2.md"))).toBe(false);
     expect(fs.readFileSync(hiddenFile, "utf8")).toBe(before);
     expect(fs.readFileSync(path.join(dir, "MEMORY.md"), "utf8")).toContain("(lesson_late.md)");
   });

@@ -78,9 +78,9 @@ describe("two runs writing one persistent namespace at once", () => {
     ]);
     // A run that opens the store after the other's first save sees that entry as look-ahead
     // (the other's window ends after its start): it never replaces it, and saves the title to
-    // lesson_shared_rule_2.md instead. Which run opens first is a race; the numbering is not.
+    // lesson_shared_rule~2.md instead. Which run opens first is a race; the numbering is not.
     const files = entryFiles(store).sort();
-    expect(["lesson_shared_rule.md", "lesson_shared_rule_2.md"]).toEqual(
+    expect(["lesson_shared_rule.md", "lesson_shared_rule~2.md"]).toEqual(
       expect.arrayContaining(files),
     );
     expect(indexLines(store)).toHaveLength(files.length);
