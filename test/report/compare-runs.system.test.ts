@@ -5,7 +5,7 @@ import { defaultPageName } from "../../src/cli/commands/compare-command.js";
 import { formatCompare } from "../../src/cli/commands/format-compare.js";
 import { compareRuns } from "../../src/report/compare-runs.js";
 import { renderComparePage } from "../../src/report/html/compare-page.js";
-import { DATA, tempDir } from "../helpers/cli.js";
+import { cli, DATA, runArgs, tempDir } from "../helpers/cli.js";
 import { barOf, isMoment, readJsonl, runLlm, sliceCsv, turnMessages } from "../helpers/llm-run.js";
 import {
   type RecordedRequest,
@@ -152,6 +152,35 @@ describe("compare: the same counters and behaviour rows for every memory system"
     expect(html.match(/<polyline /g)).toHaveLength(3);
     for (const r of c.runs) expect(html).toContain(`<title>${r.id} (${r.memorySystem})</title>`);
     expect(html).not.toMatch(/<script|src="http/);
+  });
+});
+
+describe("compare --html of 6 runs with long names (the CLI)", () => {
+  it("writes its page under the default name (the ids joined were too long a file name)", () => {
+    const dir = fs.mkdtempSync(path.join(work, "six-"));
+    const runs = path.join(dir, "runs");
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = cli(
+        [
+          ...runArgs("strategies/sma-crossover.ts", path.join(DATA, "GOOG.csv"), runs),
+          "--to",
+          "2004-10-31",
+          "--name",
+          `rsi-mean-reversion-memory-experiment-${i}`,
+          "--json",
+        ],
+        dir,
+      );
+      expect(r.status, r.stderr).toBe(0);
+      ids.push(JSON.parse(r.stdout).id);
+    }
+    expect(`compare-${ids.join("-")}.html`.length).toBeGreaterThan(255);
+    const r = cli(["compare", ...ids, "--runs-dir", runs, "--html"], dir);
+    expect(r.status, r.stderr).toBe(0);
+    const page = path.join(dir, defaultPageName(ids));
+    expect(r.stderr).toContain(`Wrote ${page}`);
+    expect(fs.readFileSync(page, "utf8").match(/<polyline /g)).toHaveLength(6);
   });
 });
 
