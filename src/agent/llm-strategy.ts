@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import { isoWeekKey, monthKey } from "../engine/calendar.js";
 import type { ClosedTrade, Fill } from "../engine/types.js";
-import type { MemorySystem } from "../memory/memory-system.js";
+import type { MemorySection, MemorySystem } from "../memory/memory-system.js";
 import type { OrderUpdate, Strategy, StrategyContext } from "../strategy/types.js";
 import type { AgentEventListener, DecisionStartedEvent } from "./agent-events.js";
 import { BacktestToolHost } from "./backtest-tool-host.js";
 import { money, price } from "./context/format-numbers.js";
 import { buildStablePrefix } from "./context/stable-prefix.js";
 import { buildVolatileContext } from "./context/volatile-context.js";
+import { isFailedTurn } from "./failed-turn.js";
 import {
   DECISION_REQUEST,
   MOMENT_PREAMBLE,
@@ -144,9 +145,6 @@ export class AgentRunError extends Error {
   }
 }
 
-/** Turn errors that are not a failed decision: the model answered and acted, or we stopped it. */
-const NOT_FAILED = new Set(["max_steps", "budget_exhausted", "interrupted", "retry_wait_too_long"]);
-
 /** Why a run that reached its end must still not be `completed`: the agent never decided. */
 export function neverDecided(stats: AgentStats): { type: string; message: string } | null {
   const asText = stats.turnErrors.tool_call_as_text ?? 0;
@@ -212,22 +210,24 @@ export function createLlmStrategy(
     };
     if (moments) started.moments = moments;
     deps.onEvent?.(started);
+    const stableMemory = memory.stableSection();
     const prefix = buildStablePrefix({
       rules,
       toolGuide: guide,
       strategyPrompt: s.prompt,
-      memory: memory.stableSection(),
+      memory: stableMemory,
       symbols: ctx.symbols,
       tradingTerms: s.tradingTerms,
     });
     const held = ctx.account().positions.map((p) => p.symbol);
-    const view = { time: ctx.time, index: ctx.index, held };
+    const view = { time: ctx.time, index: ctx.index, held, symbols: ctx.symbols };
+    const volatileMemory = memory.volatileSections(view);
     const context = buildVolatileContext({
       timeLabel: ctx.timeLabel,
       barNumber: ctx.index - deps.startIndex + 1,
       totalBars: deps.totalBars,
       account: ctx.account(),
-      memory: memory.volatileSections(view),
+      memory: volatileMemory,
       orders: ctx.orders(),
       events,
       bars: ctx.symbols.map((symbol) => ({
@@ -241,8 +241,8 @@ export function createLlmStrategy(
     });
     // A system may put text in front of a trading decision's message (persistent: auto-recall,
     // with the message as the query); memory moments get none.
-    const volatile =
-      (moment === null ? (memory.decisionPrefix?.(context, view) ?? "") : "") + context;
+    const injected = moment === null ? (memory.decisionPrefix?.(context, view) ?? "") : "";
+    const volatile = injected + context;
     const messages: ChatCompletionMessageParam[] = [
       { role: "system", content: prefix },
       { role: "user", content: volatile },
@@ -280,12 +280,21 @@ export function createLlmStrategy(
     ctx.annotate({
       contextHash: sha256(JSON.stringify(messages)),
       prefixHash: sha256(prefix),
-      promptChars: { prefix: prefix.length, volatile: volatile.length },
+      // `memory`: the characters the memory system put in the prompt (its sections and what it
+      // injected), for compare's share of the prompt that is memory.
+      promptChars: {
+        prefix: prefix.length,
+        volatile: volatile.length,
+        memory:
+          sectionChars(stableMemory === null ? [] : [stableMemory]) +
+          sectionChars(volatileMemory) +
+          injected.length,
+      },
       ...summary,
     });
     const stats = deps.stats;
     const error = outcome.error;
-    const failed = error !== null && !NOT_FAILED.has(error.type);
+    const failed = error !== null && isFailedTurn(error.type);
     if (moment === null) {
       stats.decisions++;
       if (failed) stats.failedDecisions++;
@@ -391,6 +400,13 @@ export function createLlmStrategy(
 
 /** The decision's line in decisions.jsonl: tool calls with arguments and results, the rationale,
  * tokens, latency and the error type if any. */
+/** A section's characters as the prompt shows it: `# heading`, a blank line, the body. */
+function sectionChars(sections: readonly MemorySection[]): number {
+  let n = 0;
+  for (const x of sections) n += x.heading.length + 4 + x.body.length;
+  return n;
+}
+
 function summarise(o: LoopOutcome) {
   const tokens: { prompt: number; completion: number; cached: number; reasoning?: number } = {
     prompt: 0,

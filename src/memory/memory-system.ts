@@ -85,6 +85,8 @@ export interface MemoryDecisionView {
   index: number;
   /** Symbols with an open position now. */
   held: readonly string[];
+  /** The run's symbols. Optional (added for auto-recall's query). */
+  symbols?: readonly string[];
 }
 
 /** The moments an LLM agent can be prompted at (the `--moments` names). */

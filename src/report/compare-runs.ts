@@ -10,6 +10,15 @@ import {
   readResult,
 } from "../rundir/run-record.js";
 import { keyWords } from "../util/key-words.js";
+import {
+  type Behaviour,
+  behaviour,
+  type CommonMemory,
+  commonMemory,
+  identityWarnings,
+  type RunIdentity,
+  runIdentity,
+} from "./compare-facts.js";
 
 export interface ComparedRun {
   id: string;
@@ -19,8 +28,14 @@ export interface ComparedRun {
   memorySystem: string;
   status: string;
   metrics: Record<string, number | null>;
+  /** Window, data, strategy, parameters and model: what must match for a fair comparison. */
+  identity: RunIdentity;
   /** The system's statistics as it reports them (result.json `memory`). */
   memory: Record<string, number>;
+  /** The counters every memory system gets, counted alike from decisions.jsonl. */
+  common: CommonMemory;
+  /** Decisions by outcome, turnover, holding time. */
+  behaviour: Behaviour;
   /** Model calls, tokens and cost; null for a code strategy. */
   llm: {
     calls: number | null;
@@ -38,6 +53,8 @@ export interface CompareOutput {
   metrics: string[];
   /** Every memory statistic any run reports, in first-seen order. */
   memoryStats: string[];
+  /** The runs differ in window, data or strategy: their figures are not like for like. */
+  warnings: string[];
 }
 
 /** N runs side by side (`agenticbt compare`, and the end of `run --memory a,b`). */
@@ -50,7 +67,12 @@ export function compareRuns(dirs: readonly string[]): CompareOutput {
   for (const r of runs) {
     for (const key of Object.keys(r.memory)) if (!memoryStats.includes(key)) memoryStats.push(key);
   }
-  return { runs, metrics: [...COMPARED_METRICS], memoryStats };
+  return {
+    runs,
+    metrics: [...COMPARED_METRICS],
+    memoryStats,
+    warnings: identityWarnings(runs.map((r) => r.identity)),
+  };
 }
 
 function comparedRun(dir: string, r: ResultFile): ComparedRun {
@@ -64,7 +86,10 @@ function comparedRun(dir: string, r: ResultFile): ComparedRun {
     memorySystem: typeof system === "string" ? system : DEFAULT_MEMORY_SYSTEM,
     status: r.status,
     metrics,
+    identity: runIdentity(r),
     memory: { ...(r.memory ?? {}) },
+    common: commonMemory(dir, r),
+    behaviour: behaviour(dir, r),
     llm: llmOf(r),
   };
 }
@@ -103,6 +128,11 @@ export function compareRows(
       section: "Run",
       rows: [
         ["name", ...per((r) => r.name)],
+        ["window", ...per((r) => r.identity.window)],
+        ["data", ...per((r) => r.identity.data)],
+        ["strategy", ...per((r) => r.identity.strategy)],
+        ["parameters", ...per((r) => r.identity.params)],
+        ["model", ...per((r) => r.identity.model)],
         ["memory", ...per((r) => r.memorySystem)],
         ["status", ...per((r) => r.status)],
       ],
@@ -118,7 +148,29 @@ export function compareRows(
       ]),
     },
     {
-      section: "Memory",
+      section: "Behaviour",
+      rows: [
+        ["decisions with orders", ...per((r) => r.behaviour.decisions.orders)],
+        ["holds", ...per((r) => r.behaviour.decisions.hold)],
+        ["failed decisions", ...per((r) => r.behaviour.decisions.failed)],
+        ["every order rejected", ...per((r) => r.behaviour.decisions.allRejected)],
+        ["turnover", ...per((r) => round(r.behaviour.turnover, 2))],
+        ["avg holding bars", ...per((r) => round(r.behaviour.avgHoldingBars, 1))],
+      ],
+    },
+    {
+      section: "Memory (every system)",
+      rows: [
+        ["writes", ...per((r) => r.common.writes)],
+        ["recalls", ...per((r) => r.common.recalls)],
+        ["citations returned", ...per((r) => r.common.citations)],
+        ["memory share of prompt", ...per((r) => percent(r.common.promptShare))],
+        ["prompt-prefix hashes", ...per((r) => r.common.prefixHashes)],
+        ["index health", ...per((r) => r.common.indexHealth)],
+      ],
+    },
+    {
+      section: "Memory (the system's own)",
       rows: c.memoryStats.map((k) => [keyWords(k), ...per((r) => r.memory[k] ?? null)]),
     },
     {
@@ -139,3 +191,8 @@ function orUnknown(r: ComparedRun, value: number | null | undefined): number | s
   if (r.llm?.usageUnknown && (value === null || value === undefined)) return "unknown";
   return value ?? null;
 }
+
+const round = (v: number | null, digits: number) =>
+  v === null ? null : Math.round(v * 10 ** digits) / 10 ** digits;
+
+const percent = (v: number | null) => (v === null ? null : `${(v * 100).toFixed(1)}%`);

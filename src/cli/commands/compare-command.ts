@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import path from "node:path";
 import type { Command } from "commander";
 import type { CompareOutput } from "../../report/compare-runs.js";
@@ -18,8 +19,11 @@ Examples:
   $ agenticbt compare <runA> <runB> --html compare.html   # offline page
   $ agenticbt run strategies/rsi-mean-reversion.md --data data/SPY_D.csv --memory files,layered
 
-Shows N runs side by side: memory system, status, metrics, the memory statistics each system
-reports (writes, recalls, layer sizes, promotions…), model calls, tokens and cost.
+Shows N runs side by side: window, data, strategy, parameters, model, memory system and status
+(with a warning when the window, data or strategy differ), metrics, behaviour (decisions by
+outcome, turnover, holding time), the memory counters every system gets (writes, recalls,
+citations, memory's share of the prompt, prefix hashes, index health) and each system's own,
+model calls, tokens and cost. --html draws the equity curves over each other.
 Exit codes: 0 success, 2 bad usage (unknown run, fewer than two runs).`;
 
 /** `agenticbt compare`: returns the exit code; bad usage throws (exit code 2). */
@@ -32,13 +36,21 @@ export async function compareCommand(runs: string[], o: CompareOptions): Promise
   const root = runsRootOf(o.runsDir);
   const out = compareRuns(runs.map((r) => resolveRunDir(r, root)));
   if (o.html !== undefined && o.html !== false) {
-    const file =
-      typeof o.html === "string" ? o.html : `compare-${out.runs.map((r) => r.id).join("-")}.html`;
+    const file = typeof o.html === "string" ? o.html : defaultPageName(out.runs.map((r) => r.id));
     const written = await writeComparePage(out, path.resolve(file));
     process.stderr.write(`Wrote ${written}\n`);
   }
   printReport(out, o.json, formatCompare);
   return 0;
+}
+
+/**
+ * `compare-<N>-runs-<hash>.html`: short whatever the number of runs (the ids joined made a name
+ * too long for the file system at 6 runs), and the same for the same runs in the same order.
+ */
+export function defaultPageName(ids: readonly string[]): string {
+  const hash = createHash("sha256").update(ids.join("\n")).digest("hex").slice(0, 10);
+  return `compare-${ids.length}-runs-${hash}.html`;
 }
 
 async function writeComparePage(out: CompareOutput, file: string): Promise<string> {
@@ -57,7 +69,7 @@ export function registerCompareCommand(program: Command): void {
     .argument("<runs...>", "run directories, ids, or unique id prefixes (two or more)")
     .addOption(runsDirOption())
     .option("--json", "print the comparison as JSON on stdout")
-    .option("--html [file]", "also write an offline page (default compare-<ids>.html)")
+    .option("--html [file]", "also write an offline page (default compare-<N>-runs-<hash>.html)")
     .addHelpText("after", EXAMPLES)
     .action(async (runs: string[], opts: CompareOptions) => {
       process.exitCode = await compareCommand(runs, opts);

@@ -20,7 +20,7 @@ export function formatCompare(c: CompareOutput): string {
     }
   }
   const widths = header.map((_, i) => Math.max(...lines.map((l) => textWidth(l[i] ?? ""))));
-  return lines
+  const table = lines
     .map((l, n) =>
       l
         .map((v, i) => pad(v, widths[i] ?? 0, i === 0 || breaks.has(n) ? "left" : "right"))
@@ -28,4 +28,6 @@ export function formatCompare(c: CompareOutput): string {
         .trimEnd(),
     )
     .join("\n");
+  // Said first: the figures below are not like for like.
+  return [...c.warnings.map((w) => `warning: ${w}`), table].join("\n");
 }

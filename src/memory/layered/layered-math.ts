@@ -280,3 +280,27 @@ export function reflectionDue(
   }
   return null;
 }
+
+/**
+ * The days a memory stored in `layer` at `importance` lives when nothing touches it again: the
+ * day-end maintenance (maintain) run on every day `isDayEnd` accepts, from the storing day 0, until
+ * the memory is removed. Null when it outlives `maxDays`. For the lifetimes the parameters imply
+ * (docs/memory-systems.md).
+ */
+export function memoryLifetimeDays(
+  layer: Layer,
+  importance: number,
+  p: LayeredParams,
+  isDayEnd: (day: number) => boolean = () => true,
+  maxDays = 100_000,
+): number | null {
+  const items: LayeredItem[] = [
+    { id: 1, layer, content: "", importance, ageDays: 0, day: 0, created: 0, line: 1 },
+  ];
+  for (let day = 0; day <= maxDays; day++) {
+    if (!isDayEnd(day)) continue;
+    maintain(items, day, p);
+    if (items.length === 0) return day;
+  }
+  return null;
+}

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { dayKey } from "../../engine/calendar.js";
+import type { Millis } from "../../engine/types.js";
 import type { Citation, RecallAnswer } from "../../strategy/types.js";
 import { openWriteNoFollow, readFileNoFollow } from "../../util/no-follow.js";
 import { plainText } from "../../util/plain-text.js";
@@ -72,6 +73,8 @@ export class LayeredMemory implements MemorySystem {
     readonly params: LayeredParams,
     /** A reflection's embedding (`--embed-model`); null: de-duplicate by tokens. */
     private readonly embed: ReflectionEmbedder | null = null,
+    /** The memory policy's `retrieve_limit` in force at a time; null: no cap but the tool's. */
+    private readonly retrieveLimitAt: ((time: Millis) => number) | null = null,
   ) {
     this.state = new LayeredState(params);
     const p = params;
@@ -146,8 +149,10 @@ export class LayeredMemory implements MemorySystem {
           limit: z.number().int().min(1).max(20).default(8).describe("Most memories, 1-20."),
         }),
         guide: "- memory_recall(query, limit): search every layer; returns memories with scores.",
-        run: (args) => {
-          const answer = this.answer(args.query, args.limit);
+        run: (args, at) => {
+          // The policy caps the tool as it caps files' and persistent's recall.
+          const cap = this.retrieveLimitAt?.(at.time) ?? args.limit;
+          const answer = this.answer(args.query, Math.min(args.limit, cap));
           return {
             result: answer.citations,
             record: { recall: { ...answer, query: args.query } },
@@ -343,12 +348,15 @@ export function layeredStateAt(
 
 export const layeredMemoryFactory: MemorySystemFactory = {
   ...LAYERED_SYSTEM,
-  create: (env) =>
-    new LayeredMemory(
+  create: (env) => {
+    const policy = env.policy;
+    return new LayeredMemory(
       env.dir,
       resolveLayeredParams(env.config),
       reflectionEmbedder(env.embeddings ?? null, env.replayOf),
-    ),
+      policy ? (t) => policy.at(t).retrieve_limit : null,
+    );
+  },
   recallRun(r) {
     const params = resolveLayeredParams(r.config);
     const ops = readLayeredLog(r.dir);
@@ -358,7 +366,8 @@ export const layeredMemoryFactory: MemorySystemFactory = {
       if (seq !== null && op.seq > seq) break;
       state.apply(op);
     }
-    const citations = state.search(r.query).slice(0, r.limit).map(citation);
+    const limit = Math.min(r.limit, r.retrieveLimit ?? r.limit);
+    const citations = state.search(r.query).slice(0, limit).map(citation);
     return { citations, seq, items: state.items.length };
   },
 };

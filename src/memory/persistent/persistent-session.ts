@@ -8,6 +8,7 @@ import {
   type Recalled,
   type StoreEntry,
 } from "./persistent-store.js";
+import { slugify } from "./slug.js";
 import type { StoreLog } from "./store-log.js";
 
 /** Auto-recall before each decision message: at most 3 entries of 500 characters (Vibe-Trading). */
@@ -59,6 +60,10 @@ export class PersistentSession {
   private readonly entriesAtStart: number;
   private readonly visible = (e: StoreEntry) => !this.flaggedFiles.has(e.file);
   readonly indexText: string;
+  /** Files this run saved under another name than its title's because a hidden entry has that
+   * name, and the name the model is shown for each. */
+  private readonly aliases = new Map<string, string>();
+  private readonly shownFile = (file: string) => this.aliases.get(file) ?? file;
   /** What the latest `remember` recall found (its citations go to decisions.jsonl). */
   lastRecalled: Recalled[] = [];
 
@@ -118,12 +123,17 @@ export class PersistentSession {
             ...(args.description !== undefined ? { description: args.description } : {}),
           },
           { ...this.run, writtenAt: at },
+          (file) => this.flaggedFiles.has(file),
         );
         this.log?.save(at, file, text);
         this.counts.saves++;
+        // Saved beside a hidden entry of the same name: the model is told the name it would have
+        // had, so the answer is the same as if the hidden entry did not exist.
+        const shown = `${args.type ?? DEFAULT_ENTRY_TYPE}_${slugify(args.title)}.md`;
+        if (shown !== file) this.aliases.set(file, shown);
         return {
           ok: true,
-          saved: file,
+          saved: this.shownFile(file),
           replaced,
           note: "Saved to the persistent store now. The memory index in your instructions was fixed at the start of this run: it lists this entry from the next run on; recall finds it at once.",
         };
@@ -137,17 +147,17 @@ export class PersistentSession {
             title: entry.fields.name,
             type: entry.fields.type,
             description: entry.fields.description,
-            file: entry.file,
+            file: this.shownFile(entry.file),
             score,
             content: entry.fields.body.slice(0, TOOL_RECALL_CHARS),
           })),
         };
       }
       case "forget": {
-        const removed = this.store.forget(args.title);
+        const removed = this.store.forget(args.title, this.visible);
         this.log?.forget(at, removed);
         this.counts.forgets++;
-        return { ok: true, removed };
+        return { ok: true, removed: removed.map((f) => this.shownFile(f)) };
       }
       default:
         return assertNever(args, "remember action");

@@ -122,12 +122,18 @@ export class PersistentStore {
   save(
     req: SaveRequest,
     provenance: Provenance | null,
+    hidden: (file: string) => boolean = () => false,
   ): { file: string; replaced: boolean; text: string } {
     const title = oneLine(req.title);
     if (title === "") throw new RememberError("remember save needs a title.");
     if (req.content.trim() === "") throw new RememberError("remember save needs some content.");
     const type = req.type ?? DEFAULT_ENTRY_TYPE;
-    const file = `${type}_${slugify(title)}.md`;
+    // A file the caller may not see (the look-ahead guard's) is neither replaced nor revealed:
+    // the save goes to the first variant of the name not hidden (`~n`: no slug has a "~", so a
+    // variant never meets another title's file), as if that file did not exist.
+    const slug = slugify(title);
+    let file = `${type}_${slug}.md`;
+    for (let n = 2; hidden(file); n++) file = `${type}_${slug}~${n}.md`;
     const fields: EntryFields = {
       name: title,
       description: oneLine(req.description ?? "") || title,
@@ -146,11 +152,15 @@ export class PersistentStore {
     return { file, replaced, text };
   }
 
-  /** Removes every entry titled exactly `title` (backed up first) and rebuilds the index. */
-  forget(title: string): string[] {
+  /**
+   * Removes every entry titled exactly `title` that `visible` accepts (backed up first) and
+   * rebuilds the index. A hidden entry of that title is untouched, and the error for "no such
+   * title" is the same as when it does not exist, so its existence does not leak.
+   */
+  forget(title: string, visible: (e: StoreEntry) => boolean = () => true): string[] {
     const wanted = oneLine(title);
     const files = this.entries()
-      .filter((e) => e.fields.name === wanted)
+      .filter((e) => e.fields.name === wanted && visible(e))
       .map((e) => e.file);
     if (files.length === 0) {
       throw new RememberError(

@@ -23,6 +23,7 @@ import { SnapshotError } from "../persistent/persistent-errors.js";
 import { PersistentSession, type PersistentStats } from "../persistent/persistent-session.js";
 import { PersistentStore } from "../persistent/persistent-store.js";
 import { rememberParameters } from "../persistent/remember-schema.js";
+import { QUERY_NOTES, situationQuery } from "../persistent/situation-query.js";
 import { citation, readStoreLog, STORE_LOG, StoreLog, storeAt } from "../persistent/store-log.js";
 import { replayStoreFrom, snapshotStore } from "../persistent/store-snapshot.js";
 import { DEFAULT_MEMORY_POLICY } from "../policy/memory-policy.js";
@@ -60,6 +61,8 @@ export class PersistentMemory extends WrappedMemory {
   readonly tools: readonly MemoryToolSpec[];
   private readonly session: PersistentSession;
   private readonly policyAt: NonNullable<MemorySystemEnv["policy"]>["at"];
+  /** The run's latest memory writes, newest last (auto-recall's query reads them). */
+  private readonly notes: string[] = [];
 
   constructor(
     /** The run's own file memory (`files`), which this system wraps. */
@@ -100,8 +103,21 @@ export class PersistentMemory extends WrappedMemory {
     }
     const session = this.session;
     const policyAt = this.policyAt;
+    const notes = this.notes;
     this.tools = [
-      ...files.tools,
+      // The file tools as they are, but what they write is kept for auto-recall's query.
+      ...files.tools.map((t) =>
+        NOTED_TOOLS.has(t.name)
+          ? {
+              ...t,
+              run: (args: unknown, at: MemoryCallSite) => {
+                const out = t.run(args, at);
+                noteWritten(notes, args);
+                return out;
+              },
+            }
+          : t,
+      ),
       defineMemoryTool({
         name: "remember",
         description: REMEMBER_DESCRIPTION,
@@ -109,6 +125,8 @@ export class PersistentMemory extends WrappedMemory {
         guide: REMEMBER_GUIDE,
         run: (args, at: MemoryCallSite) => {
           const result = session.remember(args, at.time, policyAt(at.time).retrieve_limit);
+          if (args.action === "save")
+            noteWritten(notes, { content: `${args.title}\n${args.content}` });
           const chars = args.action === "save" ? args.content.length : 0;
           const memory = { tool: `remember_${args.action}`, chars };
           if (args.action !== "recall" || session.log === null)
@@ -135,9 +153,18 @@ export class PersistentMemory extends WrappedMemory {
     return { heading: base.heading, body: `${base.body.trim()}\n\n${persistent}` };
   }
 
-  /** Vibe-Trading's auto-recall: the decision message is the query. */
-  override decisionPrefix(message: string, view: MemoryDecisionView): string {
-    return this.session.autoRecall(message, this.policyAt(view.time).retrieve_limit);
+  /**
+   * Vibe-Trading's auto-recall, with the situation as the query (symbols, positions, the memory
+   * shown, the last notes) rather than the whole message (see situationQuery).
+   */
+  override decisionPrefix(_message: string, view: MemoryDecisionView): string {
+    const query = situationQuery({
+      symbols: view.symbols ?? [],
+      held: view.held,
+      shown: super.volatileSections(view).map((x) => x.body),
+      notes: this.notes,
+    });
+    return this.session.autoRecall(query, this.policyAt(view.time).retrieve_limit);
   }
 
   override stats(): Record<string, number> {
@@ -162,6 +189,17 @@ export class PersistentMemory extends WrappedMemory {
     if (threshold > 0) this.session.store.compressIndex(threshold, compactStamp(end));
     super.finish();
   }
+}
+
+/** File tools whose `content` is a note auto-recall's query should read. */
+const NOTED_TOOLS: ReadonlySet<string> = new Set(["memory_log", "memory_note"]);
+
+/** Keeps the content of a write (the last QUERY_NOTES of them). */
+function noteWritten(notes: string[], args: unknown): void {
+  const content = (args as { content?: unknown } | null)?.content;
+  if (typeof content !== "string") return;
+  notes.push(content);
+  if (notes.length > QUERY_NOTES) notes.splice(0, notes.length - QUERY_NOTES);
 }
 
 /** The live store, or for a replay a private copy of the recorded run's snapshot. */

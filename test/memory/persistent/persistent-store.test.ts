@@ -256,6 +256,72 @@ describe("look-ahead guard", () => {
   });
 });
 
+describe("look-ahead guard: a hidden entry is untouched and unseen", () => {
+  it("a save of its exact title writes another file; a forget of it is refused as for no such title", () => {
+    const { store, root, dir } = freshStore();
+    store.save(
+      { title: "late", content: "from a run ending in March" },
+      prov("r1", "2020-01-01", "2020-03-31", "2020-03-30"),
+    );
+    const hiddenFile = path.join(dir, "lesson_late.md");
+    const before = fs.readFileSync(hiddenFile, "utf8");
+    const reopened = PersistentStore.open(root, dir);
+    const start = day("2020-02-03");
+    const session = new PersistentSession(
+      reopened,
+      { runId: "r3", periodStart: start, periodEnd: day("2020-06-30") },
+      "default",
+      storeContentHash(dir),
+    );
+    expect(session.flagged).toEqual(["lesson_late.md"]);
+    const unknown = (() => {
+      try {
+        session.remember({ action: "forget", title: "never saved" }, start, 20);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return null;
+    })();
+    expect(() => session.remember({ action: "forget", title: "late" }, start, 20)).toThrow(
+      RememberError,
+    );
+    // The refusal reads as for a title that never existed (only the title differs).
+    expect(unknown).not.toBeNull();
+    try {
+      session.remember({ action: "forget", title: "late" }, start, 20);
+    } catch (err) {
+      expect((err as Error).message).toBe(unknown?.replace('"never saved"', '"late"'));
+    }
+    const saved = session.remember(
+      { action: "save", title: "late", content: "written in February" },
+      start,
+      20,
+    ) as { saved: string; replaced: boolean };
+    // The answer is the one a store without the hidden entry gives; the file is another.
+    expect(saved).toMatchObject({ saved: "lesson_late.md", replaced: false });
+    expect(fs.readFileSync(hiddenFile, "utf8")).toBe(before);
+    expect(fs.existsSync(path.join(dir, "lesson_late~2.md"))).toBe(true);
+    const found = session.remember({ action: "recall", query: "February" }, start, 20) as {
+      results: { file: string }[];
+    };
+    expect(found.results.map((r) => r.file)).toEqual(["lesson_late.md"]);
+    // The run's own entry of that title is its to replace and to forget.
+    const again = session.remember(
+      { action: "save", title: "late", content: "rewritten in February" },
+      start,
+      20,
+    ) as { saved: string; replaced: boolean };
+    expect(again).toMatchObject({ saved: "lesson_late.md", replaced: true });
+    expect(session.remember({ action: "forget", title: "late" }, start, 20)).toEqual({
+      ok: true,
+      removed: ["lesson_late.md"],
+    });
+    expect(fs.existsSync(path.join(dir, "lesson_late~2.md"))).toBe(false);
+    expect(fs.readFileSync(hiddenFile, "utf8")).toBe(before);
+    expect(fs.readFileSync(path.join(dir, "MEMORY.md"), "utf8")).toContain("(lesson_late.md)");
+  });
+});
+
 describe("namespaces", () => {
   it("accept plain names and refuse traversal, separators, dots and empty names", () => {
     expect(validateNamespace("spy-momentum_2")).toBe("spy-momentum_2");
