@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { optionKey } from "../config/setting.js";
 import { SWEEP_SETTINGS } from "../config/sweep-settings.js";
+import { type LoadCsvOptions, loadCsv } from "../data/load-csv.js";
 import { UsageError } from "../errors/usage-error.js";
 import { EXPERIMENT_METRICS } from "../metrics/experiment/metrics.js";
 import type { RunConfig } from "../runner/run-config.js";
@@ -10,13 +11,12 @@ import {
   readExperimentConfig,
 } from "../sweep/experiment/experiment-dir.js";
 import {
-  cellLabel,
   type ExperimentAxis,
   type ExperimentWindow,
   experimentCells,
   type PlannedRun,
   parseWindows,
-  windowLabel,
+  rollingWindows,
 } from "../sweep/experiment/experiment-plan.js";
 import type { ExperimentSummary } from "../sweep/experiment/experiment-summary.js";
 import {
@@ -97,6 +97,21 @@ function cellRuns(
       );
     return { settings, run: buildRunConfig(file, opts as RunCommandOptions) };
   });
+}
+
+/** The first and last day of the first data file (rolling windows cover them). */
+function dataSpan(run: RunConfig): { start: string; end: string } {
+  const spec = run.data[0];
+  if (spec === undefined) throw new UsageError("No data: pass --data <csv>.");
+  const opts: LoadCsvOptions = { strict: run.strict };
+  if (spec.symbol !== undefined) opts.symbol = spec.symbol;
+  if (run.tz !== null) opts.tz = run.tz;
+  if (run.timeUnit) opts.timeUnit = run.timeUnit;
+  if (run.dateFormat) opts.dateFormat = run.dateFormat;
+  if (run.columns) opts.columns = run.columns;
+  const { time } = loadCsv(spec.file, opts).series;
+  const day = (t: number | undefined) => new Date(t ?? 0).toISOString().slice(0, 10);
+  return { start: day(time[0]), end: day(time[time.length - 1]) };
 }
 
 /** The experiment an argument names: a path, an id under the sweeps root, or a unique prefix. */
@@ -227,11 +242,10 @@ export async function experimentCommand(
           "An LLM experiment needs its windows: --windows 2012-01-01:2012-06-30,2012-07-01:2012-12-31 (or --from and --to for one).",
         );
       windows = [{ from: first.from, to: first.to }];
-    } else if (s.windows.startsWith("rolling:"))
-      throw new UsageError(
-        `--windows ${s.windows}: rolling windows are not available yet; list them, e.g. --windows 2012-01-01:2012-06-30,2012-07-01:2012-12-31.`,
-      );
-    else windows = parseWindows(s.windows);
+    } else if (s.windows.startsWith("rolling:")) {
+      const span = dataSpan(first);
+      windows = rollingWindows(s.windows, first.from ?? span.start, first.to ?? span.end);
+    } else windows = parseWindows(s.windows);
     const stem = strategy ?? (cells[0]?.settings[STRATEGY_AXIS] as string);
     spec = {
       name: name ?? path.basename(stem).replace(/\.[^.]+$/, ""),
@@ -252,5 +266,3 @@ export function resumeExperimentCommand(dir: string, o: Record<string, unknown>)
   checkOutputSettings(o);
   return withExperimentProgress(o, (events) => resumeExperiment(dir, events));
 }
-
-export { cellLabel, windowLabel };

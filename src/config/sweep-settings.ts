@@ -94,7 +94,7 @@ export const SWEEP_SETTINGS = {
     group: "run",
     flag: "--windows",
     arg: "<from:to,...>",
-    help: "an LLM experiment: the windows every cell runs on, e.g. 2012-01-01:2012-06-30,2012-07-01:2012-12-31, or rolling:6m (default: one, --from to --to)",
+    help: "an LLM experiment: the windows every cell runs on, e.g. 2012-01-01:2012-06-30,2012-07-01:2012-12-31, or rolling:6m (consecutive 6-month windows over --from..--to or the data; default: one, --from to --to)",
   }),
   repeats: num({
     group: "run",
