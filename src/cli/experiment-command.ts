@@ -145,6 +145,12 @@ export function formatExperimentSummary(s: ExperimentSummary, dir: string): stri
     );
   }
   for (const sentence of s.sentences) lines.push(sentence);
+  const b = s.budget;
+  if (b.usd !== null || b.spentUsd !== null)
+    lines.push(
+      `Spent ${b.spentUsd === null ? "unknown (a price is unknown)" : `$${b.spentUsd.toFixed(4)}`}${b.usd === null ? "" : ` of --budget-usd ${b.usd}`}`,
+    );
+  if (b.stopped !== null) lines.push(`Runs left unstarted: ${b.stopped}.`);
   lines.push(
     `Buy & hold: ${s.buyAndHold.map((b) => `${b.window} ${pct(b.returnPct)}%`).join(", ")}`,
   );
@@ -255,6 +261,7 @@ export async function experimentCommand(
       repeats: s.repeats,
       seed: s.seed,
       jobs: s.jobs ?? 1,
+      budgetUsd: s.budgetUsd,
       replayOf: null,
     };
   }

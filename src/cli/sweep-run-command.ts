@@ -189,6 +189,14 @@ export async function sweepCommand(
     throw new UsageError(
       "No strategy: pass a strategy file (strategies/<name>.ts for a code sweep, strategies/<name>.md for an LLM experiment).",
     );
+  for (const [key, flag] of [
+    ["windows", "--windows"],
+    ["budgetUsd", "--budget-usd"],
+  ] as const)
+    if (o[key] !== undefined)
+      throw new UsageError(
+        `${flag} is for LLM experiments (a .md strategy): a code sweep runs its grid on the --from..--to window.`,
+      );
   checkOutputSettings(o);
   const s = settingValuesOf(SWEEP_SETTINGS, o);
   if (o.maximize !== undefined && o.minimize !== undefined)

@@ -106,6 +106,13 @@ export const SWEEP_SETTINGS = {
     max: 1000,
     integer: true,
   }),
+  budgetUsd: optionalNum({
+    group: "run",
+    flag: "--budget-usd",
+    arg: "<usd>",
+    help: "an LLM experiment: no run starts once the spend so far plus the estimate of the runs in flight and the next would pass it",
+    above: 0,
+  }),
   replay: text({
     group: "run",
     flag: "--replay",

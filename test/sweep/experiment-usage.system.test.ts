@@ -31,6 +31,7 @@ describe("an LLM experiment's usage errors", () => {
       "ends before it starts",
     ],
     [["--grid", "strategy=strategies/sma-crossover.ts", ...WINDOW], "is a code strategy"],
+    [["--grid", "memory=files", ...WINDOW, "--budget-usd", "0"], "--budget-usd"],
   ])("refuses %j with exit 2", (args, message) => {
     const strategyArgs = args[1]?.startsWith("strategy=") ? [] : [STRATEGY];
     const r = cli(
@@ -40,6 +41,23 @@ describe("an LLM experiment's usage errors", () => {
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toContain(message);
     expect(fs.existsSync(sweeps) ? fs.readdirSync(sweeps) : []).toEqual([]);
+  });
+
+  it("refuses --windows and --budget-usd for a code sweep", () => {
+    const r = cli(
+      [
+        "sweep",
+        path.join(ROOT, "strategies", "sma-crossover.ts"),
+        "--data",
+        GOOG,
+        "--grid",
+        "fast=5,10",
+        ...WINDOW,
+      ],
+      ROOT,
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("--windows is for LLM experiments");
   });
 
   it("refuses --replay of something that is no experiment", () => {
@@ -52,39 +70,60 @@ describe("an LLM experiment's usage errors", () => {
   });
 });
 
-describe("--windows rolling:3m", async () => {
+const ROLLING = [
+  "sweep",
+  STRATEGY,
+  "--data",
+  GOOG,
+  "--from",
+  "2012-01-01",
+  "--to",
+  "2012-12-31",
+  "--windows",
+  "rolling:3m",
+  "--every",
+  "20",
+  "--memory",
+  "none",
+  "--no-cache",
+  "-q",
+];
+
+async function experiment(root: string, ...more: string[]) {
   const server = await startScriptedServer((req) => seededTrader(req));
-  const child = cliAsync(
-    [
-      "sweep",
-      STRATEGY,
-      "--data",
-      GOOG,
-      "--from",
-      "2012-01-01",
-      "--to",
-      "2012-12-31",
-      "--windows",
-      "rolling:3m",
-      "--every",
-      "20",
-      "--memory",
-      "none",
-      "--no-cache",
-      "--runs-dir",
-      path.join(work, "rolling", "runs"),
-      "-q",
-    ],
-    ROOT,
-    { ...process.env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "test" },
-  );
+  const child = cliAsync([...ROLLING, "--runs-dir", path.join(work, root, "runs"), ...more], ROOT, {
+    ...process.env,
+    OPENAI_BASE_URL: server.url,
+    OPENAI_API_KEY: "test",
+  });
+  let stdout = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
   const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
   await server.close();
+  const sweepsRoot = path.join(work, root, "sweeps");
+  return { code, stdout, dir: path.join(sweepsRoot, fs.readdirSync(sweepsRoot)[0] as string) };
+}
+
+interface Summary {
+  done: number;
+  status: string;
+  buyAndHold: unknown[];
+  budget: { usd: number | null; spentUsd: number | null; stopped: string | null };
+}
+const costsOf = (dir: string) =>
+  fs
+    .readFileSync(path.join(dir, "results.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => (JSON.parse(l) as { metrics: { costUsd: number } }).metrics.costUsd);
+
+describe("--windows rolling:3m, and --budget-usd", async () => {
+  const { code, dir } = await experiment("rolling");
 
   it("runs the four quarters of 2012, one run each", () => {
     expect(code).toBe(0);
-    const root = path.join(work, "rolling", "sweeps");
-    const dir = path.join(root, fs.readdirSync(root)[0] as string);
     const config = readJson<{ windows: { from: string; to: string }[]; total: number }>(
       path.join(dir, "config.json"),
     );
@@ -95,10 +134,26 @@ describe("--windows rolling:3m", async () => {
       { from: "2012-10-01", to: "2012-12-31" },
     ]);
     expect(config.total).toBe(4);
-    const summary = readJson<{ done: number; buyAndHold: unknown[] }>(
-      path.join(dir, "summary.json"),
-    );
+    const summary = readJson<Summary>(path.join(dir, "summary.json"));
     expect(summary.done).toBe(4);
     expect(summary.buyAndHold).toHaveLength(4);
+    expect(summary.budget.stopped).toBeNull();
+  });
+
+  it("starts no run once the spend plus the next run's estimate would pass the budget", async () => {
+    // The same runs again (no cache, the same answers): a budget of 2.5 runs lets 2 start.
+    const costs = costsOf(dir);
+    const mean = costs.reduce((a, b) => a + b, 0) / costs.length;
+    expect(mean).toBeGreaterThan(0);
+    const budget = Number((2.5 * mean).toPrecision(6));
+    const capped = await experiment("budget", "--budget-usd", String(budget));
+    expect(capped.code).toBe(1);
+    const summary = readJson<Summary>(path.join(capped.dir, "summary.json"));
+    expect(summary.done).toBe(2);
+    expect(summary.status).toBe("interrupted");
+    expect(summary.budget.usd).toBe(budget);
+    expect(summary.budget.spentUsd).toBeLessThanOrEqual(budget);
+    expect(summary.budget.stopped).toContain("would pass --budget-usd");
+    expect(capped.stdout).toContain("Runs left unstarted");
   });
 });

@@ -27,6 +27,8 @@ export interface ExperimentConfig {
   seed: number;
   /** Runs in flight at once. */
   jobs: number;
+  /** `--budget-usd`, or null (absent in an experiment made before it: null). */
+  budgetUsd?: number | null;
   /** The experiment this one replays from its runs' transcripts, or null. */
   replayOf: string | null;
   total: number;

@@ -38,6 +38,9 @@ export interface ExperimentSummary {
   comparisons: Partial<Record<ExperimentMetric, CellComparison[]>>;
   /** The return comparisons in words, one per cell with a baseline. */
   sentences: string[];
+  /** `--budget-usd` and what the runs were billed; `stopped`: runs were left unstarted for it
+   * (with the reason). */
+  budget: { usd: number | null; spentUsd: number | null; stopped: string | null };
   /** Buy-and-hold on each window (from the runs' own benchmark: it costs nothing). */
   buyAndHold: { window: string; returnPct: number | null }[];
   finishedAt: string;
@@ -67,6 +70,7 @@ export function summarizeExperiment(
   lines: readonly ExperimentResultLine[],
   status: ExperimentStatus,
   finishedAt: string,
+  budgetStop: string | null = null,
 ): ExperimentSummary {
   const byKey = new Map<string, ExperimentResultLine>();
   for (const l of lines) byKey.set(l.key, l);
@@ -114,7 +118,19 @@ export function summarizeExperiment(
     })),
     comparisons,
     sentences: (comparisons.returnPct ?? []).map((c) => c.sentence),
+    budget: { usd: config.budgetUsd ?? null, spentUsd: spentUsd(results), stopped: budgetStop },
     buyAndHold,
     finishedAt,
   };
+}
+
+/** What the experiment's runs were billed: null when a run's price is unknown. */
+export function spentUsd(results: readonly ExperimentResultLine[]): number | null {
+  let sum = 0;
+  for (const r of results) {
+    if (r.calls.network === 0) continue;
+    if (r.metrics.costUsd === null) return null;
+    sum += r.metrics.costUsd;
+  }
+  return sum;
 }

@@ -22,7 +22,7 @@ import {
 } from "./experiment-dir.js";
 import { writeExperimentPage } from "./experiment-page.js";
 import { type PlannedRun, planRuns, runNamespace } from "./experiment-plan.js";
-import { type ExperimentSummary, summarizeExperiment } from "./experiment-summary.js";
+import { type ExperimentSummary, spentUsd, summarizeExperiment } from "./experiment-summary.js";
 
 /** What an experiment tells its caller as it goes. */
 export interface ExperimentEvents {
@@ -82,6 +82,8 @@ export function replaySpec(originalDir: string, name: string | null): NewExperim
     repeats: original.repeats,
     seed: original.seed,
     jobs: original.jobs,
+    // A replay costs nothing: no budget to hold it to.
+    budgetUsd: null,
     replayOf: path.resolve(originalDir),
   };
 }
@@ -200,7 +202,7 @@ async function runExperiment(
       },
     });
 
-    const runOne = async (run: PlannedRun): Promise<void> => {
+    const runOne = async (run: PlannedRun): Promise<ExperimentResultLine | null> => {
       const before = starts.get(run.key) ?? null;
       const attempt = (before?.attempt ?? 0) + 1;
       let config1: RunConfig;
@@ -238,25 +240,58 @@ async function runExperiment(
       }).finally(() => {
         if (handle) inFlight.delete(handle);
       });
-      if (result.status === "interrupted") return;
+      if (result.status === "interrupted") return null;
       const line = resultLine(run, result);
       appendJsonLine(resultsFile, line);
       finished += 1;
       events.onRunFinished?.(line, finished, config.total);
+      return line;
+    };
+
+    // --budget-usd: what finished runs were billed, and a run's estimate (their mean).
+    const billed = readExperimentResults(dir);
+    let budgetStop: string | null = null;
+    const running = { count: 0 };
+    const budgetAllows = (): boolean => {
+      const budget = config.budgetUsd ?? null;
+      if (budget === null) return true;
+      const spent = spentUsd(billed);
+      if (spent === null) {
+        budgetStop =
+          "a run's price is unknown (its model is not in the price table: --prices-file), so the spend cannot be held to --budget-usd";
+        return false;
+      }
+      const priced = billed.filter((l) => l.calls.network > 0);
+      const perRun = priced.length ? spent / priced.length : 0;
+      const next = spent + (running.count + 1) * perRun;
+      if (next > budget) {
+        budgetStop = `$${spent.toFixed(4)} spent plus ${running.count + 1} run(s) at ~$${perRun.toFixed(4)} each would pass --budget-usd ${budget}`;
+        return false;
+      }
+      return true;
     };
 
     const worker = async () => {
       for (;;) {
+        if (queue.length === 0 || stopping) return;
+        if (!budgetAllows()) {
+          stopping = true;
+          return;
+        }
         const run = queue.shift();
-        if (run === undefined || stopping) return;
+        if (run === undefined) return;
+        running.count += 1;
         try {
-          await runOne(run);
+          const line = await runOne(run);
+          if (line !== null) billed.push(line);
         } catch (err) {
           // Refused before a run directory existed (bad data, a missing recording): on record.
           const line = failedLine(run, err);
           appendJsonLine(resultsFile, line);
           finished += 1;
           events.onRunFinished?.(line, finished, config.total);
+        } finally {
+          running.count -= 1;
         }
       }
     };
@@ -268,6 +303,7 @@ async function runExperiment(
       lines,
       complete ? "completed" : "interrupted",
       new Date().toISOString(),
+      budgetStop,
     );
     writeJsonAtomic(sweepFile(dir, "summary"), summary);
     writeExperimentPage(dir, config, lines, summary);
