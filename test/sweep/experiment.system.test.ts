@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
+import { cli, cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
 import { toolNames } from "../helpers/llm-run.js";
 import { type RecordedRequest, startScriptedServer } from "../helpers/scripted-openai-server.js";
 import { seededTrader } from "../helpers/seeded-trader.js";
@@ -116,6 +116,17 @@ describe("sweep of an LLM strategy over memory × windows × repeats", async () 
     }
     expect(fs.existsSync(path.join(dir as string, "report.html"))).toBe(true);
     expect(summary.status).toBe("completed");
+  });
+
+  it("is listed by agenticbt list among the sweeps", () => {
+    const listed = cli(["list", "--json", "--runs-dir", path.join(work, "exp", "runs")], work);
+    expect(listed.status).toBe(0);
+    const { sweeps } = JSON.parse(listed.stdout) as {
+      sweeps: { id: string; status: string; done: number; total: number; objective: string }[];
+    };
+    const row = sweeps.find((x) => x.id === path.basename(dir as string));
+    expect(row).toMatchObject({ status: "completed", done: 24, total: 24 });
+    expect(row?.objective).toBe("experiment: 4 cells × 2 windows × 3 repeats");
   });
 
   it("sends each repeat its own seed, so no repeat is served another's answers", () => {
