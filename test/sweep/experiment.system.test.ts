@@ -229,8 +229,9 @@ describe("sweep of an LLM strategy over memory × windows × repeats", async () 
     expect(returnPct).toEqual(summary.comparisons.returnPct);
   });
 
-  it("resumes an experiment killed with kill -9 to the same results", async () => {
-    const killed = await run(["sweep", STRATEGY, ...ARGS], 7, "killed");
+  it("resumes an experiment run 2 at a time and killed with kill -9 to the same results", async () => {
+    // Two runs in flight: the kill leaves up to two to resume, and --jobs must not change a figure.
+    const killed = await run(["sweep", STRATEGY, ...ARGS, "--jobs", "2"], 7, "killed");
     expect(killed.code).not.toBe(0);
     const [kdir] = dirsOf("killed");
     const before = linesOf(kdir as string).length;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../../src/errors/usage-error.js";
 import { validateNamespace } from "../../../src/memory/persistent/namespace.js";
+import type { ExperimentConfig } from "../../../src/sweep/experiment/experiment-dir.js";
 import {
   baselineCells,
   cellLabel,
@@ -10,6 +11,7 @@ import {
   rollingWindows,
   runNamespace,
 } from "../../../src/sweep/experiment/experiment-plan.js";
+import { plannedRunConfig } from "../../../src/sweep/experiment/run-experiment.js";
 
 describe("parseWindows", () => {
   it("reads from:to windows in order", () => {
@@ -103,5 +105,54 @@ describe("cells, runs and seeds", () => {
     expect(validateNamespace(a)).toBe(a);
     expect(runNamespace("20261127-144304-680-rsi-mean-reversion-fvv0", run!, 2)).not.toBe(a);
     expect(runNamespace("another", run!, 1)).not.toBe(a);
+  });
+});
+
+describe("plannedRunConfig", () => {
+  const config = {
+    kind: "experiment",
+    id: "20261127-000000-000-x-abc0",
+    name: "x",
+    createdAt: "",
+    axes: [{ name: "memory", values: ["files", "persistent"] }],
+    cells: [
+      {
+        settings: { memory: "files" },
+        run: { agent: { seed: null }, memory: { system: "files", config: null } },
+      },
+      {
+        settings: { memory: "persistent" },
+        run: {
+          agent: { seed: null },
+          memory: { system: "persistent", config: { namespace: "default" } },
+        },
+      },
+    ],
+    windows: [{ from: "2012-01-01", to: "2012-06-30" }],
+    repeats: 2,
+    seed: 5,
+    jobs: 1,
+    replayOf: null,
+    total: 4,
+  } as unknown as ExperimentConfig;
+  const runs = planRuns(2, config.windows, 2, 5);
+
+  it("sets the window, the name and the repeat's seed", () => {
+    const c = plannedRunConfig(config, runs[1]!, 1);
+    expect([c.from, c.to, c.name, c.agent?.seed]).toEqual([
+      "2012-01-01",
+      "2012-06-30",
+      "x-c0-w0-r2",
+      6,
+    ]);
+    expect(c.memory).toEqual({ system: "files", config: null });
+  });
+
+  it("gives a persistent run a store of its own per attempt", () => {
+    const a = plannedRunConfig(config, runs[2]!, 1).memory?.config as { namespace: string };
+    const b = plannedRunConfig(config, runs[2]!, 2).memory?.config as { namespace: string };
+    const other = plannedRunConfig(config, runs[3]!, 1).memory?.config as { namespace: string };
+    expect(a.namespace).toBe(runNamespace(config.id, runs[2]!, 1));
+    expect(new Set([a.namespace, b.namespace, other.namespace, "default"]).size).toBe(4);
   });
 });
