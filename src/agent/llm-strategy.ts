@@ -183,8 +183,10 @@ export function createLlmStrategy(
   const tools = agentTools(memory);
   const rules = systemRules(memory.rules);
   const guide = toolGuide(memory.tools.map((t) => t.guide));
+  // A system without tools (none) has nothing to write at a moment: no moment is ever due.
+  const momentsOn = memory.tools.length > 0;
   const due = (state: AgentState, kind: MomentKind) => {
-    if (s.moments.has(kind)) state.due.add(kind);
+    if (momentsOn && s.moments.has(kind)) state.due.add(kind);
   };
   // A failure that ends the run, raised at the bar's end so the failed decision is on record.
   let pendingFailure: AgentRunError | null = null;

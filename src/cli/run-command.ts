@@ -19,20 +19,18 @@ import {
   resolvePolicy,
 } from "../memory/policy/policy-sources.js";
 import { presetTarget } from "../memory/workspace.js";
-import { runFile } from "../rundir/layout.js";
 import { rejectionWarning } from "../rundir/order-outcomes.js";
 import { resolveRunDir } from "../rundir/resolve-run.js";
-import { readJsonFile } from "../rundir/run-files.js";
 import { exitNow } from "../rundir/run-guard.js";
-import { type StrategyCopy, storedPrompt } from "../rundir/strategy-copy.js";
-import { type AgentOptions, DEFAULT_AGENT_OPTIONS } from "../runner/agent-options.js";
+import type { AgentOptions } from "../runner/agent-options.js";
 import { DataPreload } from "../runner/data-preload.js";
 import { cacheFailureWarning } from "../runner/llm-cache-warning.js";
 import { parseModelCutoff } from "../runner/model-cutoff.js";
 import { PROJECT_CONFIG_FILE, readMemoryConfig } from "../runner/project-config.js";
+import { replayRunConfig } from "../runner/replay-config.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import type { ResumePlan } from "../runner/resume-run.js";
-import { DEFAULT_RECALL_OPTIONS, type MemoryChoice, type RunConfig } from "../runner/run-config.js";
+import type { MemoryChoice, RunConfig } from "../runner/run-config.js";
 import type { RunHandle } from "../runner/simulate.js";
 import type { LiveRenderer } from "../ui/live-renderer.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "../util/terminal-text.js";
@@ -457,26 +455,5 @@ async function preloadRunModules(config: RunConfig): Promise<void> {
 /** `--replay <run>`: the recorded run's own config, answered from its transcript. */
 function replayConfig(o: RunCommandOptions): RunConfig {
   const runsRoot = runsRootOf(o.runsDir);
-  const dir = resolveRunDir(o.replay as string, runsRoot);
-  const recorded = readJsonFile(runFile(dir, "config")) as RunConfig & {
-    strategyCopy?: StrategyCopy;
-  };
-  if (!recorded.agent) {
-    throw new UsageError(
-      `${dir} is a code-strategy run: there is nothing to replay (code strategies are deterministic; run them again).`,
-    );
-  }
-  // The prompt as the run used it, from the run's own copy: the original file may have changed.
-  const stored = recorded.agent.prompt === null ? storedPrompt(dir, recorded.strategyCopy) : null;
-  return {
-    ...recorded,
-    strategySource: stored ?? recorded.strategySource ?? null,
-    runsRoot,
-    name: o.name ?? `${recorded.name ?? path.basename(dir)}-replay`,
-    // Options added since the run was recorded take their defaults.
-    agent: { ...DEFAULT_AGENT_OPTIONS, ...recorded.agent, replay: dir, cache: false },
-    presets: recorded.presets ?? [],
-    memoryFrom: recorded.memoryFrom ?? null,
-    recall: recorded.recall ?? DEFAULT_RECALL_OPTIONS,
-  };
+  return replayRunConfig(resolveRunDir(o.replay as string, runsRoot), runsRoot, o.name ?? null);
 }

@@ -171,23 +171,44 @@ async function withProgress(
 }
 
 /** `agenticbt sweep <strategy> --grid …`: returns the exit code. */
-export async function sweepCommand(strategy: string, o: Record<string, unknown>): Promise<number> {
-  if (isLlmStrategy(strategy, o))
+export async function sweepCommand(
+  strategy: string | undefined,
+  o: Record<string, unknown>,
+): Promise<number> {
+  // An LLM strategy, a strategy axis or a replay: an experiment, each run a run directory.
+  const grid = (o.grid as string[] | undefined) ?? [];
+  if (
+    o.replay !== undefined ||
+    (strategy !== undefined && isLlmStrategy(strategy, o)) ||
+    (strategy === undefined && grid.some((g) => g.trim().startsWith("strategy=")))
+  ) {
+    const { experimentCommand } = await import("./experiment-command.js");
+    return experimentCommand(strategy, o);
+  }
+  if (strategy === undefined)
     throw new UsageError(
-      "agenticbt sweep runs code strategies (.ts or .js): an LLM trader's combinations would each cost model calls.",
+      "No strategy: pass a strategy file (strategies/<name>.ts for a code sweep, strategies/<name>.md for an LLM experiment).",
     );
+  for (const [key, flag] of [
+    ["windows", "--windows"],
+    ["budgetUsd", "--budget-usd"],
+  ] as const)
+    if (o[key] !== undefined)
+      throw new UsageError(
+        `${flag} is for LLM experiments (a .md strategy): a code sweep runs its grid on the --from..--to window.`,
+      );
   checkOutputSettings(o);
   const s = settingValuesOf(SWEEP_SETTINGS, o);
   if (o.maximize !== undefined && o.minimize !== undefined)
     throw new UsageError("--maximize and --minimize both given: keep one.");
   const objective = checkObjective(s.maximize, s.minimize);
-  const grid = (s.grid ?? []).map((arg) => {
+  const axes = (s.grid ?? []).map((arg) => {
     const { name, values } = splitGridArg(arg);
     const g = parseGridValues(name, values);
     return { name, values: g.kind === "range" ? g.numbers : g.texts };
   });
   const seen = new Set<string>();
-  for (const g of grid) {
+  for (const g of axes) {
     if (seen.has(g.name)) throw new UsageError(`--grid ${g.name} is given twice: keep one.`);
     seen.add(g.name);
   }
@@ -205,7 +226,7 @@ export async function sweepCommand(strategy: string, o: Record<string, unknown>)
         name,
         run,
         search: {
-          grid,
+          grid: axes,
           constraint: s.constraint,
           objective,
           method: s.method,

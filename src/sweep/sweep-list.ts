@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import { readJsonFile } from "../rundir/run-files.js";
 import { refuseSymlink } from "../util/no-follow.js";
+import { readExperimentConfig } from "./experiment/experiment-dir.js";
 import { readSweepConfig, readSweepSummary, sweepRunning } from "./sweep-dir.js";
 import { SWEEP_FILE, sweepFile } from "./sweep-layout.js";
 
@@ -29,9 +31,10 @@ export function sweepDirs(root: string): string[] {
     .sort();
 }
 
-/** Every sweep under `root`, newest first. */
+/** Every sweep under `root`, newest first (LLM experiments among them, without a best). */
 export function listSweeps(root: string): SweepListing[] {
   const out: SweepListing[] = [];
+  const experiments = experimentListings(root);
   for (const dir of sweepDirs(root)) {
     const config = readSweepConfig(dir);
     if (config === null) continue;
@@ -55,7 +58,37 @@ export function listSweeps(root: string): SweepListing[] {
       createdAt: config.createdAt,
     });
   }
-  return out.reverse();
+  return [...out, ...experiments].sort((a, b) => a.dir.localeCompare(b.dir)).reverse();
+}
+
+/** The LLM experiments under `root`, as `list` shows sweeps. */
+function experimentListings(root: string): SweepListing[] {
+  if (!fs.existsSync(root)) return [];
+  const out: SweepListing[] = [];
+  for (const d of fs.readdirSync(root, { withFileTypes: true })) {
+    if (!d.isDirectory()) continue;
+    const dir = path.join(root, d.name);
+    const config = readExperimentConfig(dir);
+    if (config === null) continue;
+    let summary: { status?: string; done?: number } | null = null;
+    try {
+      summary = readJsonFile(sweepFile(dir, "summary")) as { status?: string; done?: number };
+    } catch {
+      summary = null;
+    }
+    out.push({
+      id: config.id,
+      dir,
+      name: config.name,
+      status: summary?.status ?? (sweepRunning(dir) ? "running" : "interrupted (process gone)"),
+      done: summary?.done ?? countLines(dir),
+      total: config.total,
+      objective: `experiment: ${config.cells.length} cells × ${config.windows.length} windows × ${config.repeats} repeats`,
+      best: null,
+      createdAt: config.createdAt,
+    });
+  }
+  return out;
 }
 
 function countLines(dir: string): number {

@@ -14,7 +14,7 @@ describe("memory registry: entries known without their modules, factories loaded
   const factories = [filesMemoryFactory, layeredMemoryFactory, persistentMemoryFactory];
 
   it("lists every system in order, and each entry loads its own factory", async () => {
-    expect(memorySystemNames()).toEqual(["files", "layered", "persistent"]);
+    expect(memorySystemNames()).toEqual(["files", "layered", "persistent", "none"]);
     for (const factory of factories) {
       expect(await loadMemorySystem(factory.name)).toBe(factory);
     }

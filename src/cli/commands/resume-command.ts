@@ -46,7 +46,15 @@ export function registerResumeCommand(program: Command): void {
       import("../../sweep/sweep-layout.js"),
       import("./runs-root.js"),
     ]);
-    const sweep = findSweepDir(run, sweepsRootOf(runsRootOf(opts.runsDir)));
+    const sweepsRoot = sweepsRootOf(runsRootOf(opts.runsDir));
+    // An LLM experiment: its missing runs, and those in flight from their checkpoints.
+    const { findExperimentDir, resumeExperimentCommand } = await import("../experiment-command.js");
+    const experiment = findExperimentDir(run, sweepsRoot);
+    if (experiment !== null) {
+      process.exitCode = await resumeExperimentCommand(experiment, { ...opts });
+      return;
+    }
+    const sweep = findSweepDir(run, sweepsRoot);
     if (sweep !== null) {
       const { resumeSweepCommand } = await import("../sweep-run-command.js");
       process.exitCode = await resumeSweepCommand(sweep, { ...opts });

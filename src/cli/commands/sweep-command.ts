@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import {
+  AGENT_SETTINGS,
   BROKER_SETTINGS,
   DATA_SETTINGS,
   MEMORY_SETTINGS,
@@ -22,6 +23,9 @@ Examples:
   $ agenticbt sweep strategies/rsi-reversion.ts --data data/SPY_D.csv --grid period=5:30:1 --method random --max-tries 50 --seed 7
   $ agenticbt sweep strategies/sma-crossover.ts --data data/GOOG.csv --grid fast=5:50:5 --grid slow=10:200:10 \\
       --constraint "fast < slow" --walk-forward train=500,test=100
+  $ agenticbt sweep strategies/rsi-mean-reversion.md --data data/GOOG.csv --grid memory=none,files,layered,persistent \\
+      --windows 2012-01-01:2012-06-30,2012-07-01:2012-12-31 --repeats 3
+  $ agenticbt sweep --replay <sweep-id>
 
 An axis is a strategy parameter or a broker setting (its flag without --: commission, slippage,
 allow-short, max-position-weight...). Every other option applies to every combination, as it
@@ -31,10 +35,24 @@ those \`agenticbt run\` gives for the same settings. The sweep is written to
 or killed goes on with \`agenticbt resume <id>\`, running only the combinations it lacks. Every
 sweep reports the best's Probabilistic and Deflated Sharpe Ratios and the Probability of Backtest
 Overfitting (docs/sweep.md).
+An LLM strategy (.md) makes an experiment (docs/experiments.md): every cell (model, strategy,
+memory, any run or agent setting) × window × repeat is a full run directory, and summary.json
+compares each cell with its memory=none baseline (mean difference, bootstrap CI, sign-flip p
+adjusted by Benjamini-Hochberg) and buy-and-hold on each window.
 Exit codes: 0 success, 1 every combination failed or the sweep was interrupted, 2 bad usage.`;
 
-/** run's settings a sweep takes: all but an LLM agent's (a sweep runs code strategies). */
+/** The agent's settings an LLM experiment takes: all but those the sweep has its own of (--seed,
+ * --replay) and --prompt (a cell's strategy is a file). */
+const {
+  seed: _seed,
+  replay: _replay,
+  prompt: _prompt,
+  ...EXPERIMENT_AGENT_SETTINGS
+} = AGENT_SETTINGS;
+
+/** run's settings a sweep takes (an agent's for an LLM experiment). */
 const RUN_GROUPS: readonly Readonly<Record<string, Setting>>[] = [
+  EXPERIMENT_AGENT_SETTINGS,
   DATA_SETTINGS,
   BROKER_SETTINGS,
   RISK_SETTINGS,
@@ -50,7 +68,10 @@ export function registerSweepCommand(program: Command): void {
     .description(
       "Run a strategy over a grid of parameters and settings, in memory and in parallel, and write .agenticbt/sweeps/<id>/",
     )
-    .argument("<strategy>", "code strategy file: strategies/<name>.ts");
+    .argument(
+      "[strategy]",
+      "strategy file: strategies/<name>.ts (a code sweep) or strategies/<name>.md (an LLM experiment)",
+    );
   addSettingOptions(sweep, SWEEP_SETTINGS);
   addSomeRunOptions(
     sweep,
@@ -58,7 +79,7 @@ export function registerSweepCommand(program: Command): void {
   );
   sweep
     .addHelpText("after", EXAMPLES)
-    .action(async (strategy: string, opts: Record<string, unknown>) => {
+    .action(async (strategy: string | undefined, opts: Record<string, unknown>) => {
       const { sweepCommand } = await import("../sweep-run-command.js");
       process.exitCode = await sweepCommand(strategy, opts);
     });

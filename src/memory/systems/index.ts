@@ -2,6 +2,7 @@ import { LAYERED_SYSTEM } from "../layered/layered-config.js";
 import type { MemorySystemEntry } from "../memory-system.js";
 import { PERSISTENT_SYSTEM } from "../persistent/persistent-config.js";
 import { filesMemoryFactory } from "./files-system.js";
+import { noMemoryFactory } from "./none-system.js";
 
 /**
  * Every memory system `--memory` can name, in the order help and `compare` list them. To add one:
@@ -21,5 +22,10 @@ export const MEMORY_SYSTEMS: readonly MemorySystemEntry[] = [
   {
     ...PERSISTENT_SYSTEM,
     load: async () => (await import("./persistent-system.js")).persistentMemoryFactory,
+  },
+  {
+    name: noMemoryFactory.name,
+    description: noMemoryFactory.description,
+    load: async () => noMemoryFactory,
   },
 ];

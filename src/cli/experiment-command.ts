@@ -1,0 +1,275 @@
+import fs from "node:fs";
+import path from "node:path";
+import { optionKey } from "../config/setting.js";
+import { SWEEP_SETTINGS } from "../config/sweep-settings.js";
+import { type LoadCsvOptions, loadCsv } from "../data/load-csv.js";
+import { UsageError } from "../errors/usage-error.js";
+import { EXPERIMENT_METRICS } from "../metrics/experiment/metrics.js";
+import type { RunConfig } from "../runner/run-config.js";
+import {
+  type ExperimentResultLine,
+  readExperimentConfig,
+} from "../sweep/experiment/experiment-dir.js";
+import {
+  type ExperimentAxis,
+  type ExperimentWindow,
+  experimentCells,
+  type PlannedRun,
+  parseWindows,
+  rollingWindows,
+} from "../sweep/experiment/experiment-plan.js";
+import type { ExperimentSummary } from "../sweep/experiment/experiment-summary.js";
+import {
+  type ExperimentEvents,
+  type NewExperiment,
+  replaySpec,
+  resumeExperiment,
+  runNewExperiment,
+} from "../sweep/experiment/run-experiment.js";
+import { parseGridValues, splitGridArg } from "../sweep/grid-values.js";
+import { sweepFile, sweepsRootOf } from "../sweep/sweep-layout.js";
+import { escapeControl, escapeStrings, jsonForTerminal } from "../util/terminal-text.js";
+import { runsRootOf } from "./commands/runs-root.js";
+import { relativeIfInside } from "./format-run-error.js";
+import { buildRunConfig, isLlmStrategy, type RunCommandOptions } from "./run-command.js";
+import { checkOutputSettings, settingValuesOf } from "./run-option-values.js";
+import { runOptions } from "./run-options.js";
+import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signals.js";
+
+/** The axes that are not a flag of `run`: the strategy file of each cell. */
+const STRATEGY_AXIS = "strategy";
+
+/** Flags of the code sweep that mean nothing to an LLM experiment. */
+const CODE_SWEEP_ONLY = ["constraint", "walkForward", "maxTries", "minimize"] as const;
+
+/** `--grid name=values` of an experiment: `strategy`, or a run/agent flag without its `--`. */
+function experimentAxes(args: readonly string[]): ExperimentAxis[] {
+  const flags = new Map(runOptions().map((o) => [o.flag.replace(/^--/, ""), o.setting]));
+  const axes: ExperimentAxis[] = [];
+  for (const arg of args) {
+    const { name, values } = splitGridArg(arg);
+    if (name !== STRATEGY_AXIS && !flags.has(name))
+      throw new UsageError(
+        `--grid ${name}: an LLM experiment's axis is strategy, model, memory or a flag of agenticbt run without its -- (temperature, every, max-steps...).`,
+      );
+    if (["data", "from", "to", "seed", "replay", "name", "runs-dir"].includes(name))
+      throw new UsageError(
+        `--grid ${name} is not an experiment axis: ${name === "from" || name === "to" ? "use --windows" : name === "seed" ? "use --repeats (each repeat has its own seed)" : "it is the same for every run"}.`,
+      );
+    if (axes.some((a) => a.name === name))
+      throw new UsageError(`--grid ${name} is given twice: keep one.`);
+    const g = parseGridValues(name, values);
+    const list = g.kind === "range" ? g.numbers.map(String) : g.texts;
+    if (new Set(list).size !== list.length)
+      throw new UsageError(`--grid ${name}=${values} names a value twice: name each once.`);
+    axes.push({ name, values: list });
+  }
+  return axes;
+}
+
+/** Each cell's run config, built (and checked) as `agenticbt run` builds one. */
+function cellRuns(
+  strategy: string | undefined,
+  o: Record<string, unknown>,
+  axes: readonly ExperimentAxis[],
+): { settings: Record<string, string>; run: RunConfig }[] {
+  const switches = new Set(
+    runOptions()
+      .filter((x) => x.setting.kind === "switch")
+      .map((x) => x.flag.replace(/^--/, "")),
+  );
+  return experimentCells(axes).map((settings) => {
+    const opts: Record<string, unknown> = { ...o };
+    // The sweep's --seed draws repeats' seeds; the agent's seed is set per repeat.
+    delete opts.seed;
+    for (const [name, value] of Object.entries(settings)) {
+      if (name === STRATEGY_AXIS) continue;
+      opts[optionKey(`--${name}`)] = switches.has(name) ? value === "true" : value;
+    }
+    const file = settings[STRATEGY_AXIS] ?? strategy;
+    if (file === undefined)
+      throw new UsageError(
+        "No strategy: pass a strategy file (strategies/<name>.md) or --grid strategy=a.md,b.md.",
+      );
+    if (!isLlmStrategy(file, opts as RunCommandOptions))
+      throw new UsageError(
+        `${file} is a code strategy: an experiment's strategies are LLM ones (.md); sweep code strategies on their own.`,
+      );
+    return { settings, run: buildRunConfig(file, opts as RunCommandOptions) };
+  });
+}
+
+/** The first and last day of the first data file (rolling windows cover them). */
+function dataSpan(run: RunConfig): { start: string; end: string } {
+  const spec = run.data[0];
+  if (spec === undefined) throw new UsageError("No data: pass --data <csv>.");
+  const opts: LoadCsvOptions = { strict: run.strict };
+  if (spec.symbol !== undefined) opts.symbol = spec.symbol;
+  if (run.tz !== null) opts.tz = run.tz;
+  if (run.timeUnit) opts.timeUnit = run.timeUnit;
+  if (run.dateFormat) opts.dateFormat = run.dateFormat;
+  if (run.columns) opts.columns = run.columns;
+  const { time } = loadCsv(spec.file, opts).series;
+  const day = (t: number | undefined) => new Date(t ?? 0).toISOString().slice(0, 10);
+  return { start: day(time[0]), end: day(time[time.length - 1]) };
+}
+
+/** The experiment an argument names: a path, an id under the sweeps root, or a unique prefix. */
+export function findExperimentDir(name: string, root: string): string | null {
+  for (const c of [path.resolve(name), path.join(root, name)])
+    if (readExperimentConfig(c) !== null) return c;
+  if (!fs.existsSync(root)) return null;
+  const ids = fs
+    .readdirSync(root)
+    .filter((d) => d.startsWith(name))
+    .map((d) => path.join(root, d))
+    .filter((d) => readExperimentConfig(d) !== null);
+  return ids.length === 1 ? (ids[0] as string) : null;
+}
+
+const pct = (v: number | null | undefined) =>
+  v === null || v === undefined ? "n/a" : v.toFixed(2);
+
+/** The experiment as the command prints it. */
+export function formatExperimentSummary(s: ExperimentSummary, dir: string): string {
+  const lines = [
+    `Experiment ${s.id} (${s.status}): ${s.done} of ${s.total} runs, ${s.failed} failed`,
+  ];
+  for (const c of s.cells) {
+    const r = c.metrics.returnPct;
+    const ci = r.ci.interval;
+    const band = ci.low === null ? "" : ` (CI ${ci.low.toFixed(2)}..${ci.high.toFixed(2)})`;
+    const t = c.metrics.tokens.mean.value;
+    lines.push(
+      `  ${c.label}: ${c.runs} runs, ${EXPERIMENT_METRICS.returnPct.label} mean ${pct(r.mean.value)}%${band}, SD ${pct(r.sd.value)}, sharpe ${pct(c.metrics.sharpe.mean.value)}, tokens ${t === null ? "n/a" : Math.round(t)}`,
+    );
+  }
+  for (const sentence of s.sentences) lines.push(sentence);
+  const b = s.budget;
+  if (b.usd !== null || b.spentUsd !== null)
+    lines.push(
+      `Spent ${b.spentUsd === null ? "unknown (a price is unknown)" : `$${b.spentUsd.toFixed(4)}`}${b.usd === null ? "" : ` of --budget-usd ${b.usd}`}`,
+    );
+  if (b.stopped !== null) lines.push(`Runs left unstarted: ${b.stopped}.`);
+  lines.push(
+    `Buy & hold: ${s.buyAndHold.map((b) => `${b.window} ${pct(b.returnPct)}%`).join(", ")}`,
+  );
+  lines.push(relativeIfInside(dir) || ".");
+  lines.push(`Report ${relativeIfInside(sweepFile(dir, "report"))}`);
+  return lines.join("\n");
+}
+
+/** Progress on stderr, signals, then the summary: shared by a new, resumed or replayed one. */
+async function withExperimentProgress(
+  o: Record<string, unknown>,
+  go: (events: ExperimentEvents) => Promise<{ dir: string; summary: ExperimentSummary }>,
+): Promise<number> {
+  const quiet = o.quiet === true || o.json === true;
+  const say = (text: string) => {
+    if (!quiet) process.stderr.write(escapeControl(`${text}\n`));
+  };
+  let handle: { stop(): void } | null = null;
+  let signal: StopSignal | null = null;
+  const signals = listenForStopSignals((s) => {
+    if (signals.again()) process.exit(exitCodeOf(s));
+    signal = s;
+    process.stderr.write(
+      `\nInterrupted by ${s}: stopping the runs under way at their next bar (again to abort); agenticbt resume goes on from their checkpoints.\n`,
+    );
+    handle?.stop();
+  });
+  try {
+    const { dir, summary } = await go({
+      onStart: (h) => {
+        handle = h;
+        if (signal !== null) h.stop();
+      },
+      onRunStarted: (run: PlannedRun, resumed: boolean) =>
+        say(
+          `${run.key}: ${resumed ? "resuming from its checkpoint" : "started"} (seed ${run.seed})`,
+        ),
+      onRunFinished: (l: ExperimentResultLine, done: number, total: number) =>
+        say(
+          `[${done}/${total}] ${l.key}: ${l.status}, return ${pct(l.metrics.returnPct)}%${l.error ? ` (${l.error})` : ""}`,
+        ),
+      onWarning: (run, message) => say(`${run.key}: warning: ${message}`),
+    });
+    if (o.json === true) process.stdout.write(`${jsonForTerminal(summary)}\n`);
+    else
+      process.stdout.write(
+        `${escapeControl(formatExperimentSummary(escapeStrings(summary), dir))}\n`,
+      );
+    if (signal !== null) return exitCodeOf(signal);
+    if (summary.status !== "completed") return 1;
+    return summary.done > 0 && summary.failed === summary.done ? 1 : 0;
+  } finally {
+    signals.remove();
+  }
+}
+
+/** `agenticbt sweep <strategy.md> --grid …` (or `--replay <sweep>`): an LLM experiment. */
+export async function experimentCommand(
+  strategy: string | undefined,
+  o: Record<string, unknown>,
+): Promise<number> {
+  checkOutputSettings(o);
+  const s = settingValuesOf(SWEEP_SETTINGS, o);
+  const root = sweepsRootOf(runsRootOf(o.runsDir as string | undefined));
+  const name = typeof o.name === "string" ? o.name : null;
+  let spec: NewExperiment;
+  if (s.replay !== null) {
+    if (strategy !== undefined || s.grid !== undefined || s.windows !== null)
+      throw new UsageError(
+        "--replay re-runs the recorded experiment with its own strategies, grid and windows: drop the strategy, --grid and --windows.",
+      );
+    const dir = findExperimentDir(s.replay, root);
+    if (dir === null)
+      throw new UsageError(
+        `--replay ${s.replay} names no LLM experiment under ${relativeIfInside(root) || root}: pass its directory or id (agenticbt list shows them).`,
+      );
+    spec = replaySpec(dir, name);
+  } else {
+    for (const key of CODE_SWEEP_ONLY)
+      if (o[key] !== undefined)
+        throw new UsageError(
+          `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for code sweeps: an LLM experiment runs every cell × window × repeat.`,
+        );
+    if (s.method !== "grid" || s.top !== 0)
+      throw new UsageError(
+        "--method random and --top are for code sweeps: an LLM experiment runs every cell × window × repeat, each a run directory.",
+      );
+    const axes = experimentAxes(s.grid ?? []);
+    const cells = cellRuns(strategy, o, axes);
+    const first = cells[0]?.run as RunConfig;
+    let windows: ExperimentWindow[];
+    if (s.windows === null) {
+      if (first.from === null || first.to === null)
+        throw new UsageError(
+          "An LLM experiment needs its windows: --windows 2012-01-01:2012-06-30,2012-07-01:2012-12-31 (or --from and --to for one).",
+        );
+      windows = [{ from: first.from, to: first.to }];
+    } else if (s.windows.startsWith("rolling:")) {
+      const span = dataSpan(first);
+      windows = rollingWindows(s.windows, first.from ?? span.start, first.to ?? span.end);
+    } else windows = parseWindows(s.windows);
+    const stem = strategy ?? (cells[0]?.settings[STRATEGY_AXIS] as string);
+    spec = {
+      name: name ?? path.basename(stem).replace(/\.[^.]+$/, ""),
+      axes,
+      cells,
+      windows,
+      repeats: s.repeats,
+      seed: s.seed,
+      jobs: s.jobs ?? 1,
+      budgetUsd: s.budgetUsd,
+      replayOf: null,
+    };
+  }
+  return withExperimentProgress(o, (events) => runNewExperiment(root, spec, events));
+}
+
+/** `agenticbt resume <experiment>`. */
+export function resumeExperimentCommand(dir: string, o: Record<string, unknown>): Promise<number> {
+  checkOutputSettings(o);
+  return withExperimentProgress(o, (events) => resumeExperiment(dir, events));
+}

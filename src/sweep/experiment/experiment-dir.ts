@@ -1,0 +1,88 @@
+import type { ExperimentMetric } from "../../metrics/experiment/metrics.js";
+import { readJsonFile, readJsonLines } from "../../rundir/run-files.js";
+import type { RunConfig } from "../../runner/run-config.js";
+import { appendLines, truncatePartialLastLine } from "../../util/append-lines.js";
+import { sweepFile } from "../sweep-layout.js";
+import type { CellSettings, ExperimentAxis, ExperimentWindow } from "./experiment-plan.js";
+
+/** config.json's `kind` of an LLM experiment (a code sweep's is `sweep`). */
+export const EXPERIMENT_KIND = "experiment";
+
+/** Beside results.jsonl: a line when a run starts, naming its run directory (resume finds the
+ * runs that were in flight by it). */
+export const EXPERIMENT_STARTED_FILE = "started.jsonl";
+
+/** config.json of an experiment: everything a resume or a replay needs to make the same runs. */
+export interface ExperimentConfig {
+  kind: typeof EXPERIMENT_KIND;
+  id: string;
+  name: string;
+  createdAt: string;
+  axes: ExperimentAxis[];
+  /** Each cell's settings and the run config its runs start from (window and seed set per run). */
+  cells: { settings: CellSettings; run: RunConfig }[];
+  windows: ExperimentWindow[];
+  repeats: number;
+  /** Repeat r sends seed + r - 1. */
+  seed: number;
+  /** Runs in flight at once. */
+  jobs: number;
+  /** `--budget-usd`, or null (absent in an experiment made before it: null). */
+  budgetUsd?: number | null;
+  /** The experiment this one replays from its runs' transcripts, or null. */
+  replayOf: string | null;
+  total: number;
+}
+
+/** One finished run of the experiment (results.jsonl). */
+export interface ExperimentResultLine {
+  key: string;
+  cell: number;
+  window: number;
+  repeat: number;
+  seed: number;
+  runId: string;
+  status: string;
+  error: string | null;
+  metrics: Record<ExperimentMetric, number | null>;
+  /** Buy-and-hold's return on the run's bars (the free baseline of its window). */
+  buyHoldReturnPct: number | null;
+  calls: { network: number; cache: number; replay: number };
+}
+
+/** A run that started (started.jsonl). `attempt` counts the starts of its key from 1. */
+export interface ExperimentStartLine {
+  key: string;
+  runId: string;
+  dir: string;
+  attempt: number;
+}
+
+export function readExperimentConfig(dir: string): ExperimentConfig | null {
+  let value: unknown;
+  try {
+    value = readJsonFile(sweepFile(dir, "config"));
+  } catch {
+    return null;
+  }
+  const v = value as Partial<ExperimentConfig> | null;
+  return v !== null && typeof v === "object" && v.kind === EXPERIMENT_KIND
+    ? (v as ExperimentConfig)
+    : null;
+}
+
+/** results.jsonl's lines (a line cut by a kill is dropped first). */
+export function readExperimentResults(dir: string): ExperimentResultLine[] {
+  const file = sweepFile(dir, "results");
+  truncatePartialLastLine(file);
+  return (readJsonLines(file) ?? []) as unknown as ExperimentResultLine[];
+}
+
+export function readExperimentStarts(file: string): ExperimentStartLine[] {
+  truncatePartialLastLine(file);
+  return (readJsonLines(file) ?? []) as unknown as ExperimentStartLine[];
+}
+
+export function appendJsonLine(file: string, value: unknown): void {
+  appendLines(file, `${JSON.stringify(value)}\n`);
+}

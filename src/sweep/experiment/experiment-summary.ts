@@ -1,0 +1,136 @@
+import { BOOTSTRAP_RESAMPLES } from "../../metrics/experiment/bootstrap.js";
+import { type MetricSummary, summarizeCell } from "../../metrics/experiment/cell.js";
+import { type CellComparison, compareCells } from "../../metrics/experiment/compare.js";
+import {
+  EXPERIMENT_METRIC_NAMES,
+  type ExperimentMetric,
+  type ExperimentRun,
+} from "../../metrics/experiment/metrics.js";
+import { DEFAULT_SEED } from "../../metrics/experiment/prng.js";
+import type { ExperimentConfig, ExperimentResultLine } from "./experiment-dir.js";
+import { baselineCells, cellLabel, windowLabel } from "./experiment-plan.js";
+
+/** How an experiment ended (summary.json's `status`). */
+export type ExperimentStatus = "completed" | "interrupted";
+
+/** summary.json of an experiment. */
+export interface ExperimentSummary {
+  kind: "experiment";
+  id: string;
+  name: string;
+  status: ExperimentStatus;
+  total: number;
+  /** Runs finished (any status), and of them those that did not complete. */
+  done: number;
+  failed: number;
+  /** The bootstrap's resamples and seed, recorded so every interval can be recomputed. */
+  bootstrap: { resamples: number; seed: number };
+  cells: {
+    index: number;
+    label: string;
+    settings: Record<string, string>;
+    /** Completed runs: the n of the cell's statistics. */
+    runs: number;
+    metrics: Record<ExperimentMetric, MetricSummary>;
+  }[];
+  /** Each cell against its baseline (same settings, memory none), per metric; the p-values are
+   * adjusted across the cells of one metric. Empty without a none cell. */
+  comparisons: Partial<Record<ExperimentMetric, CellComparison[]>>;
+  /** The return comparisons in words, one per cell with a baseline. */
+  sentences: string[];
+  /** `--budget-usd` and what the runs were billed; `stopped`: runs were left unstarted for it
+   * (with the reason). */
+  budget: { usd: number | null; spentUsd: number | null; stopped: string | null };
+  /** Buy-and-hold on each window (from the runs' own benchmark: it costs nothing). */
+  buyAndHold: { window: string; returnPct: number | null }[];
+  finishedAt: string;
+}
+
+/** The completed runs of a cell as the statistics take them. */
+function cellRuns(
+  results: readonly ExperimentResultLine[],
+  config: ExperimentConfig,
+  cell: number,
+): ExperimentRun[] {
+  return results
+    .filter((r) => r.cell === cell && r.status === "completed")
+    .map((r) => {
+      const w = config.windows[r.window];
+      return {
+        window: w ? windowLabel(w) : String(r.window),
+        repeat: r.repeat,
+        metrics: r.metrics,
+      };
+    });
+}
+
+/** The statistics of an experiment from its results (the last line of a key wins). */
+export function summarizeExperiment(
+  config: ExperimentConfig,
+  lines: readonly ExperimentResultLine[],
+  status: ExperimentStatus,
+  finishedAt: string,
+  budgetStop: string | null = null,
+): ExperimentSummary {
+  const byKey = new Map<string, ExperimentResultLine>();
+  for (const l of lines) byKey.set(l.key, l);
+  const results = [...byKey.values()];
+  const labels = config.cells.map((c) => cellLabel(c.settings));
+  const runs = config.cells.map((_, i) => cellRuns(results, config, i));
+  const baselines = baselineCells(config.cells.map((c) => c.settings));
+  const entries = baselines.flatMap((b, i) =>
+    b === null
+      ? []
+      : [
+          {
+            cell: labels[i] ?? "",
+            baseline: labels[b] ?? "",
+            cellRuns: runs[i] ?? [],
+            baselineRuns: runs[b] ?? [],
+          },
+        ],
+  );
+  const comparisons: Partial<Record<ExperimentMetric, CellComparison[]>> = {};
+  if (entries.length > 0)
+    for (const metric of EXPERIMENT_METRIC_NAMES)
+      comparisons[metric] = compareCells(entries, metric);
+  const buyAndHold = config.windows.map((w, k) => {
+    const r = results.find(
+      (x) => x.window === k && x.status === "completed" && x.buyHoldReturnPct !== null,
+    );
+    return { window: windowLabel(w), returnPct: r?.buyHoldReturnPct ?? null };
+  });
+  return {
+    kind: "experiment",
+    id: config.id,
+    name: config.name,
+    status,
+    total: config.total,
+    done: results.length,
+    failed: results.filter((r) => r.status !== "completed").length,
+    bootstrap: { resamples: BOOTSTRAP_RESAMPLES, seed: DEFAULT_SEED },
+    cells: config.cells.map((c, i) => ({
+      index: i,
+      label: labels[i] ?? "",
+      settings: c.settings,
+      runs: runs[i]?.length ?? 0,
+      metrics: summarizeCell(runs[i] ?? []),
+    })),
+    comparisons,
+    sentences: (comparisons.returnPct ?? []).map((c) => c.sentence),
+    budget: { usd: config.budgetUsd ?? null, spentUsd: spentUsd(results), stopped: budgetStop },
+    buyAndHold,
+    finishedAt,
+  };
+}
+
+/** What the experiment's runs were billed: null when a run's price is unknown. */
+export function spentUsd(results: readonly ExperimentResultLine[]): number | null {
+  let sum = 0;
+  for (const r of results) {
+    if (r.calls.network === 0) continue;
+    if (r.metrics.costUsd === null) return null;
+    sum += r.metrics.costUsd;
+  }
+  return sum;
+}

@@ -1,0 +1,326 @@
+import path from "node:path";
+import type { UsageSnapshot } from "../../agent/llm/usage-meter.js";
+import { UsageError } from "../../errors/usage-error.js";
+import type { ExperimentMetric } from "../../metrics/experiment/metrics.js";
+import type { RunResult } from "../../rundir/run-result.js";
+import { replayRunConfig } from "../../runner/replay-config.js";
+import type { RunConfig } from "../../runner/run-config.js";
+import type { RunHandle } from "../../runner/simulate.js";
+import { writeJsonAtomic } from "../../util/atomic-write.js";
+import { createSweepDir, lockSweep } from "../sweep-dir.js";
+import { sweepFile } from "../sweep-layout.js";
+import {
+  appendJsonLine,
+  EXPERIMENT_KIND,
+  EXPERIMENT_STARTED_FILE,
+  type ExperimentConfig,
+  type ExperimentResultLine,
+  type ExperimentStartLine,
+  readExperimentConfig,
+  readExperimentResults,
+  readExperimentStarts,
+} from "./experiment-dir.js";
+import { writeExperimentPage } from "./experiment-page.js";
+import { type PlannedRun, planRuns, runNamespace } from "./experiment-plan.js";
+import { type ExperimentSummary, spentUsd, summarizeExperiment } from "./experiment-summary.js";
+
+/** What an experiment tells its caller as it goes. */
+export interface ExperimentEvents {
+  /** A run starts (`resumed`: from its own checkpoint, after a kill or an interruption). */
+  onRunStarted?: (run: PlannedRun, resumed: boolean) => void;
+  onRunFinished?: (line: ExperimentResultLine, done: number, total: number) => void;
+  /** The experiment's handle: stop() interrupts the runs in flight and starts no more. */
+  onStart?: (handle: { stop(): void }) => void;
+  /** A warning of a run (its runner's warning events). */
+  onWarning?: (run: PlannedRun, message: string) => void;
+}
+
+/** What a new experiment is made of (its id and dir are made here). */
+export type NewExperiment = Omit<ExperimentConfig, "kind" | "id" | "createdAt" | "total">;
+
+/** Creates the experiment's directory and config.json, then runs it. */
+export async function runNewExperiment(
+  root: string,
+  spec: NewExperiment,
+  events: ExperimentEvents = {},
+): Promise<{ dir: string; summary: ExperimentSummary }> {
+  const { id, dir } = createSweepDir(root, spec.name);
+  const config: ExperimentConfig = {
+    kind: EXPERIMENT_KIND,
+    id,
+    createdAt: new Date().toISOString(),
+    ...spec,
+    total: spec.cells.length * spec.windows.length * spec.repeats,
+  };
+  writeJsonAtomic(sweepFile(dir, "config"), config);
+  return { dir, summary: await runExperiment(dir, config, events) };
+}
+
+/** `agenticbt resume <experiment>`: the runs it lacks, the ones in flight from their checkpoints. */
+export async function resumeExperiment(
+  dir: string,
+  events: ExperimentEvents = {},
+): Promise<{ dir: string; summary: ExperimentSummary }> {
+  const config = readExperimentConfig(dir);
+  if (config === null)
+    throw new UsageError(`${dir} is not an experiment (its config.json says so).`);
+  return { dir, summary: await runExperiment(dir, config, events) };
+}
+
+/** A new experiment that re-runs `original`'s runs from their transcripts (zero network). */
+export function replaySpec(originalDir: string, name: string | null): NewExperiment {
+  const original = readExperimentConfig(originalDir);
+  if (original === null)
+    throw new UsageError(
+      `${originalDir} is not an LLM experiment's directory: --replay takes the sweep an LLM experiment wrote (.agenticbt/sweeps/<id>).`,
+    );
+  return {
+    name: name ?? `${original.name}-replay`,
+    axes: original.axes,
+    cells: original.cells,
+    windows: original.windows,
+    repeats: original.repeats,
+    seed: original.seed,
+    jobs: original.jobs,
+    // A replay costs nothing: no budget to hold it to.
+    budgetUsd: null,
+    replayOf: path.resolve(originalDir),
+  };
+}
+
+/** The run config of one run of a cell: its window, its repeat's seed, its own store. */
+export function plannedRunConfig(
+  config: ExperimentConfig,
+  run: PlannedRun,
+  attempt: number,
+): RunConfig {
+  const cell = config.cells[run.cell];
+  const window = config.windows[run.window];
+  if (!cell || !window) throw new RangeError(`run ${run.key} is outside the experiment`);
+  const base = cell.run;
+  const memory =
+    base.memory?.system === "persistent"
+      ? {
+          ...base.memory,
+          config: {
+            ...(base.memory.config as Record<string, unknown> | null),
+            namespace: runNamespace(config.id, run, attempt),
+          },
+        }
+      : base.memory;
+  return {
+    ...base,
+    from: window.from,
+    to: window.to,
+    name: `${config.name}-${run.key}`,
+    agent: base.agent && { ...base.agent, seed: run.seed },
+    ...(memory ? { memory } : {}),
+  };
+}
+
+/** result.json's `llm.usage` (typed loosely there: the agent's meter writes it). */
+const usageOf = (r: RunResult) => (r.llm?.usage ?? null) as UsageSnapshot | null;
+
+/** A finished run's line of results.jsonl. */
+export function resultLine(run: PlannedRun, result: RunResult): ExperimentResultLine {
+  const m = result.metrics;
+  const usage = usageOf(result);
+  const metrics: Record<ExperimentMetric, number | null> = {
+    returnPct: m?.returnPct ?? null,
+    sharpe: m?.sharpe ?? null,
+    maxDrawdownPct: m?.maxDrawdownPct ?? null,
+    trades: m?.trades ?? null,
+    // No turnover figure in result.json yet: missing, not zero.
+    turnover: null,
+    tokens: usage ? usage.tokens.prompt + usage.tokens.completion : null,
+    costUsd: usage?.cost.usd ?? null,
+  };
+  const calls = usage?.calls;
+  return {
+    key: run.key,
+    cell: run.cell,
+    window: run.window,
+    repeat: run.repeat,
+    seed: run.seed,
+    runId: result.id,
+    status: result.status,
+    error: result.error ? `${result.error.type}: ${result.error.message}` : null,
+    metrics,
+    buyHoldReturnPct: result.benchmark.metrics?.returnPct ?? null,
+    calls: { network: calls?.network ?? 0, cache: calls?.cache ?? 0, replay: calls?.replay ?? 0 },
+  };
+}
+
+function failedLine(run: PlannedRun, err: unknown): ExperimentResultLine {
+  const none = { returnPct: null, sharpe: null, maxDrawdownPct: null, trades: null };
+  return {
+    key: run.key,
+    cell: run.cell,
+    window: run.window,
+    repeat: run.repeat,
+    seed: run.seed,
+    runId: "",
+    status: "failed",
+    error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    metrics: { ...none, turnover: null, tokens: null, costUsd: null },
+    buyHoldReturnPct: null,
+    calls: { network: 0, cache: 0, replay: 0 },
+  };
+}
+
+/**
+ * Runs every run of the experiment its results.jsonl lacks, `config.jobs` at a time, then writes
+ * summary.json and report.html. A run that had started (started.jsonl) goes on from its own
+ * checkpoint when it can be resumed, else starts again (a persistent store of its own each
+ * time). An interrupted run gets no line: the next resume continues it.
+ */
+async function runExperiment(
+  dir: string,
+  config: ExperimentConfig,
+  events: ExperimentEvents,
+): Promise<ExperimentSummary> {
+  const lock = lockSweep(dir);
+  const { runBacktest } = await import("../../runner/run-backtest.js");
+  const { planResume } = await import("../../runner/resume-run.js");
+  try {
+    const resultsFile = sweepFile(dir, "results");
+    const startedFile = path.join(dir, EXPERIMENT_STARTED_FILE);
+    const done = new Set(readExperimentResults(dir).map((l) => l.key));
+    const starts = new Map<string, ExperimentStartLine>();
+    for (const s of readExperimentStarts(startedFile)) starts.set(s.key, s);
+    const original = config.replayOf === null ? null : originalRuns(config.replayOf);
+    const queue = planRuns(config.cells.length, config.windows, config.repeats, config.seed).filter(
+      (r) => !done.has(r.key),
+    );
+    let finished = done.size;
+    let stopping = false;
+    const inFlight = new Set<RunHandle>();
+    events.onStart?.({
+      stop() {
+        stopping = true;
+        for (const h of inFlight) h.interrupt();
+      },
+    });
+
+    const runOne = async (run: PlannedRun): Promise<ExperimentResultLine | null> => {
+      const before = starts.get(run.key) ?? null;
+      const attempt = (before?.attempt ?? 0) + 1;
+      let config1: RunConfig;
+      let resume: ReturnType<typeof planResume> | null = null;
+      if (before !== null) {
+        try {
+          resume = planResume(before.dir, path.dirname(before.dir));
+        } catch {
+          // Not resumable (killed before its first checkpoint, a persistent store): run again.
+          resume = null;
+        }
+      }
+      if (resume !== null) config1 = resume.config;
+      else if (original !== null) {
+        const from = original.get(run.key);
+        if (from === undefined) throw new UsageError(`${run.key} has no completed run to replay`);
+        config1 = replayRunConfig(from, path.dirname(from), `${config.name}-${run.key}`);
+      } else config1 = plannedRunConfig(config, run, attempt);
+      events.onRunStarted?.(run, resume !== null);
+      let handle: RunHandle | null = null;
+      const result = await runBacktest(config1, {
+        onEvent: (e) => {
+          if (e.type === "run_started" && resume === null && e.dir !== "") {
+            const line: ExperimentStartLine = { key: run.key, runId: e.id, dir: e.dir, attempt };
+            starts.set(run.key, line);
+            appendJsonLine(startedFile, line);
+          } else if (e.type === "warning") events.onWarning?.(run, e.message);
+        },
+        onStart: (h) => {
+          handle = h;
+          inFlight.add(h);
+          if (stopping) h.interrupt();
+        },
+        ...(resume ? { resume } : {}),
+      }).finally(() => {
+        if (handle) inFlight.delete(handle);
+      });
+      if (result.status === "interrupted") return null;
+      const line = resultLine(run, result);
+      appendJsonLine(resultsFile, line);
+      finished += 1;
+      events.onRunFinished?.(line, finished, config.total);
+      return line;
+    };
+
+    // --budget-usd: what finished runs were billed, and a run's estimate (their mean).
+    const billed = readExperimentResults(dir);
+    let budgetStop: string | null = null;
+    const running = { count: 0 };
+    const budgetAllows = (): boolean => {
+      const budget = config.budgetUsd ?? null;
+      if (budget === null) return true;
+      const spent = spentUsd(billed);
+      if (spent === null) {
+        budgetStop =
+          "a run's price is unknown (its model is not in the price table: --prices-file), so the spend cannot be held to --budget-usd";
+        return false;
+      }
+      const priced = billed.filter((l) => l.calls.network > 0);
+      const perRun = priced.length ? spent / priced.length : 0;
+      const next = spent + (running.count + 1) * perRun;
+      if (next > budget) {
+        budgetStop = `$${spent.toFixed(4)} spent plus ${running.count + 1} run(s) at ~$${perRun.toFixed(4)} each would pass --budget-usd ${budget}`;
+        return false;
+      }
+      return true;
+    };
+
+    const worker = async () => {
+      for (;;) {
+        if (queue.length === 0 || stopping) return;
+        if (!budgetAllows()) {
+          stopping = true;
+          return;
+        }
+        const run = queue.shift();
+        if (run === undefined) return;
+        running.count += 1;
+        try {
+          const line = await runOne(run);
+          if (line !== null) billed.push(line);
+        } catch (err) {
+          // Refused before a run directory existed (bad data, a missing recording): on record.
+          const line = failedLine(run, err);
+          appendJsonLine(resultsFile, line);
+          finished += 1;
+          events.onRunFinished?.(line, finished, config.total);
+        } finally {
+          running.count -= 1;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, config.jobs) }, worker));
+    const lines = readExperimentResults(dir);
+    const complete = new Set(lines.map((l) => l.key)).size === config.total;
+    const summary = summarizeExperiment(
+      config,
+      lines,
+      complete ? "completed" : "interrupted",
+      new Date().toISOString(),
+      budgetStop,
+    );
+    writeJsonAtomic(sweepFile(dir, "summary"), summary);
+    writeExperimentPage(dir, config, lines, summary);
+    return summary;
+  } finally {
+    lock.release();
+  }
+}
+
+/** The original experiment's completed runs by key: the run directories a replay re-runs. */
+function originalRuns(originalDir: string): Map<string, string> {
+  const config = readExperimentConfig(originalDir);
+  if (config === null) throw new UsageError(`${originalDir} is not an LLM experiment's directory.`);
+  const out = new Map<string, string>();
+  for (const l of readExperimentResults(originalDir)) {
+    const cell = config.cells[l.cell];
+    if (cell && l.runId !== "") out.set(l.key, path.join(cell.run.runsRoot, l.runId));
+  }
+  return out;
+}

@@ -1,0 +1,46 @@
+import type { RecordedRequest, Step } from "./scripted-openai-server.js";
+
+// A scripted trader whose answers depend on the request's seed and bar: two repeats (two seeds)
+// of one run trade differently, the same seed always the same. Memory moments get a short note.
+
+interface Body {
+  seed?: number;
+  messages: { role: string; content?: string | null }[];
+  tools?: { function: { name: string } }[];
+}
+
+/** The decision's bar number, from "Bar N of M" in its user message. */
+const barOf = (b: Body) =>
+  Number(/Bar (\d+) of/.exec(String(b.messages[1]?.content ?? ""))?.[1] ?? 0);
+
+export function seededTrader(req: RecordedRequest): Step {
+  const body = req.body as Body;
+  const last = body.messages.at(-1);
+  const trading = (body.tools ?? []).some((t) => t.function.name === "place_order");
+  if (!trading || last?.role === "tool") return { content: "Done.", usage: usageOf(body) };
+  const seed = body.seed ?? 0;
+  // With memory the trader is a bar earlier: the cells of a memory axis differ, repeatably.
+  const memory = !String(body.messages[0]?.content ?? "").includes("You have no memory");
+  const phase = (barOf(body) + seed * 3 + (memory ? 1 : 0)) % 8;
+  if (phase === 0 || phase === 4)
+    return {
+      toolCalls: [
+        {
+          name: "place_order",
+          arguments: JSON.stringify({
+            symbol: "GOOG",
+            side: phase === 0 ? "buy" : "sell",
+            ...(phase === 0 ? { fraction_of_equity: 0.5 + (seed % 5) / 10 } : { target_weight: 0 }),
+          }),
+        },
+      ],
+      usage: usageOf(body),
+    };
+  return { content: `Holding (seed ${seed}).`, usage: usageOf(body) };
+}
+
+/** Tokens as a server would bill them: about 4 characters per token of the request. */
+function usageOf(body: Body) {
+  const chars = body.messages.reduce((n, m) => n + String(m.content ?? "").length, 0);
+  return { prompt: Math.ceil(chars / 4), completion: 12 };
+}
