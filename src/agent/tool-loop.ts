@@ -40,7 +40,7 @@ export interface LoopOptions {
   /** Sees every answer (usage accounting). */
   onResponse?: (response: ChatResponse) => void;
   /**
-   * The memory policy's session summary (docs/memory-systems.md): once the conversation holds more
+   * The memory policy's session summary (docs/memory-policy.md): once the conversation holds more
    * than `threshold` messages, the results of tool calls older than the last `keep` messages are
    * replaced by a one-line stub before the next call. null or threshold 0: never.
    */

@@ -145,7 +145,7 @@ function memorySettings(o: RunCommandOptions): Pick<RunConfig, "memory" | "memor
 }
 
 /**
- * The memory policy (docs/memory-systems.md): the policy keys of agenticbt.config.json's `memory`
+ * The memory policy (docs/memory-policy.md): the policy keys of agenticbt.config.json's `memory`
  * block, then `--policy-overrides`. Every value is checked and an unknown key named (exit 2, before
  * a run directory exists).
  */

@@ -59,7 +59,7 @@ export interface RunConfig {
    */
   memory?: MemoryChoice;
   /**
-   * The memory policy (docs/memory-systems.md): defaults ← agenticbt.config.json `memory` ←
+   * The memory policy (docs/memory-policy.md): defaults ← agenticbt.config.json `memory` ←
    * --policy-overrides, resolved and checked before the run. Absent (runs recorded before it): the
    * defaults.
    */

@@ -1,5 +1,5 @@
 // The arithmetic of INVESTOR-BENCH / FinMem's layered memory, pure: no fs, no clock, no
-// randomness. Time is simulated calendar days. docs/memory-systems.md gives the formulas.
+// randomness. Time is simulated calendar days. docs/memory-layered.md gives the formulas.
 
 export const LAYERS = ["short", "mid", "long", "reflection"] as const;
 export type Layer = (typeof LAYERS)[number];
@@ -285,7 +285,7 @@ export function reflectionDue(
  * The days a memory stored in `layer` at `importance` lives when nothing touches it again: the
  * day-end maintenance (maintain) run on every day `isDayEnd` accepts, from the storing day 0, until
  * the memory is removed. Null when it outlives `maxDays`. For the lifetimes the parameters imply
- * (docs/memory-systems.md).
+ * (docs/memory-layered.md).
  */
 export function memoryLifetimeDays(
   layer: Layer,

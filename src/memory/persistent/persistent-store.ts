@@ -50,7 +50,7 @@ export interface SaveRequest {
 }
 
 /**
- * Vibe-Trading's cross-run memory (docs/memory-systems.md): one directory of markdown entries with
+ * Vibe-Trading's cross-run memory (docs/memory-persistent.md): one directory of markdown entries with
  * frontmatter and a `MEMORY.md` index. Entries are read once when the store is opened; this
  * process's own saves and forgets update both the files (at once, atomically) and that in-memory
  * list, so a run sees the store as it was at its start plus its own writes, and nothing another

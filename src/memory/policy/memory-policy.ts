@@ -2,7 +2,7 @@ import { z } from "zod";
 import { plainText } from "../../util/plain-text.js";
 import { JOURNAL_RECALL_DAYS } from "../recall/eligibility.js";
 
-// PicoClaw's policy layer (docs/memory-systems.md): the knobs of a memory system, set in
+// PicoClaw's policy layer (docs/memory-policy.md): the knobs of a memory system, set in
 // agenticbt.config.json's `memory` block and overridden by a run's policy_overrides.json. Names are
 // PicoClaw's, in snake_case, so a PicoClaw config block reads the same here.
 

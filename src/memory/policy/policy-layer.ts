@@ -30,7 +30,7 @@ function evolutionPrompt(policy: MemoryPolicy): string {
 }
 
 /**
- * PicoClaw's policy layer (docs/memory-systems.md) around any memory system: recall obeys
+ * PicoClaw's policy layer (docs/memory-policy.md) around any memory system: recall obeys
  * `retrieve_limit`, and with `evolution_enabled` the month-end memory turn is offered
  * `propose_policy`. Everything else is the system's own. Without evolution the wrapped system's
  * rules, tools and statistics are unchanged (the prompt prefix, and so request hashes, stay as they

@@ -31,9 +31,9 @@ function paramsOf(cell: string): LayeredParams {
   return resolveLayeredParams(config);
 }
 
-describe("layered lifetimes (docs/memory-systems.md)", () => {
-  const doc = fs.readFileSync(path.join(ROOT, "docs", "memory-systems.md"), "utf8");
-  const section = doc.slice(doc.indexOf("### Lifetimes"), doc.indexOf("### Moments"));
+describe("layered lifetimes (docs/memory-layered.md)", () => {
+  const doc = fs.readFileSync(path.join(ROOT, "docs", "memory-layered.md"), "utf8");
+  const section = doc.slice(doc.indexOf("## Lifetimes"), doc.indexOf("## Moments"));
   const rows = section
     .split("\n")
     .filter((l) => /^\| (short|mid|long|reflection) \(/.test(l))
