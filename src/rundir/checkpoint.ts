@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Simulation } from "../engine/simulation.js";
 import type { MemoryPort } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
-import { openWriteNoFollow, readFileNoFollow } from "../util/no-follow.js";
+import { readFileNoFollow } from "../util/no-follow.js";
 import { RUN_FILE } from "./layout.js";
 import type { RecordLog } from "./record-log.js";
 import {
@@ -270,7 +270,6 @@ export class Checkpointer {
   private appender: StateAppender | null = null;
   /** The state file the last checkpoint names (the next state goes to the other). */
   private stateFile: StateFile | null;
-  private readonly stateFds = new Map<StateFile, number>();
 
   /** Added to the time since `startedAt`: the simulation time before this process's first bar. */
   private elapsedOffset = 0;
@@ -421,23 +420,9 @@ export class Checkpointer {
     };
   }
 
-  /** A state file, opened once (never through a link) and kept open, as the appended ones are. */
-  private stateFd(file: StateFile): number {
-    let fd = this.stateFds.get(file);
-    if (fd === undefined) {
-      const root = path.join(this.o.dir, RUN_FILE.resume);
-      fs.mkdirSync(root, { recursive: true });
-      fd = openWriteNoFollow(path.join(root, file), { append: false });
-      this.stateFds.set(file, fd);
-    }
-    return fd;
-  }
-
   /** Closes the files kept open between checkpoints (the simulation's end). */
   close(): void {
     this.appender?.close();
-    for (const fd of this.stateFds.values()) fs.closeSync(fd);
-    this.stateFds.clear();
   }
 
   private appenderFor(v: BarView): StateAppender | null {
@@ -463,11 +448,8 @@ export class Checkpointer {
       // a kill between the two (or during the write) leaves that checkpoint and its state whole.
       const id = `${d.bar}-${process.pid}-${Date.now()}`;
       const file = this.stateFile === STATE_FILES[0] ? STATE_FILES[1] : STATE_FILES[0];
-      const fd = this.stateFd(file);
-      fs.ftruncateSync(fd, 0);
-      const head = stateHeader(id);
-      writeAt(fd, head, 0);
-      writeAt(fd, state.bytes, head.length);
+      // Only a run with an appender saves a state (see afterBar).
+      this.appender?.rewrite(file, stateHeader(id), state.bytes);
       saved = { id, file, bytes: state.bytes.length };
     }
     const checkpoint: Checkpoint = {
@@ -504,13 +486,6 @@ function hashLines(hash: Hash, log: RecordLog, from: number): number {
   }
   if (piece.length) hash.update(piece);
   return log.length;
-}
-
-/** All of `bytes` at `position` of the file (a write may take fewer bytes than asked). */
-function writeAt(fd: number, bytes: Uint8Array, position: number): void {
-  for (let done = 0; done < bytes.length; ) {
-    done += fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
-  }
 }
 
 /** Bars `from`…`to` (exclusive) of a float64 array, as the bytes that hold them (no copy). */

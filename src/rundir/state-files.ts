@@ -39,6 +39,8 @@ export interface SettledCounts {
   rejected: number;
 }
 
+const NO_SETTLED: SettledCounts = Object.freeze({ orders: 0, trades: 0, rejected: 0 });
+
 /** One append of settled records: a little-endian length, then the v8-serialized piece. */
 interface SettledPiece {
   orders: Order[];
@@ -69,9 +71,9 @@ export class StateAppender {
   private bars = 0;
   private orderLines = 0;
   private decisionLines = 0;
-  private settled: SettledCounts = { orders: 0, trades: 0, rejected: 0 };
+  private settled: SettledCounts = NO_SETTLED;
   private started = false;
-  private readonly fds = new Map<AppendedFile, number>();
+  private readonly fds = new Map<string, number>();
 
   constructor(
     dir: string,
@@ -96,7 +98,7 @@ export class StateAppender {
       this.restart();
       return;
     }
-    for (const n of NAMES) fs.ftruncateSync(this.fd(n), sizes[n]);
+    for (const n of NAMES) fs.ftruncateSync(this.fd(FILES[n]), sizes[n]);
     this.sizes = { ...sizes };
     this.bars = counts.bar + 1 - this.startIndex;
     this.orderLines = counts.orders;
@@ -129,21 +131,22 @@ export class StateAppender {
   }
 
   private restart(): void {
-    fs.mkdirSync(this.root, { recursive: true });
-    for (const n of NAMES) fs.ftruncateSync(this.fd(n), 0);
+    for (const n of NAMES) fs.ftruncateSync(this.fd(FILES[n]), 0);
     this.sizes = emptySizes();
     this.bars = 0;
     this.orderLines = 0;
     this.decisionLines = 0;
-    this.settled = { orders: 0, trades: 0, rejected: 0 };
+    this.settled = NO_SETTLED;
   }
 
   private writeSettled(v: SettledView): void {
     const had = this.settled;
     if (v.count < had.orders) throw new Error("settled orders never become unsettled");
-    if (v.count === had.orders && v.trades.length === had.trades) {
-      if (v.rejected.length === had.rejected) return;
-    }
+    const same =
+      v.count === had.orders &&
+      v.trades.length === had.trades &&
+      v.rejected.length === had.rejected;
+    if (same) return;
     const piece: SettledPiece = {
       orders: v.orders.slice(had.orders, v.count),
       trades: v.trades.slice(had.trades),
@@ -170,17 +173,25 @@ export class StateAppender {
   }
 
   private write(name: AppendedFile, bytes: Uint8Array): void {
-    fs.writeFileSync(this.fd(name), bytes);
+    fs.writeFileSync(this.fd(FILES[name]), bytes);
     this.sizes[name] += bytes.length;
   }
 
-  /** Each file is opened once (never through a link) and kept open: a checkpoint a millisecond
-   * apart would otherwise spend most of it opening and closing six files. */
-  private fd(name: AppendedFile): number {
-    let fd = this.fds.get(name);
+  /** Writes `file` of the resume directory anew (a state file, see checkpoint.ts). */
+  rewrite(file: string, ...parts: Uint8Array[]): void {
+    const fd = this.fd(file);
+    fs.ftruncateSync(fd, 0);
+    for (const p of parts) fs.writeFileSync(fd, p);
+  }
+
+  /** Each file is opened once (never through a link, appending) and kept open: a checkpoint a
+   * millisecond apart would otherwise spend most of it opening and closing eight files. */
+  private fd(file: string): number {
+    let fd = this.fds.get(file);
     if (fd === undefined) {
-      fd = openWriteNoFollow(path.join(this.root, FILES[name]), { append: true });
-      this.fds.set(name, fd);
+      fs.mkdirSync(this.root, { recursive: true });
+      fd = openWriteNoFollow(path.join(this.root, file), { append: true });
+      this.fds.set(file, fd);
     }
     return fd;
   }
