@@ -3,7 +3,6 @@ import { runFile } from "../rundir/layout.js";
 import { readJsonLines, readTextOrNull } from "../rundir/run-files.js";
 import { llmModel, type ResultFile } from "../rundir/run-record.js";
 import { isJsonObject } from "../util/json-object.js";
-import { decisionLines } from "./decision-lines.js";
 
 type Rec = Record<string, unknown>;
 
@@ -81,8 +80,8 @@ export function identityWarnings(ids: readonly RunIdentity[]): string[] {
   return out;
 }
 
-/** The common memory counters of a run directory. */
-export function commonMemory(dir: string, r: ResultFile): CommonMemory {
+/** The common memory counters of a run, from its decisions.jsonl lines (`decisionLines`). */
+export function commonMemory(decisions: readonly Rec[], r: ResultFile): CommonMemory {
   let writes = 0;
   let recalls = 0;
   let citations = 0;
@@ -90,7 +89,7 @@ export function commonMemory(dir: string, r: ResultFile): CommonMemory {
   let promptChars = 0;
   let measured = false;
   const prefixes = new Set<string>();
-  for (const line of decisionLines(dir)) {
+  for (const line of decisions) {
     for (const m of arr(line.memory)) {
       if (isJsonObject(m) && !READ_ONLY_TOOLS.has(String(m.tool))) writes++;
     }
@@ -117,8 +116,8 @@ export function commonMemory(dir: string, r: ResultFile): CommonMemory {
   };
 }
 
-/** Decisions by outcome, turnover and holding time of a run directory. */
-export function behaviour(dir: string, r: ResultFile): Behaviour {
+/** Decisions by outcome, turnover and holding time of a run directory and its decisions' lines. */
+export function behaviour(dir: string, decisions: readonly Rec[], r: ResultFile): Behaviour {
   const orders = readJsonLines(runFile(dir, "orders")) ?? [];
   const finalStatus = new Map<number, string>();
   let traded = 0;
@@ -133,7 +132,7 @@ export function behaviour(dir: string, r: ResultFile): Behaviour {
   const d = { orders: 0, hold: 0, failed: 0, allRejected: 0 };
   const llm = Boolean(r.llm);
   let decided = 0;
-  for (const line of decisionLines(dir)) {
+  for (const line of decisions) {
     // An LLM run records every decision (type "decision"; memory moments apart); a code run
     // records the bars where its hook did something, so its holds are the other bars.
     if (llm ? line.type !== "decision" : line.kind !== "bar") continue;

@@ -19,6 +19,7 @@ import {
   type RunIdentity,
   runIdentity,
 } from "./compare-facts.js";
+import { decisionLines } from "./decision-lines.js";
 
 export interface ComparedRun {
   id: string;
@@ -79,6 +80,8 @@ function comparedRun(dir: string, r: ResultFile): ComparedRun {
   const metrics: Record<string, number | null> = {};
   for (const key of COMPARED_METRICS) metrics[key] = numberAt(r.metrics, key);
   const system = (r as { memorySystem?: unknown }).memorySystem;
+  // Read once: the memory counters and the behaviour both walk every decision.
+  const decisions = decisionLines(dir);
   return {
     id: r.id,
     dir: path.resolve(dir),
@@ -88,8 +91,8 @@ function comparedRun(dir: string, r: ResultFile): ComparedRun {
     metrics,
     identity: runIdentity(r),
     memory: { ...(r.memory ?? {}) },
-    common: commonMemory(dir, r),
-    behaviour: behaviour(dir, r),
+    common: commonMemory(decisions, r),
+    behaviour: behaviour(dir, decisions, r),
     llm: llmOf(r),
   };
 }

@@ -1,16 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { benchmarkReturns, computeBeta } from "../../src/metrics/alpha-beta.js";
+import { mulberry32 } from "../../src/util/prng.js";
 
-/** A seeded random walk from 100 (mulberry32), each step up to ±`step` of the last value. */
+/** A seeded random walk from 100 (util/prng.ts), each step up to ±`step` of the last value. */
 function walk(n: number, seed: number, step = 0.03): Float64Array {
-  let a = seed >>> 0;
-  const rnd = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rnd = mulberry32(seed);
   const out = new Float64Array(n);
   let v = 100;
   for (let i = 0; i < n; i++) {

@@ -23,6 +23,16 @@ function context() {
   return { ctx: new BacktestContext(data, sim.broker, {}, null), sim };
 }
 
+/** A run's state at `bar`, nothing yet settled, holding the strategy's `state`. */
+const atBar = (sim: Simulation, bar: number, strategyState: unknown) => ({
+  bar,
+  broker: sim.broker.exportState(),
+  endsClosed: 0,
+  settled: { orders: 0, trades: 0, rejected: 0 },
+  stopRequest: null,
+  strategyState,
+});
+
 const skipped = (state: unknown) => {
   const { ctx } = context();
   const r = encodeStrategyState(state, ctx);
@@ -36,17 +46,7 @@ describe("a strategy's state saved with a checkpoint", () => {
     const state = { onB: ctx.indicator("sma", { period: 2 }, { symbol: "B" }) };
     const before = ctx.indicatorsUsed();
     expect(before.map((u) => u.name)).toEqual(["rsi", "sma"]);
-    const bytes = encodeRunState(
-      {
-        bar: 2,
-        broker: sim.broker.exportState(),
-        endsClosed: 0,
-        settled: { orders: 0, trades: 0, rejected: 0 },
-        stopRequest: null,
-        strategyState: state,
-      },
-      ctx,
-    );
+    const bytes = encodeRunState(atBar(sim, 2, state), ctx);
     if (!("bytes" in bytes)) throw new Error(bytes.skipped);
     const { ctx: again } = context();
     for (let i = 0; i <= 2; i++) again.advance(i);
@@ -64,17 +64,7 @@ describe("a strategy's state saved with a checkpoint", () => {
       fast: ctx.indicator("sma", { period: 2 }),
       onB: ctx.indicator("sma", { period: 2 }, { symbol: "B" }),
     };
-    const bytes = encodeRunState(
-      {
-        bar: 2,
-        broker: sim.broker.exportState(),
-        endsClosed: 0,
-        settled: { orders: 0, trades: 0, rejected: 0 },
-        stopRequest: null,
-        strategyState: state,
-      },
-      ctx,
-    );
+    const bytes = encodeRunState(atBar(sim, 2, state), ctx);
     if (!("bytes" in bytes)) throw new Error(bytes.skipped);
     const saved = decodeRunState(bytes.bytes);
 
@@ -88,17 +78,7 @@ describe("a strategy's state saved with a checkpoint", () => {
 
   it("a top-level undefined (no init) reads back as undefined", () => {
     const { ctx, sim } = context();
-    const bytes = encodeRunState(
-      {
-        bar: 0,
-        broker: sim.broker.exportState(),
-        endsClosed: 0,
-        settled: { orders: 0, trades: 0, rejected: 0 },
-        stopRequest: null,
-        strategyState: undefined,
-      },
-      ctx,
-    );
+    const bytes = encodeRunState(atBar(sim, 0, undefined), ctx);
     if (!("bytes" in bytes)) throw new Error(bytes.skipped);
     expect(reviveStrategyState(decodeRunState(bytes.bytes), context().ctx)).toBeUndefined();
   });

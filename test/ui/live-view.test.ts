@@ -32,6 +32,17 @@ const midRun = (): LiveState => ({
   positions: [{ symbol: "GOOG", qty: 12 }],
 });
 
+/** An LLM run's figures: no cost, no budget, unless given. */
+const llm = (figures: Partial<NonNullable<LiveState["llm"]>>): LiveState["llm"] => ({
+  calls: 0,
+  tokens: 0,
+  costUsd: 0,
+  costUnknown: false,
+  maxCostUsd: null,
+  maxTokens: null,
+  ...figures,
+});
+
 describe("LiveView", () => {
   it("shows the progress bar, the simulated date, the bar count and the ETA", () => {
     // 250 of 1000 bars in 2 s: 750 left at 125 bars/s = 6 s.
@@ -59,14 +70,7 @@ describe("LiveView", () => {
 
   it("shows an LLM run's counts of rejected orders, failed decisions and retries", () => {
     const s = midRun();
-    s.llm = {
-      calls: 1,
-      tokens: 1,
-      costUsd: 0,
-      costUnknown: false,
-      maxCostUsd: null,
-      maxTokens: null,
-    };
+    s.llm = llm({ calls: 1, tokens: 1 });
     s.counts = {
       ...s.counts,
       fills: 3,
@@ -98,14 +102,7 @@ describe("LiveView", () => {
 
   it("shows LLM calls, tokens, cost and the budget left", () => {
     const s = midRun();
-    s.llm = {
-      calls: 12,
-      tokens: 34_567,
-      costUsd: 0.0123,
-      costUnknown: false,
-      maxCostUsd: 0.05,
-      maxTokens: null,
-    };
+    s.llm = llm({ calls: 12, tokens: 34_567, costUsd: 0.0123, maxCostUsd: 0.05 });
     expect(frame(s)).toContain("LLM calls 12  tokens 34,567  cost $0.0123  budget left $0.0377");
   });
 
@@ -149,14 +146,7 @@ describe("LiveView's labels", () => {
 
   it("reads an unknown cost as unknown, never $0.0000, and leaves out a budget it cannot tell", () => {
     const s = midRun();
-    s.llm = {
-      calls: 3,
-      tokens: 1200,
-      costUsd: 0,
-      costUnknown: true,
-      maxCostUsd: 1,
-      maxTokens: null,
-    };
+    s.llm = llm({ calls: 3, tokens: 1200, costUnknown: true, maxCostUsd: 1 });
     const out = frame(s);
     expect(out).toContain("cost unknown");
     expect(out).not.toContain("$0.0000");
@@ -178,14 +168,7 @@ describe("LiveView's labels", () => {
 
   it("shows a model call in flight with its age, from a second on", () => {
     const s = midRun();
-    s.llm = {
-      calls: 1,
-      tokens: 10,
-      costUsd: 0,
-      costUnknown: false,
-      maxCostUsd: null,
-      maxTokens: null,
-    };
+    s.llm = llm({ calls: 1, tokens: 10 });
     s.callStartedMs = 10_000;
     expect(frame(s, 10_500)).not.toContain("in flight");
     expect(frame(s, 52_400)).toContain("model call in flight 42 s");
@@ -199,14 +182,13 @@ describe("LiveView at a narrow width", () => {
     const s = midRun();
     s.done = 250_000;
     s.total = 1_000_000;
-    s.llm = {
+    s.llm = llm({
       calls: 12,
       tokens: 34_567,
       costUsd: 0.0123,
-      costUnknown: false,
       maxCostUsd: 0.05,
       maxTokens: 90_000,
-    };
+    });
     for (const columns of [40, 60, 80]) {
       const out = frame(
         s,

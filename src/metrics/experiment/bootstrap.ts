@@ -1,3 +1,4 @@
+import { figure } from "../figure.js";
 import { checkSeed, DEFAULT_SEED, mulberry32, randomIndex } from "./prng.js";
 
 /**
@@ -135,12 +136,13 @@ export function bootstrapMeanInterval(
     : monteCarloResampleMeans(values, resamples, seed);
   means.sort();
   const tail = (1 - confidence) / 2;
-  const low = quantileSorted(means, tail);
-  const high = quantileSorted(means, 1 - tail);
-  if (!Number.isFinite(low) || !Number.isFinite(high))
-    return none("the result is not a finite number (numeric overflow)");
+  // As any figure: a non-finite bound is no interval, with figure()'s reason; −0 is 0.
+  const low = figure(quantileSorted(means, tail));
+  const high = figure(quantileSorted(means, 1 - tail));
+  if (low.reason !== null) return none(low.reason);
+  if (high.reason !== null) return none(high.reason);
   return {
-    interval: { low: low === 0 ? 0 : low, high: high === 0 ? 0 : high, reason: null },
+    interval: { low: low.value, high: high.value, reason: null },
     confidence,
     method: exhaustive ? "exhaustive" : "monte-carlo",
     resamples: means.length,

@@ -27,7 +27,7 @@ const COLOURS = [
   "#bcbd22",
 ];
 
-export const colourOf = (i: number): string => COLOURS[i % COLOURS.length] as string;
+const colourOf = (i: number): string => COLOURS[i % COLOURS.length] as string;
 
 /**
  * The curves drawn over each other on shared axes, as inline SVG: no script and no network, so
