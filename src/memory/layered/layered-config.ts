@@ -62,7 +62,7 @@ export function resolveLayeredParams(raw: unknown): LayeredParams {
     const issue = parsed.error.issues[0];
     const where = issue?.path.join(".") || "(block)";
     throw new LayeredConfigError(
-      `${where}: ${issue?.message ?? "invalid"}. See docs/memory-layered.md for the parameters and their ranges.`,
+      `${where}: ${issue?.message ?? "invalid"}. See docs/memory-systems.md for the parameters and their ranges.`,
     );
   }
   const c = parsed.data;
