@@ -122,7 +122,7 @@ export function plannedRunConfig(
 const usageOf = (r: RunResult) => (r.llm?.usage ?? null) as UsageSnapshot | null;
 
 /** A finished run's line of results.jsonl. */
-export function resultLine(run: PlannedRun, result: RunResult): ExperimentResultLine {
+function resultLine(run: PlannedRun, result: RunResult): ExperimentResultLine {
   const m = result.metrics;
   const usage = usageOf(result);
   const metrics: Record<ExperimentMetric, number | null> = {
