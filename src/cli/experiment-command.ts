@@ -131,7 +131,7 @@ const pct = (v: number | null | undefined) =>
   v === null || v === undefined ? "n/a" : v.toFixed(2);
 
 /** The experiment as the command prints it. */
-export function formatExperimentSummary(s: ExperimentSummary, dir: string): string {
+function formatExperimentSummary(s: ExperimentSummary, dir: string): string {
   const lines = [
     `Experiment ${s.id} (${s.status}): ${s.done} of ${s.total} runs, ${s.failed} failed`,
   ];

@@ -21,7 +21,7 @@ export interface SweepListing {
 }
 
 /** Sweep directories under `root` (their config.json says `sweep`), oldest first. */
-export function sweepDirs(root: string): string[] {
+function sweepDirs(root: string): string[] {
   if (!fs.existsSync(root)) return [];
   return fs
     .readdirSync(root, { withFileTypes: true })

@@ -43,7 +43,7 @@ function thin(curve: BestCurve): { t: number[]; e: number[]; b: number[] } {
 }
 
 /** The page's data: what the script draws. */
-export function sweepPageData(
+function sweepPageData(
   config: SweepConfig,
   summary: SweepSummaryFile,
   outcomes: readonly CombinationOutcome[],

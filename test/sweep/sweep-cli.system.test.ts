@@ -1,12 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, DATA, ROOT, readJson, runDirs, tempDir } from "../helpers/cli.js";
+import { cli, readJson, runDirs } from "../helpers/cli.js";
+import {
+  LONG_SHORT as BASE,
+  resultLines,
+  SMA_STRATEGY as STRATEGY,
+  workWithGoog,
+} from "./sweep-kit.js";
 
 // The acceptance grid: the bundled sma-crossover on GOOG, long/short with a 0.2 % commission,
 // fast 5..50 step 5, slow 10..200 step 10, fast < slow: 175 combinations, Sharpe maximized.
-const STRATEGY = path.join(ROOT, "strategies", "sma-crossover.ts");
-const BASE = ["--param", "longShort=true", "--allow-short", "--commission", "0.002"];
 const GRID = ["--grid", "fast=5:50:5", "--grid", "slow=10:200:10", "--constraint", "fast < slow"];
 
 interface Line {
@@ -17,7 +21,7 @@ interface Line {
   metrics: Record<string, unknown> | null;
 }
 
-const work = tempDir("agenticbt-sweep-");
+const work = workWithGoog("agenticbt-sweep-");
 const runs = path.join(work, "runs");
 const sweeps = path.join(work, "sweeps");
 let dir: string;
@@ -27,15 +31,7 @@ let summary: Record<string, unknown> & {
   topRuns: { index: number; runId: string }[];
 };
 
-const resultsOf = (d: string): Line[] =>
-  fs
-    .readFileSync(path.join(d, "results.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Line);
-
 beforeAll(() => {
-  fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
   const r = cli(
     [
       "sweep",
@@ -58,7 +54,7 @@ beforeAll(() => {
   const ids = fs.readdirSync(sweeps);
   expect(ids).toHaveLength(1);
   dir = path.join(sweeps, ids[0] as string);
-  lines = resultsOf(dir);
+  lines = resultLines<Line>(dir);
   summary = readJson(path.join(dir, "summary.json")) as typeof summary;
 }, 120_000);
 
@@ -154,7 +150,7 @@ describe("combinations that fail", () => {
       "sweeps",
       fs.readdirSync(path.join(work, "f1", "sweeps"))[0] as string,
     );
-    const out = resultsOf(d).sort((a, b) => a.index - b.index);
+    const out = resultLines<Line>(d).sort((a, b) => a.index - b.index);
     expect(out.map((l) => [l.settings.fast, l.settings.slow, l.status])).toEqual([
       [10, 20, "completed"],
       [10, 50, "completed"],

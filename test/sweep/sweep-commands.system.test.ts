@@ -1,18 +1,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { cli, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
+import { cli, readJson } from "../helpers/cli.js";
+import { resultLines, SMA_STRATEGY as STRATEGY, workWithGoog } from "./sweep-kit.js";
 
 // list, show, rm and prune know sweeps (.agenticbt/sweeps beside the runs root).
-const STRATEGY = path.join(ROOT, "strategies", "sma-crossover.ts");
-const work = tempDir("agenticbt-sweep-cmds-");
+const work = workWithGoog("agenticbt-sweep-cmds-");
 const runs = path.join(work, "runs");
 const sweeps = path.join(work, "sweeps");
 let done: string;
 let killed: string;
 
 beforeAll(() => {
-  fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
   const r = cli(
     [
       "sweep",
@@ -83,12 +82,7 @@ it("resume completes the killed sweep, prune --interrupted then has nothing to d
   const r = cli(["resume", killed, "--runs-dir", runs, "-q"], work);
   expect(r.status, r.stderr).toBe(0);
   const whole = (d: string) =>
-    fs
-      .readFileSync(path.join(sweeps, d, "results.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l))
-      .sort((a, b) => a.index - b.index);
+    resultLines<{ index: number }>(path.join(sweeps, d)).sort((a, b) => a.index - b.index);
   expect(whole(killed)).toEqual(whole(done));
   const again = cli(["resume", killed, "--runs-dir", runs], work);
   expect(again.status).toBe(2);

@@ -4,12 +4,12 @@ import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { artifactPath, sharedChromium } from "../helpers/chromium.js";
-import { cli, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
+import { cli, readJson } from "../helpers/cli.js";
+import { resultLines, SMA_STRATEGY as STRATEGY, workWithGoog } from "./sweep-kit.js";
 
 // A sweep's report.html in headless Chromium: one heatmap cell per combination over fast × slow,
 // its value in the tooltip, the best cell marked, a sortable table, no console error, offline.
-const STRATEGY = path.join(ROOT, "strategies", "sma-crossover.ts");
-const work = tempDir("agenticbt-sweep-report-");
+const work = workWithGoog("agenticbt-sweep-report-");
 const chromium = sharedChromium();
 let dir: string;
 let page: Page;
@@ -24,7 +24,6 @@ interface Line {
 
 beforeAll(async () => {
   await chromium.start();
-  fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
   const r = cli(
     [
       "sweep",
@@ -73,12 +72,7 @@ afterAll(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-const lines = (): Line[] =>
-  fs
-    .readFileSync(path.join(dir, "results.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Line);
+const lines = (): Line[] => resultLines<Line>(dir);
 
 /** The heatmap's cells: tooltip, value, whether marked best. */
 const cells = () =>

@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { cli, cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
+import { cli, cliAsync, readJson } from "../helpers/cli.js";
+import { SMA_STRATEGY as STRATEGY, workWithGoog } from "./sweep-kit.js";
 
 // kill -9 in the middle of a sweep, then `agenticbt resume <sweep>`: results.jsonl ends complete,
 // with no combination twice, and equal to an uninterrupted sweep's.
-const STRATEGY = path.join(ROOT, "strategies", "sma-crossover.ts");
 const ARGS = [
   "--data",
   "GOOG.csv",
@@ -25,9 +25,8 @@ const ARGS = [
   "-q",
 ];
 
-const work = tempDir("agenticbt-sweep-resume-");
+const work = workWithGoog("agenticbt-sweep-resume-");
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
-fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
 
 interface Line {
   index: number;

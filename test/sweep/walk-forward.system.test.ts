@@ -4,18 +4,17 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WalkForwardResult } from "../../src/sweep/walk-forward.js";
 import { launchChromium } from "../helpers/chromium.js";
-import { cli, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
+import { cli, DATA, readJson } from "../helpers/cli.js";
+import { LONG_SHORT as BASE, SMA_STRATEGY as STRATEGY, workWithGoog } from "./sweep-kit.js";
 
 // Walk-forward on the bundled GOOG (train 500 bars, test 100): every window's out-of-sample
 // figures must be those of a separate `agenticbt run --from <first test bar> --to <last test
 // bar>` with the settings chosen in sample. `run --from` keeps every earlier bar of the file as
 // indicator history and `--to` cuts the data after the window, so the walk-forward must do both.
 
-const STRATEGY = path.join(ROOT, "strategies", "sma-crossover.ts");
-const BASE = ["--param", "longShort=true", "--allow-short", "--commission", "0.002"];
 const GRID = ["--grid", "fast=5,10,20", "--grid", "slow=20,50,100", "--constraint", "fast < slow"];
 
-const work = tempDir("agenticbt-walk-forward-");
+const work = workWithGoog("agenticbt-walk-forward-");
 let wf: WalkForwardResult;
 let dir: string;
 
@@ -46,7 +45,6 @@ const run = (from: string, to: string, settings: Record<string, unknown>) => {
 };
 
 beforeAll(() => {
-  fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
   const r = cli(
     [
       "sweep",

@@ -13,7 +13,7 @@ import type { ExperimentSummary } from "./experiment-summary.js";
 const num = (f: Figure, digits = 2) => (f.value === null ? "n/a" : f.value.toFixed(digits));
 const cellOf = (v: unknown) => `<td>${escapeHtml(v)}</td>`;
 
-export function experimentPage(
+function experimentPage(
   config: ExperimentConfig,
   lines: readonly ExperimentResultLine[],
   s: ExperimentSummary,

@@ -121,8 +121,17 @@ export function plannedRunConfig(
 /** result.json's `llm.usage` (typed loosely there: the agent's meter writes it). */
 const usageOf = (r: RunResult) => (r.llm?.usage ?? null) as UsageSnapshot | null;
 
+/** The fields of a results.jsonl line that name its planned run (first, in this order). */
+const planned = ({ key, cell, window, repeat, seed }: PlannedRun) => ({
+  key,
+  cell,
+  window,
+  repeat,
+  seed,
+});
+
 /** A finished run's line of results.jsonl. */
-export function resultLine(run: PlannedRun, result: RunResult): ExperimentResultLine {
+function resultLine(run: PlannedRun, result: RunResult): ExperimentResultLine {
   const m = result.metrics;
   const usage = usageOf(result);
   const metrics: Record<ExperimentMetric, number | null> = {
@@ -137,11 +146,7 @@ export function resultLine(run: PlannedRun, result: RunResult): ExperimentResult
   };
   const calls = usage?.calls;
   return {
-    key: run.key,
-    cell: run.cell,
-    window: run.window,
-    repeat: run.repeat,
-    seed: run.seed,
+    ...planned(run),
     runId: result.id,
     status: result.status,
     error: result.error ? `${result.error.type}: ${result.error.message}` : null,
@@ -154,11 +159,7 @@ export function resultLine(run: PlannedRun, result: RunResult): ExperimentResult
 function failedLine(run: PlannedRun, err: unknown): ExperimentResultLine {
   const none = { returnPct: null, sharpe: null, maxDrawdownPct: null, trades: null };
   return {
-    key: run.key,
-    cell: run.cell,
-    window: run.window,
-    repeat: run.repeat,
-    seed: run.seed,
+    ...planned(run),
     runId: "",
     status: "failed",
     error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
