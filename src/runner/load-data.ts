@@ -2,6 +2,7 @@ import { type LoadCsvOptions, loadCsv } from "../data/load-csv.js";
 import { parseTimestamp, TIMESTAMP_FORMATS } from "../data/parse-timestamp.js";
 import { alignSeries } from "../engine/align-series.js";
 import { isIntraday, timeLabel } from "../engine/calendar.js";
+import { seriesHead } from "../engine/series-head.js";
 import type { MarketData, SymbolSeries } from "../engine/types.js";
 import { UsageError } from "../errors/run-errors.js";
 import type { DataFileInfo } from "../rundir/run-result.js";
@@ -136,16 +137,5 @@ function cutAfter(s: SymbolSeries, toMs: number): SymbolSeries {
   if (!Number.isFinite(toMs)) return s;
   let n = s.length;
   while (n > 0 && (s.time[n - 1] as number) > toMs) n--;
-  if (n === s.length) return s;
-  return {
-    symbol: s.symbol,
-    source: s.source,
-    length: n,
-    time: s.time.subarray(0, n),
-    open: s.open.subarray(0, n),
-    high: s.high.subarray(0, n),
-    low: s.low.subarray(0, n),
-    close: s.close.subarray(0, n),
-    volume: s.volume.subarray(0, n),
-  };
+  return n === s.length ? s : seriesHead(s, n);
 }

@@ -1,3 +1,4 @@
+import { seriesHead } from "../engine/series-head.js";
 import type { MarketData, SymbolSeries } from "../engine/types.js";
 
 /**
@@ -18,17 +19,7 @@ export function dataUpTo(data: MarketData, last: number): MarketData {
         break;
       }
     }
-    return {
-      symbol: s.symbol,
-      source: s.source,
-      length: n,
-      time: s.time.subarray(0, n),
-      open: s.open.subarray(0, n),
-      high: s.high.subarray(0, n),
-      low: s.low.subarray(0, n),
-      close: s.close.subarray(0, n),
-      volume: s.volume.subarray(0, n),
-    };
+    return seriesHead(s, n);
   });
   return {
     symbols: data.symbols,
