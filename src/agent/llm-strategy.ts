@@ -400,8 +400,6 @@ export function createLlmStrategy(
   };
 }
 
-/** The decision's line in decisions.jsonl: tool calls with arguments and results, the rationale,
- * tokens, latency and the error type if any. */
 /** A section's characters as the prompt shows it: `# heading`, a blank line, the body. */
 function sectionChars(sections: readonly MemorySection[]): number {
   let n = 0;
@@ -409,6 +407,8 @@ function sectionChars(sections: readonly MemorySection[]): number {
   return n;
 }
 
+/** The decision's line in decisions.jsonl: tool calls with arguments and results, the rationale,
+ * tokens, latency and the error type if any. */
 function summarise(o: LoopOutcome) {
   const tokens: { prompt: number; completion: number; cached: number; reasoning?: number } = {
     prompt: 0,

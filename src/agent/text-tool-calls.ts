@@ -1,5 +1,5 @@
 import { isJsonObject } from "../util/json-object.js";
-import type { ChatCompletionMessage } from "./types.js";
+import { type ChatCompletionMessage, REASONING_FIELDS } from "./types.js";
 
 /**
  * What a local server's answer may hold besides the text: a reasoning model's thoughts (in
@@ -11,7 +11,7 @@ import type { ChatCompletionMessage } from "./types.js";
 export function splitReasoning(m: ChatCompletionMessage): { text: string; reasoning: string } {
   const parts: string[] = [];
   const extra = m as unknown as Record<string, unknown>;
-  for (const field of ["reasoning_content", "reasoning"]) {
+  for (const field of REASONING_FIELDS) {
     const value = extra[field];
     if (typeof value === "string" && value.trim() !== "") parts.push(value.trim());
   }

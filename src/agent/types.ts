@@ -9,6 +9,12 @@ import type {
 
 export type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool };
 
+/**
+ * Where reasoning models' servers put the thoughts, apart from `content` (DeepSeek, vLLM and
+ * llama.cpp reasoning parsers, Ollama, OpenRouter): extra message fields the OpenAI types lack.
+ */
+export const REASONING_FIELDS = ["reasoning_content", "reasoning"] as const;
+
 /** One request to the model: everything that decides its answer (and so its cache key). */
 export interface ChatRequest {
   model: string;

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LLM_ERROR_TYPES } from "../../src/agent/types.js";
 import type { RunEvent } from "../../src/runner/run-events.js";
+import { mulberry32 } from "../../src/util/prng.js";
 import { DATA, tempDir } from "../helpers/cli.js";
 import { readJsonl, runLlm, sliceCsv, turnMessages } from "../helpers/llm-run.js";
 import {
@@ -21,18 +22,6 @@ import {
  */
 const SHAPES = 240;
 const SEED = 20_261_127;
-
-/** mulberry32: small, seeded, good enough to pick mutations. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NOTE = { key: "position_SPY", content: "fuzz note" };
 const call = (over: Record<string, unknown> = {}) => ({
@@ -173,7 +162,7 @@ const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 describe(`answer-shape fuzz (${SHAPES} shapes, seed ${SEED})`, async () => {
-  const random = rng(SEED);
+  const random = mulberry32(SEED);
   // Distinct shapes only: a repeat tests nothing new.
   const seen = new Map<string, unknown>();
   for (let tries = 0; seen.size < SHAPES && tries < SHAPES * 20; tries++) {

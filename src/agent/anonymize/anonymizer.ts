@@ -123,7 +123,7 @@ export class Anonymizer {
 
   /** A value in price units that is not a traded price (an indicator): the same scale. */
   priceLike(realSymbol: string, real: number): number {
-    return sig(real * this.factor(realSymbol), PRICE_DIGITS);
+    return this.price(realSymbol, real);
   }
 
   volume(realSymbol: string, real: number): number {
@@ -177,7 +177,7 @@ export class Anonymizer {
         "tickers renamed in --data order; every trading day shown as the next weekday from " +
         "2300-01-01 (the window's first day; weekly or coarser data shifted by whole weeks); " +
         "prices × a per-symbol factor drawn from a hash of the window's first bar; " +
-        "volumes likewise; money × 100000 / the starting cash; quantities × money factor / price " +
+        `volumes likewise; money × ${SHOWN_CASH} / the starting cash; quantities × money factor / price ` +
         "factor",
     };
   }

@@ -30,7 +30,7 @@ import { cacheKey, type ResponseCache } from "./response-cache.js";
 import type { ResumedCalls } from "./resumed-calls.js";
 import { Semaphore } from "./semaphore.js";
 import type { TranscriptEntry, TranscriptWriter } from "./transcript.js";
-import { estimateUsage, type UsageMeter } from "./usage-meter.js";
+import { CHARS_PER_TOKEN, estimateUsage, type UsageMeter } from "./usage-meter.js";
 
 export {
   DEFAULT_BASE_URL,
@@ -263,7 +263,7 @@ export class LlmClient implements ChatModel {
     if (unknown) {
       this.warnOnce(
         "usage_unknown",
-        `The model server at ${this.baseURL} reports no token usage (no \`usage\` in its answers): tokens and cost are shown as unknown, and --max-tokens / --max-cost are enforced from a local estimate of 4 characters per token.`,
+        `The model server at ${this.baseURL} reports no token usage (no \`usage\` in its answers): tokens and cost are shown as unknown, and --max-tokens / --max-cost are enforced from a local estimate of ${CHARS_PER_TOKEN} characters per token.`,
       );
     }
   }

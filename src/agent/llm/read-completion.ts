@@ -1,5 +1,10 @@
 import { isJsonObject } from "../../util/json-object.js";
-import { type ChatCompletionMessage, LlmError, type TokenUsage } from "../types.js";
+import {
+  type ChatCompletionMessage,
+  LlmError,
+  REASONING_FIELDS,
+  type TokenUsage,
+} from "../types.js";
 import { MAX_TOKENS_PER_CALL, type RecordedAnswer } from "./recorded-answer.js";
 
 /**
@@ -49,7 +54,7 @@ export function readCompletion(raw: unknown): {
   };
   // Reasoning models' thoughts (DeepSeek, vLLM and llama.cpp reasoning parsers, Ollama, OpenRouter):
   // kept apart from the content, recorded, never sent back.
-  for (const field of ["reasoning_content", "reasoning"] as const) {
+  for (const field of REASONING_FIELDS) {
     const value = optionalString(m[field], `choices[0].message.${field}`);
     if (value) Object.assign(message, { [field]: value });
   }

@@ -1,10 +1,11 @@
-import type {
-  ChatCompletionMessage,
-  ChatRequest,
-  ChatResponse,
-  LlmErrorType,
-  ResponseSource,
-  TokenUsage,
+import {
+  type ChatCompletionMessage,
+  type ChatRequest,
+  type ChatResponse,
+  type LlmErrorType,
+  REASONING_FIELDS,
+  type ResponseSource,
+  type TokenUsage,
 } from "../types.js";
 import { costUsd, type PriceTable, priceFor } from "./pricing.js";
 
@@ -41,9 +42,9 @@ export function estimateUsage(
     JSON.stringify(request.messages).length + JSON.stringify(request.tools ?? []).length;
   const completion =
     (message.content ?? "").length + JSON.stringify(message.tool_calls ?? []).length;
-  const reasoning = ["reasoning_content", "reasoning"]
-    .map((k) => (message as unknown as Record<string, unknown>)[k])
-    .reduce<number>((n, v) => n + (typeof v === "string" ? v.length : 0), 0);
+  const reasoning = REASONING_FIELDS.map(
+    (k) => (message as unknown as Record<string, unknown>)[k],
+  ).reduce<number>((n, v) => n + (typeof v === "string" ? v.length : 0), 0);
   return {
     prompt: Math.ceil(prompt / CHARS_PER_TOKEN),
     completion: Math.ceil((completion + reasoning) / CHARS_PER_TOKEN),

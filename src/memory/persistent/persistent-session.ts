@@ -8,7 +8,6 @@ import {
   type Recalled,
   type StoreEntry,
 } from "./persistent-store.js";
-import { slugify } from "./slug.js";
 import type { StoreLog } from "./store-log.js";
 
 /** Auto-recall before each decision message: at most 3 entries of 500 characters (Vibe-Trading). */
@@ -115,7 +114,7 @@ export class PersistentSession {
   remember(args: RememberArgs, at: Millis, limit: number): unknown {
     switch (args.action) {
       case "save": {
-        const { file, replaced, text } = this.store.save(
+        const { file, named, replaced, text } = this.store.save(
           {
             title: args.title,
             content: args.content,
@@ -129,8 +128,7 @@ export class PersistentSession {
         this.counts.saves++;
         // Saved beside a hidden entry of the same name: the model is told the name it would have
         // had, so the answer is the same as if the hidden entry did not exist.
-        const shown = `${args.type ?? DEFAULT_ENTRY_TYPE}_${slugify(args.title)}.md`;
-        if (shown !== file) this.aliases.set(file, shown);
+        if (named !== file) this.aliases.set(file, named);
         return {
           ok: true,
           saved: this.shownFile(file),

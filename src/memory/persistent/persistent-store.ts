@@ -117,13 +117,14 @@ export class PersistentStore {
 
   /**
    * Writes `{type}_{slug}.md` (replacing an entry of the same type and slug, whose previous
-   * version goes to `backups/`) and updates its line in MEMORY.md.
+   * version goes to `backups/`) and updates its line in MEMORY.md. `named` is `{type}_{slug}.md`
+   * even when a hidden entry sent the save to a variant (`file`).
    */
   save(
     req: SaveRequest,
     provenance: Provenance | null,
     hidden: (file: string) => boolean = () => false,
-  ): { file: string; replaced: boolean; text: string } {
+  ): { file: string; named: string; replaced: boolean; text: string } {
     const title = oneLine(req.title);
     if (title === "") throw new RememberError("remember save needs a title.");
     if (req.content.trim() === "") throw new RememberError("remember save needs some content.");
@@ -132,7 +133,8 @@ export class PersistentStore {
     // the save goes to the first variant of the name not hidden (`~n`: no slug has a "~", so a
     // variant never meets another title's file), as if that file did not exist.
     const slug = slugify(title);
-    let file = `${type}_${slug}.md`;
+    const named = `${type}_${slug}.md`;
+    let file = named;
     for (let n = 2; hidden(file); n++) file = `${type}_${slug}~${n}.md`;
     const fields: EntryFields = {
       name: title,
@@ -149,7 +151,7 @@ export class PersistentStore {
       return backedUp;
     });
     this.put(toEntry(file, parseEntry(text, file)));
-    return { file, replaced, text };
+    return { file, named, replaced, text };
   }
 
   /**
