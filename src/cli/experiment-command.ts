@@ -260,7 +260,9 @@ export async function experimentCommand(
       windows,
       repeats: s.repeats,
       seed: s.seed,
-      jobs: s.jobs ?? 1,
+      // `--concurrency N` means N runs in flight too (the provider's limiter still holds the
+      // calls to N); --jobs, when given, sets the runs alone.
+      jobs: s.jobs ?? (o.concurrency === undefined ? 1 : (first.agent?.concurrency ?? 1)),
       budgetUsd: s.budgetUsd,
       replayOf: null,
     };

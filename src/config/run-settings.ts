@@ -1,5 +1,5 @@
 import path from "node:path";
-import { DEFAULT_MAX_RETRY_WAIT_MS } from "../util/backoff.js";
+import { DEFAULT_MAX_RETRY_WAIT_MS, RATE_WINDOW_MS } from "../util/backoff.js";
 import { DEFAULT_BASE_URL } from "./base-url.js";
 import {
   choice,
@@ -448,11 +448,39 @@ export const AGENT_SETTINGS = {
     group: "agent",
     flag: "--concurrency",
     arg: "<n>",
-    help: "max model requests in flight",
+    help: "max model requests in flight at the provider (base URL + model), shared by every run of the process; an LLM experiment (sweep): also its runs in flight, unless --jobs",
     default: 4,
     min: 1,
     max: 64,
     integer: true,
+  }),
+  rpm: optionalNum({
+    group: "agent",
+    flag: "--rpm",
+    arg: "<n>",
+    help: "the provider's requests per minute, shared by every run of the process (none by default: a 429's Retry-After still pauses every run)",
+    unit: "requests/min",
+    min: 1,
+    integer: true,
+  }),
+  tpm: optionalNum({
+    group: "agent",
+    flag: "--tpm",
+    arg: "<n>",
+    help: "the provider's tokens per minute (prompt + completion), shared by every run of the process: a request counts its estimated prompt, then what it was billed",
+    unit: "tokens/min",
+    min: 1,
+    integer: true,
+  }),
+  rateWindowS: num({
+    group: "agent",
+    flag: "--rate-window",
+    arg: "<seconds>",
+    help: "the window --rpm and --tpm are counted over: 60, or less for a provider that enforces its minute in slices (--rpm 60 --rate-window 1: at most 1 request in any second)",
+    unit: "s",
+    default: RATE_WINDOW_MS / 1000,
+    min: 0.01,
+    max: 3600,
   }),
   maxSteps: num({
     group: "agent",

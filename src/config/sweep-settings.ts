@@ -69,7 +69,7 @@ export const SWEEP_SETTINGS = {
     group: "run",
     flag: "--jobs",
     arg: "<n>",
-    help: "worker threads (default the number of cores); an LLM experiment: runs in flight (default 1)",
+    help: "worker threads (default the number of cores); an LLM experiment: runs in flight (default --concurrency when given, else 1)",
     min: 1,
     max: 256,
     integer: true,

@@ -132,6 +132,7 @@ export async function prepareLlmStrategy(
     cutShort: () => cutShort(),
     async create(args) {
       const { LlmClient } = await import("../agent/llm/llm-client.js");
+      const { sharedProviderLimiter } = await import("../agent/llm/provider-limiter.js");
       const { DEFAULT_CACHE_DIR, ResponseCache } = await import("../agent/llm/response-cache.js");
       const { TranscriptWriter } = await import("../agent/llm/transcript.js");
       const { CHARS_PER_TOKEN, UsageMeter } = await import("../agent/llm/usage-meter.js");
@@ -173,7 +174,13 @@ export async function prepareLlmStrategy(
         timeoutMs: o.timeoutMs,
         maxRetries: o.maxRetries,
         maxRetryWaitMs: Math.round(o.maxRetryWaitS * 1000),
-        concurrency: o.concurrency,
+        // One limiter per provider for the whole process: the runs of an experiment share it.
+        limiter: sharedProviderLimiter(withoutCredentials(settings.baseURL), o.model, {
+          concurrency: o.concurrency,
+          rpm: o.rpm,
+          tpm: o.tpm,
+          windowMs: Math.round(o.rateWindowS * 1000),
+        }),
         cache,
         replay,
         transcript,

@@ -12,6 +12,9 @@ export interface BackoffSettings {
  */
 export const DEFAULT_MAX_RETRY_WAIT_MS = 120_000;
 
+/** The window a provider's requests and tokens per minute are counted over (`--rate-window`). */
+export const RATE_WINDOW_MS = 60_000;
+
 /**
  * A server-requested wait longer than this is cut to it: a bogus header must not stall a run for
  * hours, and a wait this long is better reported as a failure by the next attempt.

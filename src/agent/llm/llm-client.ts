@@ -21,6 +21,7 @@ import {
   waitTooLongMessage,
 } from "./classify-failure.js";
 import { DEFAULT_BASE_URL, NO_API_KEY } from "./llm-settings.js";
+import { type AdmittedRequest, ProviderLimiter, RATE_WINDOW_MS } from "./provider-limiter.js";
 import { type AnswerNote, readCompletion } from "./read-completion.js";
 import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
 import { redactSecret } from "./redact.js";
@@ -28,7 +29,6 @@ import type { ReplaySource } from "./replay-source.js";
 import { canonicalRequest, hashRequest } from "./request-hash.js";
 import { cacheKey, type ResponseCache } from "./response-cache.js";
 import type { ResumedCalls } from "./resumed-calls.js";
-import { Semaphore } from "./semaphore.js";
 import type { TranscriptEntry, TranscriptWriter } from "./transcript.js";
 import { CHARS_PER_TOKEN, estimateUsage, type UsageMeter } from "./usage-meter.js";
 
@@ -59,8 +59,13 @@ export interface LlmClientOptions {
   /** The longest wait before a retry. A server asking for a longer one (Retry-After) fails the
    * call at once as `retry_wait_too_long`. Default DEFAULT_MAX_RETRY_WAIT_MS. */
   maxRetryWaitMs?: number;
-  /** Calls in flight at once (a call keeps its slot through its retries). Default 4. */
+  /** Calls in flight at once (a call keeps its slot through its retries). Default 4. Ignored
+   * when `limiter` is given. */
   concurrency?: number;
+  /** The provider's limiter, shared with other clients (the runs of an experiment): calls in
+   * flight, requests and tokens per minute, Retry-After pauses. Default: one of this client's
+   * own, with `concurrency` and no rate limit. */
+  limiter?: ProviderLimiter | null;
   cache?: ResponseCache | null;
   /** Set: every answer comes from this recording, with zero network. */
   replay?: ReplaySource | null;
@@ -109,7 +114,7 @@ export class LlmClient implements ChatModel {
   /** Aborted by stop(): ends every wait and request of this client at once. */
   private readonly stopper = new AbortController();
   private waitRefused = false;
-  private readonly semaphore: Semaphore;
+  private readonly limiter: ProviderLimiter;
   private readonly cache: ResponseCache | null;
   private readonly replay: ReplaySource | null;
   private readonly resumed: ResumedCalls | null;
@@ -133,7 +138,14 @@ export class LlmClient implements ChatModel {
       options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
       "maxRetryWaitMs",
     );
-    this.semaphore = new Semaphore(options.concurrency ?? 4);
+    this.limiter =
+      options.limiter ??
+      new ProviderLimiter({
+        concurrency: options.concurrency ?? 4,
+        rpm: null,
+        tpm: null,
+        windowMs: RATE_WINDOW_MS,
+      });
     this.cache = options.cache ?? null;
     this.replay = options.replay ?? null;
     this.resumed = options.resumed ?? null;
@@ -360,7 +372,13 @@ export class LlmClient implements ChatModel {
       const answer = { message: cached.message, finishReason: cached.finishReason };
       return { answer, usage: cached.usage, latencyMs: 0, attempts: 0, source: "cache" };
     }
-    const fetched = await this.semaphore.run(() => this.fetchWithRetries(request));
+    const release = await this.limiter.acquireSlot();
+    let fetched: Answer;
+    try {
+      fetched = await this.fetchWithRetries(request);
+    } finally {
+      release();
+    }
     this.cache?.put(key, this.baseURL, request, { ...fetched.answer, usage: fetched.usage });
     return fetched;
   }
@@ -372,8 +390,18 @@ export class LlmClient implements ChatModel {
     // that fails for good is one failure (in `errors`), not also a pile of retries.
     const overcome: AttemptFailure["type"][] = [];
     const stopping = this.stopper.signal;
+    // Tokens per minute are counted from this estimate until the bill comes in.
+    const estimate = estimatePromptTokens(request);
     for (let attempt = 1; attempt <= totalAttempts; attempt++) {
       if (stopping.aborted) throw stoppedError();
+      let admitted: AdmittedRequest;
+      try {
+        admitted = await this.limiter.admit(estimate, stopping);
+      } catch {
+        throw stoppedError();
+      }
+      // Kept (null) for a failure the server may have billed; a refusal (429) cost nothing.
+      let billed: number | null = null;
       const controller = new AbortController();
       const stop = () => controller.abort();
       stopping.addEventListener("abort", stop, { once: true });
@@ -390,12 +418,16 @@ export class LlmClient implements ChatModel {
         });
         const latencyMs = Math.round(performance.now() - started);
         const { answer, usage, notes } = readCompletion(completion);
+        billed = usage.unknown
+          ? totalOf(estimateUsage(request, answer.message))
+          : usage.prompt + usage.completion;
         for (const note of notes) this.warnOnce(note, NOTE_MESSAGES[note](this.baseURL));
         for (const type of overcome) this.meter?.recordRetry(type);
         return { answer, usage, latencyMs, attempts: attempt, source: "network" };
       } catch (err) {
         if (stopping.aborted) throw stoppedError();
         const failure = classifyFailure(err, timedOut);
+        if (failure.type === "rate_limit") billed = 0;
         const unreachable = failure.type === "unreachable";
         const lastAttempt = unreachable
           ? attempt > Math.min(this.maxRetries, UNREACHABLE_RETRY.maxRetries)
@@ -422,6 +454,8 @@ export class LlmClient implements ChatModel {
           );
         }
         overcome.push(failure.type);
+        // Every run calling this provider waits as long as the server asked this one to.
+        if (asked !== null) this.limiter.pause(asked);
         const wait =
           asked ??
           Math.min(
@@ -451,6 +485,7 @@ export class LlmClient implements ChatModel {
       } finally {
         clearTimeout(deadline);
         stopping.removeEventListener("abort", stop);
+        admitted.settle(billed);
       }
     }
     // The loop returns or throws on its last attempt; this satisfies the type checker.
@@ -486,6 +521,13 @@ const NOTE_MESSAGES: Record<AnswerNote, (baseURL: string) => string> = {
   missing_call_id: (url) =>
     `The model server at ${url} sends tool calls without an id; each is given one (said once).`,
 };
+
+/** A request's prompt tokens before it is sent, at CHARS_PER_TOKEN (as estimateUsage counts). */
+function estimatePromptTokens(request: ChatRequest): number {
+  return totalOf(estimateUsage(request, { role: "assistant", content: null, refusal: null }));
+}
+
+const totalOf = (t: { prompt: number; completion: number }) => t.prompt + t.completion;
 
 function stoppedError(): CallStoppedError {
   return new CallStoppedError("the run is stopping: the model call was cut short");
