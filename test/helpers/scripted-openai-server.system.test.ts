@@ -88,6 +88,29 @@ describe("scripted OpenAI server", () => {
     expect(server.inFlight()).toBe(0);
   });
 
+  it("enforces a requests-per-window limit with 429 + Retry-After, and counts what went over", async () => {
+    server = await startScriptedServer(() => ({ content: "ok" }), {
+      rateLimit: { requests: 2, windowMs: 400 },
+    });
+    const client = clientFor(server);
+    await ask(client);
+    await ask(client);
+    const refused = await ask(client).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(APIError);
+    expect((refused as APIError).status).toBe(429);
+    const headers = (refused as APIError).headers;
+    const waitMs = Number(headers?.get("retry-after-ms"));
+    expect(waitMs).toBeGreaterThan(0);
+    expect(waitMs).toBeLessThanOrEqual(400);
+    expect(headers?.get("retry-after")).toBe("1");
+    expect(server.overLimit()).toHaveLength(1);
+    // Once the oldest answered request has left the window, one more is answered.
+    await new Promise((r) => setTimeout(r, waitMs + 5));
+    expect((await ask(client)).choices[0]?.message.content).toBe("ok");
+    expect(server.overLimit()).toHaveLength(1);
+    expect(server.requests).toHaveLength(4);
+  });
+
   it("hangs until the client gives up, and still closes promptly", async () => {
     server = await startScriptedServer([{ hang: true }, { hang: true }]);
     const err = await ask(clientFor(server, 100)).catch((e: unknown) => e);

@@ -80,6 +80,14 @@ export interface ScriptedServerOptions {
    * `index` counts embeddings requests from 0. Absent: such requests get 404.
    */
   embeddings?: (input: string[], index: number) => number[][] | EmbeddingsFault;
+  /**
+   * A provider's requests-per-minute limit: at most `requests` chat requests answered in any
+   * `windowMs` (60000 for a minute; 1000 with `requests: 1` is 60 a minute enforced per second,
+   * as providers slice their minute). A request over it gets 429 with `Retry-After` (seconds,
+   * rounded up) and `retry-after-ms` (until the oldest answered request leaves the window), is
+   * counted (`overLimit`) and uses no step of the script.
+   */
+  rateLimit?: { requests: number; windowMs: number };
 }
 
 /** An HTTP error answer to an embeddings request (e.g. 429 with Retry-After, 500). */
@@ -98,6 +106,8 @@ export interface ScriptedServer {
   inFlight(): number;
   /** The most chat completion requests that were ever being answered at once. */
   maxInFlight(): number;
+  /** When each chat request over `rateLimit` arrived (Date.now()), in order: each got a 429. */
+  overLimit(): readonly number[];
   /** Stops the server, cutting hanging and delayed requests. */
   close(): Promise<void>;
 }
@@ -116,6 +126,9 @@ export async function startScriptedServer(
   let inFlight = 0;
   let maxInFlight = 0;
   let closed = false;
+  /** Arrival times of the chat requests answered within the rate limit, oldest first. */
+  const answeredAt: number[] = [];
+  const overLimit: number[] = [];
 
   const nextStep = (req: RecordedRequest, index: number): Step | undefined =>
     typeof script === "function" ? script(req, index) : script[index];
@@ -173,6 +186,24 @@ export async function startScriptedServer(
 
   const route = async (req: RecordedRequest, res: http.ServerResponse) => {
     if (req.method === "POST" && req.path === "/v1/chat/completions") {
+      const limit = options.rateLimit;
+      if (limit !== undefined) {
+        const now = Date.now();
+        while (answeredAt.length > 0 && (answeredAt[0] as number) <= now - limit.windowMs)
+          answeredAt.shift();
+        if (answeredAt.length >= limit.requests) {
+          overLimit.push(now);
+          const waitMs = (answeredAt[0] as number) + limit.windowMs - now;
+          send(
+            res,
+            429,
+            { error: { message: "Rate limit reached for requests", type: "requests" } },
+            { "retry-after": String(Math.ceil(waitMs / 1000)), "retry-after-ms": String(waitMs) },
+          );
+          return;
+        }
+        answeredAt.push(now);
+      }
       const index = chatIndex++;
       const step = nextStep(req, index);
       if (step === undefined) {
@@ -208,6 +239,7 @@ export async function startScriptedServer(
     requests,
     inFlight: () => inFlight,
     maxInFlight: () => maxInFlight,
+    overLimit: () => overLimit,
     close: () => {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
