@@ -1,4 +1,8 @@
 import path from "node:path";
+import { normaliseBaseUrl } from "../agent/llm/llm-settings.js";
+import { baseUrlOf } from "../config/base-url.js";
+import { AGENT_SETTINGS } from "../config/run-settings.js";
+import { optionKey } from "../config/setting.js";
 import { parseColumnMapping } from "../data/columns.js";
 import { DATE_FORMAT_HELP, parseDateFormat } from "../data/date-format.js";
 import { parseSymbolArg } from "../data/symbol-name.js";
@@ -26,7 +30,12 @@ import type { AgentOptions } from "../runner/agent-options.js";
 import { DataPreload } from "../runner/data-preload.js";
 import { cacheFailureWarning } from "../runner/llm-cache-warning.js";
 import { parseModelCutoff } from "../runner/model-cutoff.js";
-import { PROJECT_CONFIG_FILE, readMemoryConfig } from "../runner/project-config.js";
+import {
+  PROJECT_CONFIG_FILE,
+  type ProviderLimitValues,
+  readMemoryConfig,
+  readProviderLimits,
+} from "../runner/project-config.js";
 import { replayRunConfig } from "../runner/replay-config.js";
 import { parseParamArgs } from "../runner/resolve-params.js";
 import type { ResumePlan } from "../runner/resume-run.js";
@@ -123,7 +132,7 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     strict: s.data.strict,
     tz: s.data.tz,
     ...dataFormatOptions(s.data),
-    agent: isLlmStrategy(strategy, o) ? agentOptions(s.agent) : null,
+    agent: isLlmStrategy(strategy, o) ? agentOptions(withProviderLimits(s.agent, o)) : null,
     presets: (s.run.preset ?? []).map(parsePreset),
     memoryFrom: s.memory.memoryFrom,
     recall: s.recall,
@@ -132,6 +141,27 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     ...(s.run.hookTimeout === null ? {} : { hookTimeoutMs: Math.round(s.run.hookTimeout * 1000) }),
     ...memorySettings(o),
   };
+}
+
+/**
+ * The limits agenticbt.config.json's `providers` gives the run's provider (the first entry whose
+ * baseURL and model match), under the flags given on the command line.
+ */
+function withProviderLimits(agent: AgentOptions, o: RunCommandOptions): AgentOptions {
+  const entries = readProviderLimits();
+  if (entries.length === 0) return agent;
+  const baseURL = normaliseBaseUrl(baseUrlOf(agent.baseURL, process.env));
+  const entry = entries.find(
+    (e) =>
+      (e.baseURL === null || normaliseBaseUrl(e.baseURL) === baseURL) &&
+      (e.model === null || e.model === agent.model),
+  );
+  if (entry === undefined) return agent;
+  const given = o as Readonly<Record<string, unknown>>;
+  const out: AgentOptions = { ...agent };
+  for (const [key, value] of Object.entries(entry.limits) as [keyof ProviderLimitValues, number][])
+    if (given[optionKey(AGENT_SETTINGS[key].flag ?? "")] === undefined) out[key] = value;
+  return out;
 }
 
 /** The run's memory system and policy, from one read of agenticbt.config.json's memory block. */

@@ -72,9 +72,8 @@ export async function prepareLlmStrategy(
   o: AgentOptions,
   source: string = strategyPath,
 ): Promise<PreparedLlm> {
-  const { missingKeyWarning, resolveLlmSettings, LlmSettingsError } = await import(
-    "../agent/llm/llm-settings.js"
-  );
+  const { missingKeyWarning, normaliseBaseUrl, resolveLlmSettings, LlmSettingsError } =
+    await import("../agent/llm/llm-settings.js");
   const { DEFAULT_PRICE_TABLE, loadPriceTable, priceFor } = await import("../agent/llm/pricing.js");
   const { ReplaySource } = await import("../agent/llm/replay-source.js");
   const prompt = o.prompt ?? readPrompt(source);
@@ -175,7 +174,7 @@ export async function prepareLlmStrategy(
         maxRetries: o.maxRetries,
         maxRetryWaitMs: Math.round(o.maxRetryWaitS * 1000),
         // One limiter per provider for the whole process: the runs of an experiment share it.
-        limiter: sharedProviderLimiter(withoutCredentials(settings.baseURL), o.model, {
+        limiter: sharedProviderLimiter(normaliseBaseUrl(settings.baseURL), o.model, {
           concurrency: o.concurrency,
           rpm: o.rpm,
           tpm: o.tpm,

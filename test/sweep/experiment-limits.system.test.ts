@@ -48,6 +48,15 @@ describe("an experiment against a provider's limits", () => {
     const server = await startScriptedServer((req) => seededTrader(req), {
       rateLimit: { requests: 1, windowMs: 1_000 },
     });
+    // The provider's limits from the project config (the flags --rpm 60 --rate-window 1 would do
+    // the same), under the flags given (--tpm); the other test's server is another provider,
+    // which this entry does not match.
+    fs.writeFileSync(
+      path.join(work, "agenticbt.config.json"),
+      JSON.stringify({
+        providers: [{ baseURL: `${server.url}/`, rpm: 60, "rate-window": 1, tpm: 5 }],
+      }),
+    );
     try {
       const started = Date.now();
       const r = await sweep(server.url, "paced", [
@@ -57,10 +66,8 @@ describe("an experiment against a provider's limits", () => {
         "20",
         "--concurrency",
         "4",
-        "--rpm",
-        "60",
-        "--rate-window",
-        "1",
+        "--tpm",
+        "1000000",
       ]);
       const elapsed = Date.now() - started;
       expect(r.code, r.stderr).toBe(0);
@@ -74,7 +81,19 @@ describe("an experiment against a provider's limits", () => {
       const firstDone = lines.findIndex((l) => /^\[1\/4\]/.test(l));
       expect(lines.slice(0, firstDone).filter((l) => / started \(seed/.test(l))).toHaveLength(4);
       expect(new Set(answered.map(seedOf)).size).toBe(4);
+      // Each run records the limits it ran under.
+      const runs = path.join(work, "paced", "runs");
+      for (const id of fs.readdirSync(runs)) {
+        const config = JSON.parse(fs.readFileSync(path.join(runs, id, "config.json"), "utf8"));
+        expect(config.agent).toMatchObject({
+          concurrency: 4,
+          rpm: 60,
+          rateWindowS: 1,
+          tpm: 1_000_000,
+        });
+      }
     } finally {
+      fs.rmSync(path.join(work, "agenticbt.config.json"));
       await server.close();
     }
   });
