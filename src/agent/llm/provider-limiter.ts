@@ -39,6 +39,8 @@ export interface LimiterSnapshot {
   waiting: number;
   /** Epoch ms until which a server's Retry-After holds every call back; null: not paused. */
   pausedUntil: number | null;
+  /** Epoch ms since which the longest-waiting call has waited; null: none waits. */
+  oldestWaitingSince: number | null;
 }
 
 /** One request sent in the window: counted from its start until windowMs after it ended. */
@@ -55,6 +57,7 @@ export interface AdmittedRequest {
 }
 
 interface Waiter {
+  since: number;
   tokens: number;
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -72,7 +75,7 @@ interface Waiter {
 export class ProviderLimiter {
   private limits: ProviderLimits;
   private active = 0;
-  private readonly slotWaiters: (() => void)[] = [];
+  private readonly slotWaiters: { since: number; resolve: () => void }[] = [];
   private readonly rateWaiters: Waiter[] = [];
   private readonly sent: Sent[] = [];
   private pausedUntil = 0;
@@ -91,7 +94,7 @@ export class ProviderLimiter {
     this.limits = checkLimits(limits);
     while (this.active < this.limits.concurrency && this.slotWaiters.length > 0) {
       this.active += 1;
-      this.slotWaiters.shift()?.();
+      this.slotWaiters.shift()?.resolve();
     }
     this.pump();
   }
@@ -104,13 +107,16 @@ export class ProviderLimiter {
   async acquireSlot(): Promise<() => void> {
     if (this.active < this.limits.concurrency) this.active += 1;
     // The slot is handed over directly by release, so a newcomer never slips in between.
-    else await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    else
+      await new Promise<void>((resolve) =>
+        this.slotWaiters.push({ since: this.clock.now(), resolve }),
+      );
     let released = false;
     return () => {
       if (released) return;
       released = true;
       const next = this.active <= this.limits.concurrency ? this.slotWaiters.shift() : undefined;
-      if (next) next();
+      if (next) next.resolve();
       else this.active -= 1;
     };
   }
@@ -127,6 +133,7 @@ export class ProviderLimiter {
         return;
       }
       const waiter: Waiter = {
+        since: this.clock.now(),
         tokens,
         signal,
         resolve: () => resolve(this.record(tokens)),
@@ -153,10 +160,14 @@ export class ProviderLimiter {
 
   snapshot(): LimiterSnapshot {
     const now = this.clock.now();
+    const since = [this.slotWaiters[0]?.since, this.rateWaiters[0]?.since].filter(
+      (t): t is number => t !== undefined,
+    );
     return {
       inFlight: this.active,
       waiting: this.slotWaiters.length + this.rateWaiters.length,
       pausedUntil: this.pausedUntil > now ? this.pausedUntil : null,
+      oldestWaitingSince: since.length > 0 ? Math.min(...since) : null,
     };
   }
 

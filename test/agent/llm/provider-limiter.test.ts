@@ -78,7 +78,12 @@ describe("ProviderLimiter", () => {
     expect(at[4]).toBeNull();
     await clock.advance(300);
     expect(at[4]).toBe(t0 + 500 + 60_000);
-    expect(limiter.snapshot()).toEqual({ inFlight: 0, waiting: 0, pausedUntil: null });
+    expect(limiter.snapshot()).toEqual({
+      inFlight: 0,
+      waiting: 0,
+      pausedUntil: null,
+      oldestWaitingSince: null,
+    });
   });
 
   it("never frees a slot of a request still in flight, however old", async () => {
@@ -162,10 +167,15 @@ describe("ProviderLimiter", () => {
     limiter.pause(500);
     await clock.advance(999);
     expect(at).toEqual([null, null, null]);
-    expect(limiter.snapshot().waiting).toBe(3);
+    expect(limiter.snapshot()).toMatchObject({ waiting: 3, oldestWaitingSince: t0 });
     await clock.advance(1);
     expect(at).toEqual([t0 + 2_000, t0 + 2_000, t0 + 2_000]);
-    expect(limiter.snapshot()).toEqual({ inFlight: 0, waiting: 0, pausedUntil: null });
+    expect(limiter.snapshot()).toEqual({
+      inFlight: 0,
+      waiting: 0,
+      pausedUntil: null,
+      oldestWaitingSince: null,
+    });
   });
 
   it("rejects a waiting admission when its signal aborts, and the next in line goes on", async () => {
