@@ -428,6 +428,8 @@ export class LlmClient implements ChatModel {
         if (stopping.aborted) throw stoppedError();
         const failure = classifyFailure(err, timedOut);
         if (failure.type === "rate_limit") billed = 0;
+        // Its answer is in: the window counts it from now, not from after the wait below.
+        admitted.settle(billed);
         const unreachable = failure.type === "unreachable";
         const lastAttempt = unreachable
           ? attempt > Math.min(this.maxRetries, UNREACHABLE_RETRY.maxRetries)
@@ -485,6 +487,7 @@ export class LlmClient implements ChatModel {
       } finally {
         clearTimeout(deadline);
         stopping.removeEventListener("abort", stop);
+        // Once: a no-op when settled above.
         admitted.settle(billed);
       }
     }

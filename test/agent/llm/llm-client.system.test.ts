@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LlmClient, type LlmClientOptions } from "../../../src/agent/llm/llm-client.js";
 import { DEFAULT_PRICE_TABLE } from "../../../src/agent/llm/pricing.js";
+import { ProviderLimiter } from "../../../src/agent/llm/provider-limiter.js";
 import { cacheKey, ResponseCache } from "../../../src/agent/llm/response-cache.js";
 import { readTranscript, TranscriptWriter } from "../../../src/agent/llm/transcript.js";
 import { UsageMeter } from "../../../src/agent/llm/usage-meter.js";
@@ -323,6 +324,41 @@ describe("LlmClient over real HTTP", () => {
     expect(answers).toHaveLength(6);
     expect(server?.requests).toHaveLength(6);
     expect(server?.maxInFlight()).toBe(2);
+  });
+
+  it("shares its provider's limiter: a Retry-After to one client holds the other back", async () => {
+    const arrivals: number[] = [];
+    await setUp((_req, index) => {
+      arrivals.push(Date.now());
+      return index === 0
+        ? { status: 429, headers: { "retry-after-ms": "400" } }
+        : { content: "ok" };
+    });
+    const limiter = new ProviderLimiter({ concurrency: 4, rpm: null, tpm: null, windowMs: 60_000 });
+    const clientFor = () =>
+      new LlmClient({ baseURL: server?.url, apiKey: SECRET, maxRetries: 1, limiter });
+    const first = clientFor().complete(request("first"));
+    // The second client asks once the 429 has come back to the first.
+    while (limiter.snapshot().pausedUntil === null) await new Promise((r) => setTimeout(r, 5));
+    const asked = Date.now();
+    const [a, b] = await Promise.all([first, clientFor().complete(request("second"))]);
+    expect([a.attempts, b.attempts]).toEqual([2, 1]);
+    expect(arrivals).toHaveLength(3);
+    // Neither call reached the server before the 400 ms were over.
+    for (const at of arrivals.slice(1))
+      expect(at - (arrivals[0] as number)).toBeGreaterThanOrEqual(390);
+    expect(Date.now() - asked).toBeGreaterThan(300);
+  });
+
+  it("counts a call's billed tokens against the provider's tokens per minute", async () => {
+    await setUp(() => ({ content: "ok", usage: { prompt: 80, completion: 10 } }));
+    // 100 tokens in any 300 ms: a 90-token call leaves no room for the next until it ages out.
+    const limiter = new ProviderLimiter({ concurrency: 4, rpm: null, tpm: 20_000, windowMs: 300 });
+    const client = new LlmClient({ baseURL: server?.url, apiKey: SECRET, limiter });
+    await client.complete(request("one"));
+    const firstDone = performance.now();
+    await client.complete(request("two"));
+    expect(performance.now() - firstDone).toBeGreaterThanOrEqual(290);
   });
 
   it("answers an identical request from the cache without the network", async () => {
