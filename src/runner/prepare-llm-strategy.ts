@@ -19,7 +19,7 @@ import type { MemorySystem } from "../memory/memory-system.js";
 import { runFile } from "../rundir/layout.js";
 import type { LlmRunInfo } from "../rundir/run-result.js";
 import type { Strategy } from "../strategy/types.js";
-import type { AgentOptions } from "./agent-options.js";
+import { type AgentOptions, DEFAULT_AGENT_OPTIONS } from "./agent-options.js";
 
 export interface PreparedLlm {
   name: string;
@@ -175,10 +175,11 @@ export async function prepareLlmStrategy(
         maxRetryWaitMs: Math.round(o.maxRetryWaitS * 1000),
         // One limiter per provider for the whole process: the runs of an experiment share it.
         limiter: sharedProviderLimiter(normaliseBaseUrl(settings.baseURL), o.model, {
-          concurrency: o.concurrency,
-          rpm: o.rpm,
-          tpm: o.tpm,
-          windowMs: Math.round(o.rateWindowS * 1000),
+          // An experiment's config.json written before these settings existed lacks them.
+          concurrency: o.concurrency ?? DEFAULT_AGENT_OPTIONS.concurrency,
+          rpm: o.rpm ?? null,
+          tpm: o.tpm ?? null,
+          windowMs: Math.round((o.rateWindowS ?? DEFAULT_AGENT_OPTIONS.rateWindowS) * 1000),
         }),
         cache,
         replay,
