@@ -98,6 +98,31 @@ describe("an experiment against a provider's limits", () => {
     }
   });
 
+  it("--jobs sets the runs in flight alone: --concurrency 4 --jobs 1 runs one at a time", async () => {
+    const server = await startScriptedServer((req) => seededTrader(req));
+    try {
+      const r = await sweep(server.url, "jobs", [
+        "--windows",
+        "2012-01-01:2012-01-31",
+        "--every",
+        "10",
+        "--concurrency",
+        "4",
+        "--jobs",
+        "1",
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      // Each run finishes before the next starts.
+      const events = r.stderr
+        .split("\n")
+        .filter((l) => / started \(seed/.test(l) || /^\[\d\/4\]/.test(l))
+        .map((l) => (l.startsWith("[") ? "done" : "started"));
+      expect(events).toEqual(Array.from({ length: 4 }, () => ["started", "done"]).flat());
+    } finally {
+      await server.close();
+    }
+  });
+
   it("pauses every run for a 429's Retry-After, then all of them go on", async () => {
     const arrivals: { at: number; seed: number }[] = [];
     const REFUSED = 5;
