@@ -1,0 +1,68 @@
+import { UsageError } from "../errors/usage-error.js";
+import type { ExperimentEstimate, Range } from "../sweep/experiment/experiment-estimate.js";
+import { escapeControl, jsonForTerminal } from "../util/terminal-text.js";
+import { confirm } from "./confirm.js";
+
+/** A count as people read it: 1234567 → 1.23M. */
+function count(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(2)}G`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`;
+  if (n >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
+  return String(Math.round(n));
+}
+
+const usd = (x: number) => `$${x < 0.01 && x > 0 ? x.toPrecision(2) : x.toFixed(2)}`;
+const tokens = (r: Range) => `~${count(r.point)} (${count(r.low)}..${count(r.high)})`;
+const dollars = (r: Range | null) =>
+  r === null ? "$ unknown" : `~${usd(r.point)} (${usd(r.low)}..${usd(r.high)})`;
+
+/** The estimate as the command prints it before an experiment starts. */
+export function formatEstimate(e: ExperimentEstimate): string {
+  const lines = [
+    `Estimate: ${e.runs} runs, ${e.decisions} decisions, ${e.moments} memory turns, ${tokens(e.calls)} model calls`,
+  ];
+  for (const c of e.cells) {
+    const price =
+      c.usd === null ? ` (no price for model "${c.model}": pass --prices <file.json>)` : "";
+    lines.push(
+      `  ${c.label}: ${c.runs} runs, first prompt ${count(c.firstPromptTokens)} tokens; prompt ${tokens(c.promptTokens)} + completion ${tokens(c.completionTokens)} tokens, ${dollars(c.usd)}${price}`,
+    );
+  }
+  lines.push(
+    `  total: ${tokens(e.tokens)} tokens (prompt ${tokens(e.promptTokens)}), ${dollars(e.usd)}`,
+    `  from each cell's first prompt (${e.charsPerToken} characters per token) × its turns; prices: ${e.prices}, no prompt-cache discount.`,
+  );
+  return lines.join("\n");
+}
+
+/** Where the question is asked; injectable so the prompt is testable without a terminal. */
+export interface LaunchIo {
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream;
+}
+
+const STDIO: LaunchIo = { input: process.stdin, output: process.stderr };
+
+/**
+ * Shows the estimate and decides whether the experiment starts: with `--yes` it does; on a
+ * terminal the user is asked; otherwise it is refused (exit 2) with the estimate shown.
+ */
+export async function confirmLaunch(
+  e: ExperimentEstimate,
+  o: { yes: boolean; json: boolean; quiet: boolean },
+  io: LaunchIo = STDIO,
+): Promise<boolean> {
+  const text = escapeControl(formatEstimate(e));
+  if (o.yes) {
+    if (!o.quiet && !o.json) process.stderr.write(`${text}\n`);
+    return true;
+  }
+  if (!io.input.isTTY) {
+    process.stdout.write(o.json ? `${jsonForTerminal({ estimate: e })}\n` : `${text}\n`);
+    throw new UsageError(
+      `Not started: an experiment of ${e.runs} runs makes model calls that cost money, and stdin is not a terminal to ask. Read the estimate above, then add --yes to start it.`,
+    );
+  }
+  io.output.write(`${text}\n`);
+  return confirm(`Start ${e.runs} runs?`, io.input, io.output);
+}
