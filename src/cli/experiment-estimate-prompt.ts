@@ -11,6 +11,7 @@ function count(n: number): string {
   return String(Math.round(n));
 }
 
+const runs = (n: number) => `${n} run${n === 1 ? "" : "s"}`;
 const usd = (x: number) => `$${x < 0.01 && x > 0 ? x.toPrecision(2) : x.toFixed(2)}`;
 const tokens = (r: Range) => `~${count(r.point)} (${count(r.low)}..${count(r.high)})`;
 const dollars = (r: Range | null) =>
@@ -19,13 +20,13 @@ const dollars = (r: Range | null) =>
 /** The estimate as the command prints it before an experiment starts. */
 export function formatEstimate(e: ExperimentEstimate): string {
   const lines = [
-    `Estimate: ${e.runs} runs, ${e.decisions} decisions, ${e.moments} memory turns, ${tokens(e.calls)} model calls`,
+    `Estimate: ${runs(e.runs)}, ${e.decisions} decisions, ${e.moments} memory turns, ${tokens(e.calls)} model calls`,
   ];
   for (const c of e.cells) {
     const price =
       c.usd === null ? ` (no price for model "${c.model}": pass --prices <file.json>)` : "";
     lines.push(
-      `  ${c.label}: ${c.runs} runs, first prompt ${count(c.firstPromptTokens)} tokens; prompt ${tokens(c.promptTokens)} + completion ${tokens(c.completionTokens)} tokens, ${dollars(c.usd)}${price}`,
+      `  ${c.label}: ${runs(c.runs)}, first prompt ${count(c.firstPromptTokens)} tokens; prompt ${tokens(c.promptTokens)} + completion ${tokens(c.completionTokens)} tokens, ${dollars(c.usd)}${price}`,
     );
   }
   lines.push(
@@ -35,13 +36,15 @@ export function formatEstimate(e: ExperimentEstimate): string {
   return lines.join("\n");
 }
 
-/** Where the question is asked; injectable so the prompt is testable without a terminal. */
+/** Where the question is asked and the estimate shown; injectable, to test it without a
+ * terminal. `stdout` shows a refused experiment's estimate, `output` every other. */
 export interface LaunchIo {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
   output: NodeJS.WritableStream;
+  stdout: NodeJS.WritableStream;
 }
 
-const STDIO: LaunchIo = { input: process.stdin, output: process.stderr };
+const STDIO: LaunchIo = { input: process.stdin, output: process.stderr, stdout: process.stdout };
 
 /**
  * Shows the estimate and decides whether the experiment starts: with `--yes` it does; on a
@@ -54,15 +57,15 @@ export async function confirmLaunch(
 ): Promise<boolean> {
   const text = escapeControl(formatEstimate(e));
   if (o.yes) {
-    if (!o.quiet && !o.json) process.stderr.write(`${text}\n`);
+    if (!o.quiet && !o.json) io.output.write(`${text}\n`);
     return true;
   }
   if (!io.input.isTTY) {
-    process.stdout.write(o.json ? `${jsonForTerminal({ estimate: e })}\n` : `${text}\n`);
+    io.stdout.write(o.json ? `${jsonForTerminal({ estimate: e })}\n` : `${text}\n`);
     throw new UsageError(
-      `Not started: an experiment of ${e.runs} runs makes model calls that cost money, and stdin is not a terminal to ask. Read the estimate above, then add --yes to start it.`,
+      `Not started: an experiment of ${runs(e.runs)} makes model calls that cost money, and stdin is not a terminal to ask. Read the estimate above, then add --yes to start it.`,
     );
   }
   io.output.write(`${text}\n`);
-  return confirm(`Start ${e.runs} runs?`, io.input, io.output);
+  return confirm(`Start ${runs(e.runs)}?`, io.input, io.output);
 }

@@ -2,9 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { tokensOf } from "../../src/sweep/experiment/experiment-estimate.js";
-import { cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
+import { BIN, cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
 import { seededTrader } from "../helpers/seeded-trader.js";
+import { TmuxPane } from "../helpers/tmux.js";
 
 // The cost estimate an experiment prints before it starts, against what its runs are billed by a
 // server that bills each request's characters (seededTrader), and the --yes it needs off a
@@ -12,7 +13,9 @@ import { seededTrader } from "../helpers/seeded-trader.js";
 
 const work = tempDir("agenticbt-experiment-estimate-");
 const server = await startScriptedServer((req) => seededTrader(req));
+const panes: TmuxPane[] = [];
 afterAll(async () => {
+  for (const pane of panes) pane.kill();
   await server.close();
   fs.rmSync(work, { recursive: true, force: true });
 });
@@ -191,5 +194,41 @@ describe("an experiment's cost estimate", () => {
       expect(chatCount()).toBe(before);
       expect(JSON.parse(replay.stdout)).not.toHaveProperty("estimate");
     });
+  });
+
+  it("on a terminal, asks 'Start N runs? [y/N]' after the estimate: n starts nothing, y runs", async () => {
+    const small = [...ARGS.slice(0, 5), "memory=none", "--windows", "2012-01-01:2012-03-31"];
+    const ask = async (answer: string, root: string) => {
+      const pane = new TmuxPane(
+        [
+          process.execPath,
+          BIN,
+          ...small,
+          "--every",
+          "20",
+          "--runs-dir",
+          path.join(work, root, "runs"),
+        ],
+        { cwd: work, env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "test" } },
+      );
+      panes.push(pane);
+      const end = Date.now() + 30_000;
+      while (!pane.capture().includes("Start 1 run? [y/N]") && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 50));
+      const screen = pane.capture();
+      expect(screen).toContain("Estimate: 1 run,");
+      pane.sendKeys(answer, "Enter");
+      return { code: await pane.waitForExit(60_000), screen: () => pane.capture() };
+    };
+    const before = chatCount();
+    const no = await ask("n", "tty-no");
+    expect(no.code).toBe(0);
+    expect(no.screen()).toContain("Not started.");
+    expect(sweepsIn("tty-no")).toEqual([]);
+    expect(chatCount()).toBe(before);
+    const yes = await ask("y", "tty-yes");
+    expect(yes.code).toBe(0);
+    expect(sweepsIn("tty-yes")).toHaveLength(1);
+    expect(chatCount()).toBeGreaterThan(before);
   });
 });
