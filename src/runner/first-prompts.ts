@@ -6,14 +6,16 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../agent/types.js";
 import type { MomentKind } from "../config/run-settings.js";
 import { Broker } from "../engine/broker.js";
 import { calendarFlagsAt, dayKey, isIntraday, timeLabel } from "../engine/calendar.js";
+import { UsageError } from "../errors/run-errors.js";
 import { DEFAULT_MEMORY_SYSTEM, memorySystemEntry } from "../memory/memory-registry.js";
 import { DEFAULT_MEMORY_POLICY } from "../memory/policy/memory-policy.js";
 import { PolicyLayer } from "../memory/policy/policy-layer.js";
 import { PolicyState } from "../memory/policy/policy-state.js";
-import { MemoryWorkspace } from "../memory/workspace.js";
+import { MemoryWorkspace, readMemoryCopy, readPreset } from "../memory/workspace.js";
+import { resolveRunDir } from "../rundir/resolve-run.js";
 import { RunRecall } from "../rundir/run-recall.js";
 import { BacktestContext } from "../strategy/context.js";
-import { loadData } from "./load-data.js";
+import { type LoadedData, loadData } from "./load-data.js";
 import { memoryPort } from "./memory-port.js";
 import { llmPlaybook } from "./playbook.js";
 import { llmStrategySettings, prepareLlmStrategy } from "./prepare-llm-strategy.js";
@@ -76,10 +78,14 @@ const CALENDAR_MOMENTS: readonly MomentKind[] = ["eod", "week", "month", "run_en
  * scratch directory that is removed after, and counts the window's decisions and memory turns
  * as the run's bar loop would.
  */
-export async function measureFirstPrompts(config: RunConfig): Promise<FirstPrompts> {
+export async function measureFirstPrompts(
+  config: RunConfig,
+  /** The run's data, when the caller loaded it already (cells that share a window share it). */
+  loaded: Pick<LoadedData, "data" | "startIndex"> = loadData(config),
+): Promise<FirstPrompts> {
   const agent = config.agent;
   if (agent === null) throw new TypeError("measureFirstPrompts needs an LLM strategy's run");
-  const { data, startIndex } = loadData(config);
+  const { data, startIndex } = loaded;
   const llm = await prepareLlmStrategy(
     config.strategyPath,
     agent,
@@ -92,6 +98,19 @@ export async function measureFirstPrompts(config: RunConfig): Promise<FirstPromp
     const dir = path.join(scratch, "runs", "probe");
     fs.mkdirSync(dir, { recursive: true });
     const workspace = new MemoryWorkspace({ dir, runId: "probe" });
+    // Seeded as the run seeds it: --memory-from's files, then --preset's (a playbook among them).
+    const from = config.memoryFrom;
+    if (from)
+      workspace.seed(
+        seeds("--memory-from", () => readMemoryCopy(resolveRunDir(from, config.runsRoot))),
+        "copied",
+      );
+    workspace.seed(
+      config.presets.map((p) =>
+        seeds(`--preset ${p.target}=${p.file}`, () => readPreset(p.target, p.file)),
+      ),
+      "preset",
+    );
     workspace.init(llmPlaybook(llm.name, config.strategyPath));
     const policy = new PolicyState(
       dir,
@@ -177,5 +196,14 @@ export async function measureFirstPrompts(config: RunConfig): Promise<FirstPromp
     };
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** A memory source that cannot be read is bad input (exit code 2), named by its option. */
+function seeds<T>(option: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw new UsageError(`${option}: ${(err as Error).message}`);
   }
 }

@@ -232,6 +232,16 @@ export async function probeExperiment(
   repeats: number,
 ): Promise<ExperimentEstimate> {
   const { measureFirstPrompts } = await import("../../runner/first-prompts.js");
+  const { loadData } = await import("../../runner/load-data.js");
+  // Data is not an axis: cells that read the same files on the same window share one load.
+  const loads = new Map<string, ReturnType<typeof loadData>>();
+  const load = (run: RunConfig) => {
+    const { data, from, to, strict, tz, timeUnit, dateFormat, columns } = run;
+    const key = JSON.stringify([data, from, to, strict, tz, timeUnit, dateFormat, columns]);
+    const found = loads.get(key) ?? loadData(run);
+    loads.set(key, found);
+    return found;
+  };
   const probes: CellProbe[] = [];
   const sources = new Set<string>();
   for (const c of cells) {
@@ -241,7 +251,8 @@ export async function probeExperiment(
     sources.add(source);
     const measured: WindowProbe[] = [];
     for (const w of windows) {
-      const m = await measureFirstPrompts({ ...c.run, from: w.from, to: w.to });
+      const run = { ...c.run, from: w.from, to: w.to };
+      const m = await measureFirstPrompts(run, load(run));
       measured.push({
         decisionChars: m.decision.chars,
         momentChars: m.moment?.chars ?? null,

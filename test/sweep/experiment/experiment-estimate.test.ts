@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHARS_PER_TOKEN } from "../../../src/agent/llm/usage-meter.js";
@@ -146,34 +147,35 @@ describe("estimateExperiment", () => {
 });
 
 describe("probeExperiment", () => {
+  const data = path.resolve("data", "GOOG.csv");
+  const windows = [
+    { from: "2012-01-01", to: "2012-06-30" },
+    { from: "2012-07-01", to: "2012-12-31" },
+  ];
+  const base: RunConfig = {
+    strategyPath: path.resolve("strategies", "rsi-mean-reversion.md"),
+    data: [{ file: data }],
+    broker: brokerConfig({}),
+    params: {},
+    from: null,
+    to: null,
+    name: null,
+    runsRoot: path.resolve("never-written"),
+    strict: false,
+    tz: null,
+    // Nothing is sent: the probe answers the agent itself.
+    agent: {
+      ...DEFAULT_AGENT_OPTIONS,
+      model: "gpt-4o-mini",
+      baseURL: "http://127.0.0.1:9/v1",
+      every: 5,
+    },
+    presets: [],
+    memoryFrom: null,
+    recall: DEFAULT_RECALL_OPTIONS,
+  };
+
   it("measures each cell's first prompt with the agent's code, a larger one with memory", async () => {
-    const data = path.resolve("data", "GOOG.csv");
-    const base: RunConfig = {
-      strategyPath: path.resolve("strategies", "rsi-mean-reversion.md"),
-      data: [{ file: data }],
-      broker: brokerConfig({}),
-      params: {},
-      from: null,
-      to: null,
-      name: null,
-      runsRoot: path.resolve("never-written"),
-      strict: false,
-      tz: null,
-      // Nothing is sent: the probe answers the agent itself.
-      agent: {
-        ...DEFAULT_AGENT_OPTIONS,
-        model: "gpt-4o-mini",
-        baseURL: "http://127.0.0.1:9/v1",
-        every: 5,
-      },
-      presets: [],
-      memoryFrom: null,
-      recall: DEFAULT_RECALL_OPTIONS,
-    };
-    const windows = [
-      { from: "2012-01-01", to: "2012-06-30" },
-      { from: "2012-07-01", to: "2012-12-31" },
-    ];
     const e = await probeExperiment(
       [
         { label: "none", run: { ...base, memory: { system: "none", config: null } } },
@@ -198,5 +200,29 @@ describe("probeExperiment", () => {
     expect(files?.firstPromptTokens).toBeGreaterThan(none?.firstPromptTokens ?? Infinity);
     expect(e.prices).toContain("default price table");
     expect(e.usd).not.toBeNull();
+  });
+
+  it("measures the memory a run is seeded with: a --preset playbook enlarges the prompt", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agenticbt-estimate-"));
+    try {
+      const lessons = `# Playbook\n\n${"- A lesson of eighty characters, written down after a losing trade in 2011.\n".repeat(40)}`;
+      const file = path.join(dir, "playbook.md");
+      fs.writeFileSync(file, lessons);
+      const files = { ...base, memory: { system: "files", config: null } };
+      const plain = await probeExperiment([{ label: "a", run: files }], windows, 1);
+      const seeded = await probeExperiment(
+        [{ label: "b", run: { ...files, presets: [{ target: "playbook.md", file }] } }],
+        windows,
+        1,
+      );
+      const grew =
+        (seeded.cells[0]?.firstPromptTokens ?? 0) - (plain.cells[0]?.firstPromptTokens ?? 0);
+      // The preset replaces the default playbook (a line or two): about its length in tokens,
+      // a little more for JSON's escaped newlines.
+      expect(grew).toBeGreaterThan(lessons.length / 4 - 60);
+      expect(grew).toBeLessThan(lessons.length / 4 + 60);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
