@@ -24,7 +24,9 @@ export function formatEstimate(e: ExperimentEstimate): string {
   ];
   for (const c of e.cells) {
     const price =
-      c.usd === null ? ` (no price for model "${c.model}": pass --prices <file.json>)` : "";
+      c.price === null
+        ? ` (no price for model "${c.model}": pass --prices <file.json>)`
+        : ` at $${c.price.input}/$${c.price.output} per 1M tokens in/out`;
     lines.push(
       `  ${c.label}: ${runs(c.runs)}, first prompt ${count(c.firstPromptTokens)} tokens; prompt ${tokens(c.promptTokens)} + completion ${tokens(c.completionTokens)} tokens, ${dollars(c.usd)}${price}`,
     );

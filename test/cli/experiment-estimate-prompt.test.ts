@@ -50,6 +50,7 @@ describe("formatEstimate", () => {
     // 3 runs × (low 15 calls, point 17.5, high 35) (see experiment-estimate.test.ts).
     expect(text).toContain("~53 (45..105) model calls");
     expect(text).toContain("memory=files: 3 runs, first prompt 1000 tokens");
+    expect(text).toContain("at $1/$2 per 1M tokens in/out");
     expect(text).toContain("prices: the default price table");
     expect(text).toContain("4 characters per token");
   });
