@@ -12,7 +12,8 @@ function count(n: number): string {
 }
 
 const runs = (n: number) => `${n} run${n === 1 ? "" : "s"}`;
-const usd = (x: number) => `$${x < 0.01 && x > 0 ? x.toPrecision(2) : x.toFixed(2)}`;
+/** Dollars: cents from $1, two significant digits below it ($0.014), never a bare $0.00. */
+const usd = (x: number) => `$${x >= 1 || x === 0 ? x.toFixed(2) : x.toPrecision(2)}`;
 const tokens = (r: Range) => `~${count(r.point)} (${count(r.low)}..${count(r.high)})`;
 const dollars = (r: Range | null) =>
   r === null ? "$ unknown" : `~${usd(r.point)} (${usd(r.low)}..${usd(r.high)})`;
@@ -31,8 +32,22 @@ export function formatEstimate(e: ExperimentEstimate): string {
       `  ${c.label}: ${runs(c.runs)}, first prompt ${count(c.firstPromptTokens)} tokens; prompt ${tokens(c.promptTokens)} + completion ${tokens(c.completionTokens)} tokens, ${dollars(c.usd)}${price}`,
     );
   }
+  // Unknown in total when a cell's price is: what the priced cells come to, said as a part.
+  const priced = e.cells.filter((c) => c.usd !== null);
+  const part =
+    e.usd === null && priced.length > 0
+      ? ` (the ${priced.length} priced cell${priced.length === 1 ? "" : "s"}: ${dollars(
+          priced.reduce<Range>(
+            (a, c) => {
+              const u = c.usd as Range;
+              return { low: a.low + u.low, point: a.point + u.point, high: a.high + u.high };
+            },
+            { low: 0, point: 0, high: 0 },
+          ),
+        )})`
+      : "";
   lines.push(
-    `  total: ${tokens(e.tokens)} tokens (prompt ${tokens(e.promptTokens)}), ${dollars(e.usd)}`,
+    `  total: ${tokens(e.tokens)} tokens (prompt ${tokens(e.promptTokens)}), ${dollars(e.usd)}${part}`,
     `  from each cell's first prompt (${e.charsPerToken} characters per token) × its turns; prices: ${e.prices}, no prompt-cache discount.`,
   );
   return lines.join("\n");

@@ -58,7 +58,11 @@ describe("formatEstimate", () => {
   it("shows an unknown price as unknown, with the fix, never $0", () => {
     const text = formatEstimate(unpriced);
     expect(text).toContain('$ unknown (no price for model "x": pass --prices <file.json>)');
-    expect(text).toMatch(/total: .*, \$ unknown/);
+    // The priced cell alone, as a part, at $1 / $2 per 1M: prompt 10,000 / 12,500 / 37,500 and
+    // completion 150 / 875 / 14,000 tokens: $0.0103 / $0.01425 / $0.0655.
+    expect(text).toMatch(
+      /total: .*, \$ unknown \(the 1 priced cell: ~\$0\.014 \(\$0\.010\.\.\$0\.06[56]\)\)/,
+    );
     expect(text).not.toContain("$0.00");
   });
 });
