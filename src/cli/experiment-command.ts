@@ -286,6 +286,8 @@ export async function experimentCommand(
       process.stderr.write("Not started.\n");
       return 0;
     }
+    // Kept in config.json, beside what the runs are billed.
+    spec = { ...spec, estimate };
   }
   return withExperimentProgress(o, (events) => runNewExperiment(root, spec, events), estimate);
 }

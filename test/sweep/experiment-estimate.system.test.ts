@@ -126,6 +126,10 @@ describe("an experiment's cost estimate", () => {
       expect(r.code, r.stderr).toBe(0);
       expect(out.done).toBe(24);
       expect(out.estimate.runs).toBe(24);
+      // Kept with the experiment, beside what its runs are billed.
+      expect(
+        readJson<{ estimate: Estimate }>(path.join(dir as string, "config.json")).estimate,
+      ).toEqual(out.estimate);
       // 2 windows of about 125 daily bars, a decision at each, for each of the 24 runs.
       expect(out.estimate.decisions).toBeGreaterThan(24 * 120);
     });
