@@ -10,7 +10,9 @@ import {
   type ExperimentResultLine,
   readExperimentConfig,
 } from "../sweep/experiment/experiment-dir.js";
+import type { ExperimentEstimate } from "../sweep/experiment/experiment-estimate.js";
 import {
+  cellLabel,
   type ExperimentAxis,
   type ExperimentWindow,
   experimentCells,
@@ -163,6 +165,7 @@ function formatExperimentSummary(s: ExperimentSummary, dir: string): string {
 async function withExperimentProgress(
   o: Record<string, unknown>,
   go: (events: ExperimentEvents) => Promise<{ dir: string; summary: ExperimentSummary }>,
+  estimate: ExperimentEstimate | null = null,
 ): Promise<number> {
   const quiet = o.quiet === true || o.json === true;
   const say = (text: string) => {
@@ -194,7 +197,10 @@ async function withExperimentProgress(
         ),
       onWarning: (run, message) => say(`${run.key}: warning: ${message}`),
     });
-    if (o.json === true) process.stdout.write(`${jsonForTerminal(summary)}\n`);
+    if (o.json === true)
+      process.stdout.write(
+        `${jsonForTerminal(estimate === null ? summary : { ...summary, estimate })}\n`,
+      );
     else
       process.stdout.write(
         `${escapeControl(formatExperimentSummary(escapeStrings(summary), dir))}\n`,
@@ -267,7 +273,25 @@ export async function experimentCommand(
       replayOf: null,
     };
   }
-  return withExperimentProgress(o, (events) => runNewExperiment(root, spec, events));
+  // A replay makes no network call: nothing to estimate or confirm.
+  let estimate: ExperimentEstimate | null = null;
+  if (spec.replayOf === null) {
+    const { probeExperiment } = await import("../sweep/experiment/experiment-estimate.js");
+    const { confirmLaunch } = await import("./experiment-estimate-prompt.js");
+    estimate = await probeExperiment(
+      spec.cells.map((c) => ({ label: cellLabel(c.settings), run: c.run })),
+      spec.windows,
+      spec.repeats,
+    );
+    const flags = { yes: s.yes, json: o.json === true, quiet: o.quiet === true };
+    if (!(await confirmLaunch(estimate, flags))) {
+      process.stderr.write("Not started.\n");
+      return 0;
+    }
+    // Kept in config.json, beside what the runs are billed.
+    spec = { ...spec, estimate };
+  }
+  return withExperimentProgress(o, (events) => runNewExperiment(root, spec, events), estimate);
 }
 
 /** `agenticbt resume <experiment>`. */

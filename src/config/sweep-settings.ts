@@ -1,4 +1,4 @@
-import { choice, list, num, optionalNum, text, textWithDefault } from "./setting.js";
+import { choice, list, num, optionalNum, switchOf, text, textWithDefault } from "./setting.js";
 
 // The settings of `agenticbt sweep` beside the run's (run-settings.ts): flag, default, range and
 // help once. Every run setting applies to every combination; these say which combinations run.
@@ -112,6 +112,11 @@ export const SWEEP_SETTINGS = {
     arg: "<usd>",
     help: "an LLM experiment: no run starts once the spend so far plus the estimate of the runs in flight and the next would pass it",
     above: 0,
+  }),
+  yes: switchOf({
+    group: "run",
+    flag: "--yes",
+    help: "an LLM experiment: start without asking (the estimate of its calls, tokens and $ is printed first); required when stdin is not a terminal",
   }),
   replay: text({
     group: "run",

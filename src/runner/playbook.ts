@@ -12,3 +12,8 @@ export function playbookFor(strategy: Strategy<unknown>, params: Record<string, 
   }
   return `${lines.join("\n")}`;
 }
+
+/** An LLM strategy's starting playbook: its manual is the prompt file. */
+export function llmPlaybook(name: string, source: string): string {
+  return `# Playbook: ${name}\n\nThe manual is the strategy prompt (${source}). Lessons learned are appended below.\n`;
+}

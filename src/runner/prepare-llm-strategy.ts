@@ -11,6 +11,7 @@ import {
   createLlmStrategy,
   emptyAgentStats,
   emptyToolUse,
+  type LlmStrategySettings,
   neverDecided,
 } from "../agent/llm-strategy.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
@@ -226,20 +227,7 @@ export async function prepareLlmStrategy(
         }
       };
       const anon = args.anonymizer ?? null;
-      const settingsForStrategy: Parameters<typeof createLlmStrategy>[0] = {
-        name,
-        prompt: anon ? anon.text(prompt) : prompt,
-        model: o.model,
-        maxSteps: o.maxSteps,
-        maxFailedDecisions: o.maxFailedDecisions,
-        every: o.every,
-        contextBars: o.contextBars,
-        moments: new Set(o.moments),
-        tradingTerms: anon ? anonymizedTradingTerms(args.broker, anon) : tradingTerms(args.broker),
-      };
-      if (o.temperature !== null) settingsForStrategy.temperature = o.temperature;
-      if (o.seed !== null) settingsForStrategy.seed = o.seed;
-      if (o.maxOutputTokens !== null) settingsForStrategy.maxOutputTokens = o.maxOutputTokens;
+      const settingsForStrategy = llmStrategySettings(name, prompt, o, args.broker, anon);
       const strategy = createLlmStrategy(settingsForStrategy, {
         stats: agentStats,
         model: client,
@@ -258,6 +246,31 @@ export async function prepareLlmStrategy(
         : strategy;
     },
   };
+}
+
+/** The agent's settings from the run's options (a probe of the first prompt builds the same). */
+export function llmStrategySettings(
+  name: string,
+  prompt: string,
+  o: AgentOptions,
+  broker: BrokerConfig,
+  anon: Anonymizer | null,
+): LlmStrategySettings {
+  const settings: LlmStrategySettings = {
+    name,
+    prompt: anon ? anon.text(prompt) : prompt,
+    model: o.model,
+    maxSteps: o.maxSteps,
+    maxFailedDecisions: o.maxFailedDecisions,
+    every: o.every,
+    contextBars: o.contextBars,
+    moments: new Set(o.moments),
+    tradingTerms: anon ? anonymizedTradingTerms(broker, anon) : tradingTerms(broker),
+  };
+  if (o.temperature !== null) settings.temperature = o.temperature;
+  if (o.seed !== null) settings.seed = o.seed;
+  if (o.maxOutputTokens !== null) settings.maxOutputTokens = o.maxOutputTokens;
+  return settings;
 }
 
 function readPrompt(file: string): string {

@@ -68,7 +68,7 @@ import { loadStrategy } from "./load-strategy.js";
 import { type LookAheadGuard, lookAheadGuard } from "./look-ahead-guard.js";
 import { memoryPort } from "./memory-port.js";
 import { memoryToolbox } from "./memory-toolbox.js";
-import { playbookFor } from "./playbook.js";
+import { llmPlaybook, playbookFor } from "./playbook.js";
 import type { PreparedLlm } from "./prepare-llm-strategy.js";
 import { resolveParams } from "./resolve-params.js";
 import type { ResumePlan } from "./resume-run.js";
@@ -809,10 +809,6 @@ async function resumedCalls(dir: string): Promise<ResumedCalls> {
 /** An LLM trader's playbook starts empty of lessons: its manual is the strategy prompt, which is
  * in every request already. Lessons the agent appends accumulate here (and carry over with
  * --memory-from). */
-function llmPlaybook(name: string, source: string): string {
-  return `# Playbook: ${name}\n\nThe manual is the strategy prompt (${source}). Lessons learned are appended below.\n`;
-}
-
 /** `--memory`'s system and its config, checked before a run directory exists (exit code 2). */
 function checkedMemoryFactory(choice: MemoryChoice): MemorySystemEntry {
   try {

@@ -1,4 +1,5 @@
-import type { RecordedRequest, Step } from "./scripted-openai-server.js";
+import { CHARS_PER_TOKEN } from "../../src/agent/llm/usage-meter.js";
+import type { RecordedRequest, ScriptedToolCall, Step } from "./scripted-openai-server.js";
 
 // A scripted trader whose answers depend on the request's seed and bar: two repeats (two seeds)
 // of one run trade differently, the same seed always the same. Memory moments get a short note.
@@ -17,13 +18,13 @@ export function seededTrader(req: RecordedRequest): Step {
   const body = req.body as Body;
   const last = body.messages.at(-1);
   const trading = (body.tools ?? []).some((t) => t.function.name === "place_order");
-  if (!trading || last?.role === "tool") return { content: "Done.", usage: usageOf(body) };
+  if (!trading || last?.role === "tool") return billed(body, { content: "Done." });
   const seed = body.seed ?? 0;
   // With memory the trader is a bar earlier: the cells of a memory axis differ, repeatably.
   const memory = !String(body.messages[0]?.content ?? "").includes("You have no memory");
   const phase = (barOf(body) + seed * 3 + (memory ? 1 : 0)) % 8;
   if (phase === 0 || phase === 4)
-    return {
+    return billed(body, {
       toolCalls: [
         {
           name: "place_order",
@@ -34,13 +35,22 @@ export function seededTrader(req: RecordedRequest): Step {
           }),
         },
       ],
-      usage: usageOf(body),
-    };
-  return { content: `Holding (seed ${seed}).`, usage: usageOf(body) };
+    });
+  return billed(body, { content: `Holding (seed ${seed}).` });
 }
 
-/** Tokens as a server would bill them: about 4 characters per token of the request. */
-function usageOf(body: Body) {
-  const chars = body.messages.reduce((n, m) => n + String(m.content ?? "").length, 0);
-  return { prompt: Math.ceil(chars / 4), completion: 12 };
+/**
+ * The answer with its usage as a provider would bill it: the request's characters (its messages
+ * and tool definitions, as sent) and the answer's, at CHARS_PER_TOKEN characters per token.
+ */
+function billed(body: Body, answer: { content?: string; toolCalls?: ScriptedToolCall[] }): Step {
+  const prompt = JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? []).length;
+  const completion = (answer.content ?? "").length + JSON.stringify(answer.toolCalls ?? []).length;
+  return {
+    ...answer,
+    usage: {
+      prompt: Math.ceil(prompt / CHARS_PER_TOKEN),
+      completion: Math.ceil(completion / CHARS_PER_TOKEN),
+    },
+  };
 }

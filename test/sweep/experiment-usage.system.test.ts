@@ -87,6 +87,7 @@ const ROLLING = [
   "none",
   "--no-cache",
   "-q",
+  "--yes",
 ];
 
 async function experiment(root: string, ...more: string[]) {

@@ -31,6 +31,8 @@ const ARGS = [
   // A decision every 5 bars keeps the 24 runs quick; every run is still a full run directory.
   "--every",
   "5",
+  // Off a terminal, an experiment starts only with --yes (it prints its cost estimate first).
+  "--yes",
 ];
 const ENV = { ...process.env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "test" };
 

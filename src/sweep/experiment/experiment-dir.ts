@@ -3,6 +3,7 @@ import { readJsonFile, readJsonLines } from "../../rundir/run-files.js";
 import type { RunConfig } from "../../runner/run-config.js";
 import { appendLines, truncatePartialLastLine } from "../../util/append-lines.js";
 import { sweepFile } from "../sweep-layout.js";
+import type { ExperimentEstimate } from "./experiment-estimate.js";
 import type { CellSettings, ExperimentAxis, ExperimentWindow } from "./experiment-plan.js";
 
 /** config.json's `kind` of an LLM experiment (a code sweep's is `sweep`). */
@@ -29,6 +30,8 @@ export interface ExperimentConfig {
   jobs: number;
   /** `--budget-usd`, or null (absent in an experiment made before it: null). */
   budgetUsd?: number | null;
+  /** The cost estimate shown before it started (absent: none was made, as for a replay). */
+  estimate?: ExperimentEstimate;
   /** The experiment this one replays from its runs' transcripts, or null. */
   replayOf: string | null;
   total: number;
