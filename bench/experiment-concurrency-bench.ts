@@ -41,6 +41,7 @@ async function experiment(concurrency: number, k: number): Promise<{ ms: number;
     "4",
     "--every",
     "10",
+    "--yes",
     // Every call goes to the server: the two commands make the same calls.
     "--no-cache",
     "--concurrency",

@@ -24,6 +24,7 @@ function sweep(url: string, name: string, args: string[]) {
       "memory=none",
       "--repeats",
       "4",
+      "--yes",
       ...args,
       "--runs-dir",
       path.join(work, name, "runs"),
