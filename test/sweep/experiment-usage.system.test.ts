@@ -157,4 +157,17 @@ describe("--windows rolling:3m, and --budget-usd", async () => {
     expect(summary.budget.stopped).toContain("would pass --budget-usd");
     expect(capped.stdout).toContain("Runs left unstarted");
   });
+
+  it("holds the first runs to the estimate made before launch, before any run is billed", async () => {
+    const config = readJson<{ estimate: { runs: number; usd: { point: number } } }>(
+      path.join(dir, "config.json"),
+    );
+    const perRun = config.estimate.usd.point / config.estimate.runs;
+    expect(perRun).toBeGreaterThan(0);
+    const held = await experiment("held", "--budget-usd", String(perRun / 2));
+    expect(held.code).toBe(1);
+    const summary = readJson<Summary>(path.join(held.dir, "summary.json"));
+    expect(summary.done).toBe(0);
+    expect(summary.budget.stopped).toContain("0 spent plus 1 run(s)");
+  });
 });

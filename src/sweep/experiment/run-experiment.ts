@@ -259,11 +259,22 @@ async function runExperiment(
       const spent = spentUsd(billed);
       if (spent === null) {
         budgetStop =
-          "a run's price is unknown (its model is not in the price table: --prices-file), so the spend cannot be held to --budget-usd";
+          "a run's price is unknown (its model is not in the price table: --prices), so the spend cannot be held to --budget-usd";
         return false;
       }
+      // Before any run is billed, a run costs what the estimate made before launch says.
       const priced = billed.filter((l) => l.calls.network > 0);
-      const perRun = priced.length ? spent / priced.length : 0;
+      const estimated = config.estimate;
+      if (priced.length === 0 && estimated !== undefined && estimated.usd === null) {
+        budgetStop =
+          "the model's price is unknown (not in the price table: --prices), so the spend cannot be held to --budget-usd";
+        return false;
+      }
+      const perRun = priced.length
+        ? spent / priced.length
+        : estimated?.usd && estimated.runs > 0
+          ? estimated.usd.point / estimated.runs
+          : 0;
       const next = spent + (running.count + 1) * perRun;
       if (next > budget) {
         budgetStop = `$${spent.toFixed(4)} spent plus ${running.count + 1} run(s) at ~$${perRun.toFixed(4)} each would pass --budget-usd ${budget}`;
