@@ -97,7 +97,8 @@ function experimentListings(root: string): SweepListing[] {
       id: config.id,
       dir,
       name: config.name,
-      status: summary?.status ?? (sweepRunning(dir) ? "running" : "interrupted (process gone)"),
+      // Running first: a resumed experiment keeps its last summary.json until it ends again.
+      status: sweepRunning(dir) ? "running" : (summary?.status ?? "interrupted (process gone)"),
       done: summary?.done ?? countLines(dir),
       total: config.total,
       objective: `experiment: ${config.cells.length} cells × ${config.windows.length} windows × ${config.repeats} repeats`,
