@@ -72,12 +72,14 @@ export function experimentRenderer(
     dirty = false;
   };
   const line = (text: string) => {
-    if (live && drawn > 0) {
+    const frame = live && drawn > 0;
+    if (frame) {
       stream.write(eraseLines(drawn));
       drawn = 0;
-      dirty = true;
     }
     stream.write(escapeControl(`${text}\n`));
+    // The line goes above the frame, which is drawn again below it.
+    if (frame) draw();
   };
   const statusLine = () => `${runsText(state)}; ${callsText(state, now())}`;
 
@@ -141,7 +143,7 @@ export function experimentRenderer(
       }
     },
     notice(text) {
-      if (live && drawn > 0) {
+      if (live && state.id !== "" && !closed) {
         notice = text;
         draw();
       } else line(text);

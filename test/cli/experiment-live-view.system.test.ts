@@ -176,7 +176,7 @@ describe("an experiment whose model has no price", async () => {
     "--model",
     "local-model",
     "--grid",
-    "memory=none",
+    "memory=none,files",
     "--windows",
     "2012-01-01:2012-01-31",
   ]);
@@ -198,12 +198,24 @@ describe("an experiment whose model has no price", async () => {
     expect(list.stdout).not.toContain("$0.0000");
     const [runsTable, sweepsTable] = list.stdout.split("\nSweeps:");
     const row = sweepsTable?.split("\n").find((l) => l.startsWith(path.basename(dir)));
-    expect(row).toMatch(/completed\s+1\/1\s+unknown\s+experiment:/);
+    expect(row).toMatch(/completed\s+2\/2\s+unknown\s+experiment:/);
     // The experiment's run too: an LLM run without a price has cost "unknown", not "-".
     expect(runsTable).toMatch(/local-model\s+completed\s.*\sunknown\s*$/m);
     const show = cliOut("show", path.basename(dir));
+    expect(fs.readFileSync(path.join(dir, "report.html"), "utf8")).toContain(
+      "Spent unknown (a model&#39;s price is unknown",
+    );
     expect(show.status, show.stderr).toBe(0);
     expect(show.stdout).toContain("Spent unknown");
     expect(show.stdout).not.toContain("$0.0000");
+  });
+
+  it("shows the runs' cost as unknown in compare", () => {
+    const ids = fs.readdirSync(runs).sort();
+    expect(ids).toHaveLength(2);
+    const r = cliOut("compare", ...ids);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}cost USD\s+unknown\s+unknown\s*$/m);
+    expect(r.stdout).not.toContain("$0.0000");
   });
 });
