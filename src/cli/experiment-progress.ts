@@ -4,7 +4,7 @@ import {
   foldExperimentEvent,
   initialExperimentState,
 } from "../ui/experiment-state.js";
-import { callsText, experimentFrame, runsText } from "../ui/experiment-view.js";
+import { callsText, experimentFrame, runsText, spentText } from "../ui/experiment-view.js";
 import { assertNever } from "../util/assert-never.js";
 import { escapeControl } from "../util/terminal-text.js";
 
@@ -81,7 +81,7 @@ export function experimentRenderer(
     // The line goes above the frame, which is drawn again below it.
     if (frame) draw();
   };
-  const statusLine = () => `${runsText(state)}; ${callsText(state, now())}`;
+  const statusLine = () => `${runsText(state)}; ${callsText(state, now())}; ${spentText(state)}`;
 
   const timer = setInterval(
     () => {

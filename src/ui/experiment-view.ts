@@ -37,29 +37,36 @@ export function runsText(s: ExperimentLiveState): string {
   return `runs ${int(s.done)}/${int(s.total)} done · ${int(s.running.length)} running · ${int(waitingRuns(s))} waiting${failed}`;
 }
 
-/** Calls in flight (and the oldest's wait), calls answered, tokens, spend against the budget. */
+/** Calls in flight (and the oldest's wait), calls answered, retries, tokens. */
 export function callsText(s: ExperimentLiveState, nowMs: number): string {
   const { count, oldestMs } = callsInFlight(s);
   const oldest = oldestMs === null ? "" : ` (oldest ${secondsText(nowMs - oldestMs)})`;
+  const retries = s.retries > 0 ? ` · retries ${int(s.retries)}` : "";
+  return `calls in flight ${count}${oldest} · calls ${int(s.calls)}${retries} · tokens ${int(tokensSoFar(s))}`;
+}
+
+/** The spend so far against the budget: "unknown" when a model's price is (never $0.0000). */
+export function spentText(s: ExperimentLiveState): string {
   const spent = spentSoFar(s);
   const budget = s.budgetUsd === null ? "" : ` of budget $${s.budgetUsd}`;
   const why = spent === null ? " (a model's price is unknown)" : "";
   // Before the first call nothing says whether the model has a price: no $0.0000 for it.
   const nothingYet = s.calls === 0 && s.billedUsd === 0 && !s.billedUnknown;
-  const retries = s.retries > 0 ? ` · retries ${int(s.retries)}` : "";
-  return `calls in flight ${count}${oldest} · calls ${int(s.calls)}${retries} · tokens ${int(tokensSoFar(s))} · spent ${nothingYet ? "—" : usdText(spent)}${budget}${why}`;
+  return `spent ${nothingYet ? "—" : usdText(spent)}${budget}${why}`;
 }
 
-/** A running run: key, cell, window, repeat, its bars, and its call's wait. */
+/** A running run: key and cell, its bars and its call's wait, then its window and repeat (what
+ * a narrow terminal cuts first: the key names them too). */
 function runLine(r: ExperimentRunView, nowMs: number, width: number): string {
-  const head = `  ${r.key}  ${r.cell}  ${r.window}  repeat ${r.repeat}${r.resumed ? " (resumed)" : ""}`;
+  const head = `  ${r.key}  ${r.cell}  `;
   const bars = r.barsTotal > 0 ? `${int(r.barsDone)}/${int(r.barsTotal)} bars` : "starting";
   const call = r.callStartedMs === null ? "" : ` · call ${secondsText(nowMs - r.callStartedMs)}`;
+  const where = `  ${r.window}  repeat ${r.repeat}${r.resumed ? " (resumed)" : ""}`;
   const tail = `${bars}${call}`;
   // The bar takes what the width leaves, up to 20 cells; under 6 it goes.
-  const room = Math.min(20, width - head.length - tail.length - 5);
+  const room = Math.min(20, width - head.length - tail.length - where.length - 3);
   const bar = room >= 6 && r.barsTotal > 0 ? `${progressBar(r.barsDone, r.barsTotal, room)} ` : "";
-  return `${head}  ${bar}${tail}`;
+  return `${head}${bar}${tail}${where}`;
 }
 
 /**
@@ -83,6 +90,7 @@ export function experimentFrame(
     `Experiment ${s.name}${status} · ${s.id}`,
     `${bar}${runs} · ${clock(elapsedMs)}`,
     callsText(s, nowMs),
+    spentText(s),
   ];
   const tail: string[] = [];
   if (s.budgetStop !== null) tail.push(`No more runs start: ${s.budgetStop}`);

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BIN, cli, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
 import { type ScriptedServer, startScriptedServer } from "../helpers/scripted-openai-server.js";
 import { seededTrader } from "../helpers/seeded-trader.js";
-import { captureUntilExit, TmuxPane } from "../helpers/tmux.js";
+import { TmuxPane } from "../helpers/tmux.js";
 
 // The live view of an LLM experiment in a real pseudo-terminal (tmux), against the scripted
 // server answering every call 250 ms late, so calls are in flight while frames are captured.
@@ -40,7 +40,14 @@ async function experiment(
   name: string,
   width: number,
   args: string[],
-): Promise<{ frames: string[]; code: number | null; dir: string; lines: Line[] }> {
+  resizeTo: number | null = null,
+): Promise<{
+  frames: string[];
+  code: number | null;
+  dir: string;
+  lines: Line[];
+  resizedAt: number | null;
+}> {
   const root = path.join(work, name);
   const pane = new TmuxPane(
     [
@@ -62,7 +69,24 @@ async function experiment(
     { cwd: work, env: { OPENAI_API_KEY: "test" }, width, height: 30 },
   );
   panes.push(pane);
-  const { frames, exitCode } = await captureUntilExit(pane, { everyMs: 100, timeoutMs: 240_000 });
+  const frames: string[] = [];
+  let exitCode: number | null = null;
+  let resizedAt: number | null = null;
+  for (const end = Date.now() + 240_000; Date.now() < end; ) {
+    const frame = pane.capture();
+    frames.push(frame);
+    exitCode = pane.exitCode();
+    if (exitCode !== null) {
+      frames.push(pane.capture());
+      break;
+    }
+    // Half-way, the terminal is narrowed: the view is drawn again at the new width.
+    if (resizeTo !== null && resizedAt === null && (runsOf(frame)?.done ?? 0) >= 3) {
+      pane.resize(resizeTo, 30);
+      resizedAt = frames.length;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const sweeps = path.join(root, "sweeps");
   const [id] = fs.readdirSync(sweeps);
   const dir = path.join(sweeps, id as string);
@@ -71,7 +95,7 @@ async function experiment(
     .split("\n")
     .filter((l) => l.endsWith("}"))
     .map((l) => JSON.parse(l) as Line);
-  return { frames, code: exitCode, dir, lines };
+  return { frames, code: exitCode, dir, lines, resizedAt };
 }
 
 /** `runs 3/12 done · 4 running · 5 waiting` of a frame, as numbers. */
@@ -111,10 +135,13 @@ for (const [label, width, args, jobs] of [
   ],
 ] as const) {
   describe(`the live view of ${label}`, async () => {
-    const { frames, code, dir, lines } = await experiment(
+    // The long one is narrowed to 80 columns half-way.
+    const narrowTo = width === 120 ? 80 : null;
+    const { frames, code, dir, lines, resizedAt } = await experiment(
       `w${width}`,
       width,
       args as unknown as string[],
+      narrowTo,
     );
     const summary = readJson<Summary>(path.join(dir, "summary.json"));
     const last = frames.at(-1) ?? "";
@@ -153,6 +180,23 @@ for (const [label, width, args, jobs] of [
       for (const f of frames)
         for (const l of f.split("\n")) expect(l.length, l).toBeLessThanOrEqual(width);
     });
+
+    if (narrowTo !== null)
+      it("draws itself again, whole and once, when the terminal is narrowed", () => {
+        expect(resizedAt).not.toBeNull();
+        // A few frames on, once the view has had the new size: one header, its figures, no
+        // line of the wider frame left behind.
+        const after = frames.slice((resizedAt as number) + 5, -1);
+        const running = after.filter((f) => (runsOf(f)?.running ?? 0) > 0);
+        expect(running.length).toBeGreaterThan(0);
+        for (const f of running) {
+          expect(f.match(/^Experiment rsi-mean-reversion/gm)).toHaveLength(1);
+          expect(f.match(/^\[[█░]+\] runs \d+\/12 done/gm)).toHaveLength(1);
+          expect(f).toMatch(/^calls in flight \d+/m);
+          expect(f).toMatch(/^spent \$\d+\.\d{4} of budget \$5$/m);
+          for (const l of f.split("\n")) expect(l.length, l).toBeLessThan(narrowTo);
+        }
+      });
 
     it("ends on true figures: runs done as results.jsonl, tokens and spend as summary.json", () => {
       const r = runsOf(last);

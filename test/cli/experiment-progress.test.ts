@@ -87,7 +87,7 @@ describe("an experiment's progress", () => {
       [
         "experiment exp-1: 2 runs, 2 at a time",
         "c0-w0-r1: started (seed 1)",
-        "runs 0/2 done · 1 running · 1 waiting; calls in flight 1 (oldest 5.2 s) · calls 0 · tokens 0 · spent —",
+        "runs 0/2 done · 1 running · 1 waiting; calls in flight 1 (oldest 5.2 s) · calls 0 · tokens 0; spent —",
         "[1/2] c0-w0-r1: failed, return n/a% (DataError: bad)",
         "",
       ].join("\n"),
@@ -105,16 +105,18 @@ describe("an experiment's progress", () => {
     t = 2000;
     vi.advanceTimersByTime(250);
     const frames = out.writes.slice();
-    // The first frame (3 lines: no run yet), then the same place again: up 2 lines, cleared.
-    expect(frames[0]?.split("\n")).toHaveLength(3);
-    expect(frames[1]?.startsWith("\r\u001B[2A\u001B[J")).toBe(true);
+    // The first frame (4 lines: no run yet), then the same place again: up 3 lines, cleared.
+    expect(frames[0]?.split("\n")).toHaveLength(4);
+    expect(frames[1]?.startsWith("\r\u001B[3A\u001B[J")).toBe(true);
     expect(frames[1]).toContain("calls in flight 1 (oldest 2.0 s)");
-    expect(frames[1]).toContain("  c0-w0-r1  memory=none  2012-01-01:2012-06-30  repeat 1");
+    expect(frames[1]).toMatch(
+      / {2}c0-w0-r1 {2}memory=none {2}starting · call 2\.0 s {2}2012-01-01:2012-06-30 {2}repeat 1$/,
+    );
     r.onEvent(FAILED);
-    // The frame (4 lines) is erased, the line written, and the frame drawn again below it.
+    // The frame (5 lines) is erased, the line written, and the frame drawn again below it.
     const after = out.writes.slice(frames.length);
     expect(after.slice(0, 2)).toEqual([
-      "\r\u001B[3A\u001B[J",
+      "\r\u001B[4A\u001B[J",
       "[1/2] c0-w0-r1: failed, return n/a% (DataError: bad)\n",
     ]);
     expect(after[2]).toMatch(/^Experiment exp · exp-1\n/);
@@ -123,8 +125,9 @@ describe("an experiment's progress", () => {
     expect(out.writes.at(-1)).toMatch(/Interrupted by SIGINT$/);
     r.close();
     expect(out.writes.at(-1)).toBe("\n");
+    // Less the erasing prefix of a frame drawn again (\r, cursor up, clear down).
     for (const w of out.writes)
-      for (const line of w.replace(/\r\u001B\[\d*A?\u001B\[J/g, "").split("\n"))
+      for (const line of (w.startsWith("\r") ? w.slice(w.indexOf("J") + 1) : w).split("\n"))
         expect(line.length).toBeLessThan(80);
   });
 });
