@@ -118,6 +118,28 @@ describe("the experiment view's state", () => {
     expect(spentSoFar(s)).toBeCloseTo(0.01, 12);
   });
 
+  it("keeps a call in flight through its retries: the oldest's wait includes a 429's", () => {
+    const s = initialExperimentState();
+    foldExperimentEvent(s, started(), 0);
+    foldExperimentEvent(s, runStarted("a"), 0);
+    foldExperimentEvent(s, inRun("a", decision(1)), 100);
+    const retry: RunEvent = {
+      type: "retry",
+      model: "m",
+      error: "rate_limit",
+      message: "429",
+      attempt: 1,
+      delayMs: 30_000,
+      waitFrom: "server",
+    };
+    foldExperimentEvent(s, inRun("a", retry), 200);
+    expect(callsInFlight(s)).toEqual({ count: 1, oldestMs: 100 });
+    expect(s.retries).toBe(1);
+    expect(experimentFrame(s, 30_100, 30_100, 100)[2]).toBe(
+      "calls in flight 1 (oldest 30 s) · calls 0 · retries 1 · tokens 0",
+    );
+  });
+
   it("bills a finished run as results.jsonl does, replacing its running tally", () => {
     const s = initialExperimentState();
     foldExperimentEvent(s, started({ done: 1, spentUsd: 0.5, tokens: 1000 }), 0);
