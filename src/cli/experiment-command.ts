@@ -6,17 +6,13 @@ import { type LoadCsvOptions, loadCsv } from "../data/load-csv.js";
 import { UsageError } from "../errors/usage-error.js";
 import { EXPERIMENT_METRICS } from "../metrics/experiment/metrics.js";
 import type { RunConfig } from "../runner/run-config.js";
-import {
-  type ExperimentResultLine,
-  readExperimentConfig,
-} from "../sweep/experiment/experiment-dir.js";
+import { readExperimentConfig } from "../sweep/experiment/experiment-dir.js";
 import type { ExperimentEstimate } from "../sweep/experiment/experiment-estimate.js";
 import {
   cellLabel,
   type ExperimentAxis,
   type ExperimentWindow,
   experimentCells,
-  type PlannedRun,
   parseWindows,
   rollingWindows,
 } from "../sweep/experiment/experiment-plan.js";
@@ -31,8 +27,11 @@ import {
 import { parseGridValues, splitGridArg } from "../sweep/grid-values.js";
 import { sweepFile, sweepsRootOf } from "../sweep/sweep-layout.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "../util/terminal-text.js";
+import { usdText } from "../util/usd-text.js";
 import { runsRootOf } from "./commands/runs-root.js";
+import { experimentRenderer } from "./experiment-progress.js";
 import { relativeIfInside } from "./format-run-error.js";
+import { wantsLiveView } from "./live-view-choice.js";
 import { buildRunConfig, isLlmStrategy, type RunCommandOptions } from "./run-command.js";
 import { checkOutputSettings, settingValuesOf } from "./run-option-values.js";
 import { runOptions } from "./run-options.js";
@@ -132,8 +131,8 @@ export function findExperimentDir(name: string, root: string): string | null {
 const pct = (v: number | null | undefined) =>
   v === null || v === undefined ? "n/a" : v.toFixed(2);
 
-/** The experiment as the command prints it. */
-function formatExperimentSummary(s: ExperimentSummary, dir: string): string {
+/** The experiment as the command (and `show`) prints it. */
+export function formatExperimentSummary(s: ExperimentSummary, dir: string): string {
   const lines = [
     `Experiment ${s.id} (${s.status}): ${s.done} of ${s.total} runs, ${s.failed} failed`,
   ];
@@ -148,10 +147,10 @@ function formatExperimentSummary(s: ExperimentSummary, dir: string): string {
   }
   for (const sentence of s.sentences) lines.push(sentence);
   const b = s.budget;
-  if (b.usd !== null || b.spentUsd !== null)
-    lines.push(
-      `Spent ${b.spentUsd === null ? "unknown (a price is unknown)" : `$${b.spentUsd.toFixed(4)}`}${b.usd === null ? "" : ` of --budget-usd ${b.usd}`}`,
-    );
+  // Always said: an unknown price is "unknown", never left out nor $0.0000.
+  lines.push(
+    `Spent ${b.spentUsd === null ? "unknown (a model's price is unknown: --prices-file)" : usdText(b.spentUsd)}${b.usd === null ? "" : ` of --budget-usd ${b.usd}`}`,
+  );
   if (b.stopped !== null) lines.push(`Runs left unstarted: ${b.stopped}.`);
   lines.push(
     `Buy & hold: ${s.buyAndHold.map((b) => `${b.window} ${pct(b.returnPct)}%`).join(", ")}`,
@@ -161,24 +160,25 @@ function formatExperimentSummary(s: ExperimentSummary, dir: string): string {
   return lines.join("\n");
 }
 
-/** Progress on stderr, signals, then the summary: shared by a new, resumed or replayed one. */
+/** Progress on stderr (the live view on a terminal), signals, then the summary: shared by a
+ * new, resumed or replayed one. */
 async function withExperimentProgress(
   o: Record<string, unknown>,
   go: (events: ExperimentEvents) => Promise<{ dir: string; summary: ExperimentSummary }>,
   estimate: ExperimentEstimate | null = null,
 ): Promise<number> {
   const quiet = o.quiet === true || o.json === true;
-  const say = (text: string) => {
-    if (!quiet) process.stderr.write(escapeControl(`${text}\n`));
-  };
+  const render = quiet
+    ? null
+    : experimentRenderer(process.stderr, wantsLiveView(o, process.stderr, process.env));
   let handle: { stop(): void } | null = null;
   let signal: StopSignal | null = null;
   const signals = listenForStopSignals((s) => {
     if (signals.again()) process.exit(exitCodeOf(s));
     signal = s;
-    process.stderr.write(
-      `\nInterrupted by ${s}: stopping the runs under way at their next bar (again to abort); agenticbt resume goes on from their checkpoints.\n`,
-    );
+    const text = `Interrupted by ${s}: stopping the runs under way at their next bar (again to abort); agenticbt resume goes on from their checkpoints.`;
+    if (render) render.notice(text);
+    else process.stderr.write(`\n${text}\n`);
     handle?.stop();
   });
   try {
@@ -187,16 +187,9 @@ async function withExperimentProgress(
         handle = h;
         if (signal !== null) h.stop();
       },
-      onRunStarted: (run: PlannedRun, resumed: boolean) =>
-        say(
-          `${run.key}: ${resumed ? "resuming from its checkpoint" : "started"} (seed ${run.seed})`,
-        ),
-      onRunFinished: (l: ExperimentResultLine, done: number, total: number) =>
-        say(
-          `[${done}/${total}] ${l.key}: ${l.status}, return ${pct(l.metrics.returnPct)}%${l.error ? ` (${l.error})` : ""}`,
-        ),
-      onWarning: (run, message) => say(`${run.key}: warning: ${message}`),
+      onEvent: (e) => render?.onEvent(e),
     });
+    render?.close();
     if (o.json === true)
       process.stdout.write(
         `${jsonForTerminal(estimate === null ? summary : { ...summary, estimate })}\n`,
@@ -209,6 +202,7 @@ async function withExperimentProgress(
     if (summary.status !== "completed") return 1;
     return summary.done > 0 && summary.failed === summary.done ? 1 : 0;
   } finally {
+    render?.close();
     signals.remove();
   }
 }

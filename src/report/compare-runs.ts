@@ -183,7 +183,11 @@ export function compareRows(
         ["prompt tokens", ...per((r) => orUnknown(r, r.llm?.promptTokens))],
         ["completion tokens", ...per((r) => orUnknown(r, r.llm?.completionTokens))],
         ["cached tokens", ...per((r) => orUnknown(r, r.llm?.cachedTokens))],
-        ["cost USD", ...per((r) => orUnknown(r, r.llm?.costUsd))],
+        // An LLM run without a cost has a price unknown (or usage unknown): never $0 nor n/a.
+        [
+          "cost USD",
+          ...per((r) => (r.llm && r.llm.costUsd === null ? "unknown" : (r.llm?.costUsd ?? null))),
+        ],
       ],
     },
   ];

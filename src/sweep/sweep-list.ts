@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { readJsonFile } from "../rundir/run-files.js";
 import { refuseSymlink } from "../util/no-follow.js";
-import { readExperimentConfig } from "./experiment/experiment-dir.js";
+import { peekExperimentResults, readExperimentConfig } from "./experiment/experiment-dir.js";
+import { spentUsd } from "./experiment/experiment-summary.js";
 import { readSweepConfig, readSweepSummary, sweepRunning } from "./sweep-dir.js";
 import { SWEEP_FILE, sweepFile } from "./sweep-layout.js";
 
@@ -18,7 +19,13 @@ export interface SweepListing {
   objective: string;
   best: { settings: Record<string, unknown>; value: number } | null;
   createdAt: string;
+  /** An LLM experiment's: what its runs were billed so far; null when a price is unknown. */
+  spentUsd?: number | null;
 }
+
+/** A code sweep's or an LLM experiment's directory. */
+const isSweepDir = (dir: string) =>
+  readSweepConfig(dir) !== null || readExperimentConfig(dir) !== null;
 
 /** Sweep directories under `root` (their config.json says `sweep`), oldest first. */
 function sweepDirs(root: string): string[] {
@@ -70,22 +77,34 @@ function experimentListings(root: string): SweepListing[] {
     const dir = path.join(root, d.name);
     const config = readExperimentConfig(dir);
     if (config === null) continue;
-    let summary: { status?: string; done?: number } | null = null;
+    type Written = { status?: string; done?: number; budget?: { spentUsd?: number | null } };
+    let summary: Written | null = null;
     try {
-      summary = readJsonFile(sweepFile(dir, "summary")) as { status?: string; done?: number };
+      summary = readJsonFile(sweepFile(dir, "summary")) as Written;
     } catch {
       summary = null;
+    }
+    let spent: number | null | undefined = summary?.budget?.spentUsd;
+    if (spent === undefined) {
+      try {
+        spent = spentUsd(peekExperimentResults(dir));
+      } catch {
+        // results.jsonl is a link or unreadable: nothing is known of the spend.
+        spent = null;
+      }
     }
     out.push({
       id: config.id,
       dir,
       name: config.name,
-      status: summary?.status ?? (sweepRunning(dir) ? "running" : "interrupted (process gone)"),
+      // Running first: a resumed experiment keeps its last summary.json until it ends again.
+      status: sweepRunning(dir) ? "running" : (summary?.status ?? "interrupted (process gone)"),
       done: summary?.done ?? countLines(dir),
       total: config.total,
       objective: `experiment: ${config.cells.length} cells × ${config.windows.length} windows × ${config.repeats} repeats`,
       best: null,
       createdAt: config.createdAt,
+      spentUsd: spent,
     });
   }
   return out;
@@ -102,16 +121,24 @@ function countLines(dir: string): number {
 
 /**
  * The sweep directory `name` names (a path, an id under `root`, or a unique id prefix), or null
- * when it names none (it may name a run). A link is refused, never followed.
+ * when it names none (it may name a run). An LLM experiment's too. A link is refused, never
+ * followed.
  */
 export function findSweepDir(name: string, root: string): string | null {
   for (const c of [path.resolve(name), path.join(root, name)]) {
-    if (readSweepConfig(c) !== null) {
+    if (isSweepDir(c)) {
       refuseSymlink(c);
       return c;
     }
   }
-  const ids = sweepDirs(root).filter((d) => path.basename(d).startsWith(name));
+  const all = fs.existsSync(root)
+    ? fs
+        .readdirSync(root, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => path.join(root, d.name))
+        .filter(isSweepDir)
+    : [];
+  const ids = all.filter((d) => path.basename(d).startsWith(name));
   if (ids.length !== 1) return null;
   refuseSymlink(ids[0] as string);
   return ids[0] as string;

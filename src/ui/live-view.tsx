@@ -3,8 +3,9 @@ import type { ReactNode } from "react";
 import { loadingLine } from "../runner/run-events.js";
 import { escapeControl } from "../util/terminal-text.js";
 import type { LiveState } from "./live-state.js";
+import { BAR_WIDTH, progressBar } from "./progress-bar.js";
 
-const BAR_WIDTH = 30;
+export { progressBar };
 
 // Built once: `toLocaleString` with a locale builds a formatter on every call, several per frame.
 const MONEY = new Intl.NumberFormat("en-US", {
@@ -15,12 +16,6 @@ const INT = new Intl.NumberFormat("en-US");
 const money = (v: number) => MONEY.format(v);
 const pct = (v: number) => `${v >= 0 ? "+" : ""}${v.toFixed(2)}%`;
 const int = (v: number) => INT.format(v);
-
-/** `[████░░░░]` for done of total. */
-export function progressBar(done: number, total: number, width = BAR_WIDTH): string {
-  const filled = total > 0 ? Math.min(width, Math.round((done / total) * width)) : 0;
-  return `[${"█".repeat(filled)}${"░".repeat(width - filled)}]`;
-}
 
 /** Time left at the pace so far, as m:ss (h:mm:ss past an hour); "—" before the first bar. */
 export function eta(done: number, total: number, elapsedMs: number): string {

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { ListOutput, RunListEntry } from "../../rundir/schemas.js";
+import { usdText } from "../../util/usd-text.js";
 import { type FitColumn, fitTable } from "./fit-table.js";
 import { fixed, WIDTH, wrap } from "./text-layout.js";
 
@@ -55,13 +56,15 @@ export function formatList(out: ListView, width = WIDTH): string {
     r.returnPct === null ? "-" : fixed(r.returnPct),
     r.buyHoldReturnPct === null ? "-" : fixed(r.buyHoldReturnPct),
     r.trades === null ? "-" : String(r.trades),
-    r.costUsd !== null ? `$${r.costUsd.toFixed(4)}` : r.usageUnknown ? "unknown" : "-",
+    // An LLM run (it has a model) without a cost: its price is unknown, never "-" nor $0.
+    r.costUsd !== null ? usdText(r.costUsd) : r.model !== null || r.usageUnknown ? "unknown" : "-",
   ]);
   // Model and cost columns of dashes (code strategies only) say nothing.
   const columns = COLUMNS.filter(
     (_, i) =>
       (i !== MODEL || out.runs.some((r) => r.model !== null)) &&
-      (i !== COST || out.runs.some((r) => r.costUsd !== null || r.usageUnknown)),
+      (i !== COST ||
+        out.runs.some((r) => r.costUsd !== null || r.model !== null || r.usageUnknown)),
   );
   const cells = rows.map((row) => row.filter((_, i) => columns.includes(COLUMNS[i] as FitColumn)));
   const lines = [fitTable(columns, cells, width)];

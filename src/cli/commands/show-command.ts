@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
+import type { ExperimentSummary } from "../../sweep/experiment/experiment-summary.js";
 import { runsDirOption } from "../run-options.js";
 import { printReport, runsRootOf } from "./runs-root.js";
 
@@ -72,6 +73,7 @@ async function showSweep(name: string, o: ShowOptions): Promise<boolean> {
   const root = sweepsRootOf(runsRootOf(o.runsDir));
   const dir = findSweepDir(name, root);
   if (dir === null) return false;
+  if (await showExperiment(dir, o)) return true;
   const summary = readSweepSummary(dir);
   if (summary !== null) printReport(summary, o.json, (s) => formatSweepSummary(s, dir));
   else {
@@ -82,6 +84,51 @@ async function showSweep(name: string, o: ShowOptions): Promise<boolean> {
         : s.dir,
     );
   }
+  return true;
+}
+
+/**
+ * `show <experiment>`: its cells, the sentences and the spend, from summary.json; from its
+ * results so far while it runs (or after a kill), with what is left said. False: not an
+ * experiment.
+ */
+async function showExperiment(dir: string, o: ShowOptions): Promise<boolean> {
+  const [experimentDir, { summarizeExperiment }, { listSweeps }, { readJsonFile }, { sweepFile }] =
+    await Promise.all([
+      import("../../sweep/experiment/experiment-dir.js"),
+      import("../../sweep/experiment/experiment-summary.js"),
+      import("../../sweep/sweep-list.js"),
+      import("../../rundir/run-files.js"),
+      import("../../sweep/sweep-layout.js"),
+    ]);
+  const config = experimentDir.readExperimentConfig(dir);
+  if (config === null) return false;
+  const { formatExperimentSummary } = await import("../experiment-command.js");
+  let written: ExperimentSummary | null;
+  try {
+    written = readJsonFile(sweepFile(dir, "summary")) as typeof written;
+  } catch {
+    written = null;
+  }
+  const listed = listSweeps(path.dirname(dir)).find((s) => s.dir === dir);
+  // No summary.json yet (running, or killed): the figures of the runs finished so far.
+  const summary =
+    written ??
+    summarizeExperiment(
+      config,
+      experimentDir.peekExperimentResults(dir),
+      "interrupted",
+      new Date().toISOString(),
+    );
+  // "running" or "interrupted (process gone)" while there is no summary.json: shown as listed.
+  const status: string = written === null ? (listed?.status ?? "interrupted") : summary.status;
+  const shown = { ...summary, status: status as ExperimentSummary["status"] };
+  printReport(shown, o.json, (s) => {
+    const text = formatExperimentSummary(s, dir);
+    return written === null
+      ? `${text}\n${status === "running" ? "Still running" : `agenticbt resume ${s.id} runs the ${s.total - s.done} left`}: these figures are of the ${s.done} runs finished so far.`
+      : text;
+  });
   return true;
 }
 

@@ -2,6 +2,7 @@ import type { ExperimentMetric } from "../../metrics/experiment/metrics.js";
 import { readJsonFile, readJsonLines } from "../../rundir/run-files.js";
 import type { RunConfig } from "../../runner/run-config.js";
 import { appendLines, truncatePartialLastLine } from "../../util/append-lines.js";
+import { readFileNoFollow } from "../../util/no-follow.js";
 import { sweepFile } from "../sweep-layout.js";
 import type { ExperimentEstimate } from "./experiment-estimate.js";
 import type { CellSettings, ExperimentAxis, ExperimentWindow } from "./experiment-plan.js";
@@ -88,4 +89,25 @@ export function readExperimentStarts(file: string): ExperimentStartLine[] {
 
 export function appendJsonLine(file: string, value: unknown): void {
   appendLines(file, `${JSON.stringify(value)}\n`);
+}
+
+/**
+ * results.jsonl's lines as they are now, without changing the file (list and show read a
+ * running experiment's): a line cut by a kill, or being written, is left out; the last line of
+ * a key wins. A link is not followed.
+ */
+export function peekExperimentResults(dir: string): ExperimentResultLine[] {
+  const bytes = readFileNoFollow(sweepFile(dir, "results"));
+  if (bytes === null) return [];
+  const byKey = new Map<string, ExperimentResultLine>();
+  for (const line of bytes.toString("utf8").split("\n")) {
+    if (!line.endsWith("}")) continue;
+    try {
+      const l = JSON.parse(line) as ExperimentResultLine;
+      if (typeof l.key === "string") byKey.set(l.key, l);
+    } catch {
+      // A damaged line says nothing of a run.
+    }
+  }
+  return [...byKey.values()];
 }

@@ -2,6 +2,7 @@ import { EXPERIMENT_METRIC_NAMES, EXPERIMENT_METRICS } from "../../metrics/exper
 import type { Figure } from "../../metrics/figure.js";
 import { escapeHtml, jsonScript } from "../../report/html/escape.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
+import { usdText } from "../../util/usd-text.js";
 import { sweepFile } from "../sweep-layout.js";
 import type { ExperimentConfig, ExperimentResultLine } from "./experiment-dir.js";
 import { cellLabel, windowLabel } from "./experiment-plan.js";
@@ -12,6 +13,12 @@ import type { ExperimentSummary } from "./experiment-summary.js";
 
 const num = (f: Figure, digits = 2) => (f.value === null ? "n/a" : f.value.toFixed(digits));
 const cellOf = (v: unknown) => `<td>${escapeHtml(v)}</td>`;
+
+/** A run's bill: "unknown" when its model's price is (never $0.0000), "" for no call made. */
+function runCost(l: ExperimentResultLine): string {
+  if (l.calls.network === 0) return l.metrics.costUsd === null ? "" : usdText(l.metrics.costUsd);
+  return usdText(l.metrics.costUsd);
+}
 
 function experimentPage(
   config: ExperimentConfig,
@@ -27,6 +34,8 @@ function experimentPage(
         const f = c.metrics[m];
         const ci = f.ci.interval;
         const band = ci.low === null ? "" : ` [${ci.low.toFixed(2)}, ${ci.high.toFixed(2)}]`;
+        // Runs without a bill: their model's price is unknown, which n/a would not say.
+        if (m === "costUsd" && f.mean.value === null && c.runs > 0) return cellOf("unknown");
         return cellOf(`${num(f.mean)}${band} (${num(f.sd)})`);
       }).join("");
       return `<tr>${cellOf(c.label)}${cellOf(c.runs)}${figures}</tr>`;
@@ -54,6 +63,7 @@ function experimentPage(
         l.runId,
         l.status,
         l.metrics.returnPct === null ? "n/a" : l.metrics.returnPct.toFixed(2),
+        runCost(l),
         l.error ?? "",
       ]
         .map(cellOf)
@@ -66,6 +76,7 @@ function experimentPage(
 </head><body>
 <h1>${escapeHtml(`Experiment ${s.name}`)}</h1>
 <p>${escapeHtml(`${s.status}: ${s.done} of ${s.total} runs, ${s.failed} failed; ${config.cells.length} cells × ${config.windows.length} windows × ${config.repeats} repeats. Bootstrap: ${s.bootstrap.resamples} resamples, seed ${s.bootstrap.seed}.`)}</p>
+<p id="spent">${escapeHtml(`Spent ${usdText(s.budget.spentUsd)}${s.budget.spentUsd === null ? " (a model's price is unknown: --prices-file)" : ""}${s.budget.usd === null ? "" : ` of --budget-usd ${s.budget.usd}`}.`)}</p>
 <h2>Against the baseline</h2>
 ${sentences}
 <h2>Cells</h2>
@@ -77,7 +88,7 @@ ${statsRows}
 ${bh}
 </table>
 <h2>Runs</h2>
-<table id="runs"><tr><th>Key</th><th>Cell</th><th>Window</th><th>Repeat</th><th>Seed</th><th>Run</th><th>Status</th><th>Return %</th><th>Error</th></tr>
+<table id="runs"><tr><th>Key</th><th>Cell</th><th>Window</th><th>Repeat</th><th>Seed</th><th>Run</th><th>Status</th><th>Return %</th><th>$</th><th>Error</th></tr>
 ${runs}
 </table>
 ${jsonScript("summary", s)}

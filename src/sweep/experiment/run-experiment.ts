@@ -20,8 +20,15 @@ import {
   readExperimentResults,
   readExperimentStarts,
 } from "./experiment-dir.js";
+import type { ExperimentEvent } from "./experiment-events.js";
 import { writeExperimentPage } from "./experiment-page.js";
-import { type PlannedRun, planRuns, runNamespace } from "./experiment-plan.js";
+import {
+  cellLabel,
+  type PlannedRun,
+  planRuns,
+  runNamespace,
+  windowLabel,
+} from "./experiment-plan.js";
 import { type ExperimentSummary, spentUsd, summarizeExperiment } from "./experiment-summary.js";
 
 /** What an experiment tells its caller as it goes. */
@@ -33,6 +40,8 @@ export interface ExperimentEvents {
   onStart?: (handle: { stop(): void }) => void;
   /** A warning of a run (its runner's warning events). */
   onWarning?: (run: PlannedRun, message: string) => void;
+  /** Every event above, typed, with the runs' own events (what a live view is drawn from). */
+  onEvent?: (event: ExperimentEvent) => void;
 }
 
 /** What a new experiment is made of (its id and dir are made here). */
@@ -194,6 +203,24 @@ async function runExperiment(
       (r) => !done.has(r.key),
     );
     let finished = done.size;
+    const emit = events.onEvent ?? (() => {});
+    {
+      const prior = readExperimentResults(dir);
+      const byKey = new Map(prior.map((l) => [l.key, l]));
+      const lines = [...byKey.values()];
+      emit({
+        type: "experiment_started",
+        id: config.id,
+        name: config.name,
+        total: config.total,
+        done: lines.length,
+        failed: lines.filter((l) => l.status !== "completed").length,
+        spentUsd: spentUsd(lines),
+        tokens: lines.reduce((n, l) => n + (l.metrics.tokens ?? 0), 0),
+        jobs: Math.max(1, config.jobs),
+        budgetUsd: config.budgetUsd ?? null,
+      });
+    }
     let stopping = false;
     const inFlight = new Set<RunHandle>();
     events.onStart?.({
@@ -223,14 +250,27 @@ async function runExperiment(
         config1 = replayRunConfig(from, path.dirname(from), `${config.name}-${run.key}`);
       } else config1 = plannedRunConfig(config, run, attempt);
       events.onRunStarted?.(run, resume !== null);
+      const cell = config.cells[run.cell];
+      const window = config.windows[run.window];
+      emit({
+        type: "run_started",
+        run,
+        cell: cell ? cellLabel(cell.settings) : String(run.cell),
+        window: window ? windowLabel(window) : String(run.window),
+        resumed: resume !== null,
+      });
       let handle: RunHandle | null = null;
       const result = await runBacktest(config1, {
         onEvent: (e) => {
+          emit({ type: "run_event", key: run.key, event: e });
           if (e.type === "run_started" && resume === null && e.dir !== "") {
             const line: ExperimentStartLine = { key: run.key, runId: e.id, dir: e.dir, attempt };
             starts.set(run.key, line);
             appendJsonLine(startedFile, line);
-          } else if (e.type === "warning") events.onWarning?.(run, e.message);
+          } else if (e.type === "warning") {
+            events.onWarning?.(run, e.message);
+            emit({ type: "warning", key: run.key, message: e.message });
+          }
         },
         onStart: (h) => {
           handle = h;
@@ -246,6 +286,7 @@ async function runExperiment(
       appendJsonLine(resultsFile, line);
       finished += 1;
       events.onRunFinished?.(line, finished, config.total);
+      emit({ type: "run_finished", line, done: finished, total: config.total });
       return line;
     };
 
@@ -302,6 +343,7 @@ async function runExperiment(
           appendJsonLine(resultsFile, line);
           finished += 1;
           events.onRunFinished?.(line, finished, config.total);
+          emit({ type: "run_finished", line, done: finished, total: config.total });
         } finally {
           running.count -= 1;
         }
@@ -319,6 +361,7 @@ async function runExperiment(
     );
     writeJsonAtomic(sweepFile(dir, "summary"), summary);
     writeExperimentPage(dir, config, lines, summary);
+    emit({ type: "experiment_finished", status: summary.status, budgetStop });
     return summary;
   } finally {
     lock.release();
