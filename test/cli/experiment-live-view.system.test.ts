@@ -60,6 +60,7 @@ async function experiment(
       "--base-url",
       server.url,
       "--no-cache",
+      "--yes",
       "--every",
       "5",
       "--runs-dir",

@@ -41,6 +41,7 @@ beforeAll(async () => {
     "--name",
     "exp",
     "-q",
+    "--yes",
   );
   expect(r.status, r.stderr).toBe(0);
   done = fs.readdirSync(sweeps)[0] as string;
