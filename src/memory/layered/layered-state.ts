@@ -434,7 +434,8 @@ export class LayeredState {
       const first = group[0] as LayeredItem;
       const newest = group[group.length - 1] as LayeredItem;
       const of = group.map((g) => g.id);
-      const content = `${newest.content}\n(compressed from ${group.length} short memories: ${of.map((i) => `#${i}`).join(", ")}; stored ${dayKey(first.created)} to ${dayKey(newest.created)})`;
+      // No "short" / "long" in the wording: they are sentiment words (consistency).
+      const content = `${newest.content}\n(summary of ${group.length} similar memories: ${of.map((i) => `#${i}`).join(", ")}; stored ${dayKey(first.created)} to ${dayKey(newest.created)})`;
       const summary: LayeredItem = {
         id: this.nextId++,
         layer: "mid",

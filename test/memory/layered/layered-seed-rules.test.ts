@@ -402,7 +402,7 @@ describe("maintenance: de-duplication in every layer, compression of short memor
         id: 5,
         layer: "mid",
         content:
-          "AAA gap up on earnings day four\n(compressed from 4 short memories: #1, #2, #3, #4; stored 2024-01-01 to 2024-01-04)",
+          "AAA gap up on earnings day four\n(summary of 4 similar memories: #1, #2, #3, #4; stored 2024-01-01 to 2024-01-04)",
         importance: 60,
         ageDays: 0,
         day: 19_726,
