@@ -184,6 +184,9 @@ export interface MemorySystemEnv {
    * factors and market regime).
    */
   market?: MarketData;
+  /** The name the model sees for a symbol (an alias under --anonymize). Optional (added with
+   * `market`; absent: the symbol itself). */
+  symbolName?: (symbol: string) => string;
 }
 
 export interface MemorySystemFactory {

@@ -574,6 +574,9 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
         recallIndexOptions(config.recall, process.env, config.agent?.replay ?? null).embeddings ??
         null,
       market: data,
+      ...(lookAhead.anonymizer
+        ? { symbolName: (symbol: string) => lookAhead.anonymizer?.symbol(symbol) ?? symbol }
+        : {}),
     }),
     policy,
   );

@@ -121,6 +121,9 @@ export class LayeredMemory implements MemorySystem {
     private readonly retrieveLimitAt: ((time: Millis) => number) | null = null,
     /** The run's bars, for the importance factors and the market regime (null: none known). */
     private readonly market: MarketData | null = null,
+    /** The name the model sees for a symbol (an alias under --anonymize): what relevance looks
+     * for in a memory's text. */
+    private readonly symbolName: (symbol: string) => string = (s) => s,
   ) {
     this.state = new LayeredState(params);
     const p = params;
@@ -306,7 +309,11 @@ export class LayeredMemory implements MemorySystem {
     const x: Factors = {
       marketImpact: marketImpact(bar.move, p),
       novelty: this.state.novelty(content),
-      relevance: relevance(content, [...this.positions.keys()], this.market?.symbols ?? []),
+      relevance: relevance(
+        content,
+        [...this.positions.keys()].map(this.symbolName),
+        (this.market?.symbols ?? []).map(this.symbolName),
+      ),
       source: index === this.tradeIndex ? p.tradeCredibility : p.agentCredibility,
       urgency: urgency(bar.volumeRatio, p),
     };
@@ -518,6 +525,7 @@ export const layeredMemoryFactory: MemorySystemFactory = {
       reflectionEmbedder(env.embeddings ?? null, env.replayOf),
       policy ? (t) => policy.at(t).retrieve_limit : null,
       env.market ?? null,
+      env.symbolName,
     );
   },
   recallRun(r) {

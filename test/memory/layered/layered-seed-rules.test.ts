@@ -184,6 +184,16 @@ describe("five-factor importance (30 / 25 / 20 / 15 / 10 points)", () => {
       layer: "short",
       importance: 50,
     });
+    // Under --anonymize the model writes the alias: relevance looks for the name it sees.
+    const alias = new LayeredMemory(fs.mkdtempSync(`${work}/alias-`), P, null, null, data, (s) =>
+      s === "AAA" ? "ASSET1" : s,
+    );
+    alias.onMoment({ kind: "fill", time: T0 + 3 * DAY, index: 3, fill: fill("AAA", "buy", 1, 3) });
+    // The same factors as the first store above (18 + 25 + 20 + 15 + 1.25).
+    expect(await use(alias, "memory_store", { content: "Bought ASSET1 today" }, 3)).toMatchObject({
+      importance: 79.25,
+    });
+    alias.finish();
     // The rules and the fill prompt ask for a number only when nothing scores it.
     expect(system.rules).toContain("the memory scores its importance");
     expect(system.momentPrompt("fill")).not.toMatch(/importance/);
