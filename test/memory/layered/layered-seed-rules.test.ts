@@ -458,3 +458,34 @@ describe("health: average importance, utilisation, flow per day end, retrieval w
     expect(system.stats().avgImportance).toBeCloseTo((67.2 + 36.8) / 2, 9);
   });
 });
+
+describe("the knobs of memory.layered", () => {
+  it("checks the new keys' ranges and names, and turns rules off at 0", async () => {
+    expect(() => resolveLayeredParams({ urgencyVolumeRatio: 1 })).toThrow(/urgencyVolumeRatio/);
+    expect(() => resolveLayeredParams({ importanceWeights: { momentum: 5 } })).toThrow(
+      /importanceWeights|momentum|Unrecognized/,
+    );
+    expect(() => resolveLayeredParams({ importanceMode: "model" })).toThrow(/importanceMode/);
+    expect(() => resolveLayeredParams({ recallThreshold: 1.2 })).toThrow(/recallThreshold/);
+    expect(() => resolveLayeredParams({ layers: { mid: { capacity: 0 } } })).toThrow(
+      /layers\.mid\.capacity/,
+    );
+    // compressMin 0: four alike short memories stay four.
+    const s = new LayeredState(resolveLayeredParams({ compressMin: 0 }));
+    for (const w of ["one", "two", "three", "four"]) {
+      s.store(T0, 0, "short", 50, `AAA gap up on earnings day ${w}`);
+    }
+    expect(s.dayEnd(T0, 0, 100).compressed).toBeUndefined();
+    expect(s.items).toHaveLength(4);
+    // consistencyThreshold 0: the contradiction of the consistency test is not checked.
+    const dir = fs.mkdtempSync(`${work}/noconsistency-`);
+    const system = new LayeredMemory(dir, resolveLayeredParams({ consistencyThreshold: 0 }));
+    await use(system, "memory_store", { content: "AAA breakout rally", layer: "short" }, 0);
+    await use(system, "memory_store", { content: "AAA will drop", layer: "short" }, 0);
+    system.onMoment({ kind: "day_end", time: T0, index: 0, day: "", equity: 100 });
+    system.finish();
+    const log = readLayeredLog(dir);
+    expect(log[1]).not.toHaveProperty("consistency");
+    expect(log[2]).toMatchObject({ op: "day_end", reflection: null });
+  });
+});
