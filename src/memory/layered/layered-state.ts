@@ -281,8 +281,10 @@ export class LayeredState {
     }
     const fresh = this.newcomers();
     this.unchecked.clear();
-    moves.push(...this.dedupe(fresh));
-    const compressed = this.compress(fresh, time, seq, day, moves);
+    const merged = this.dedupe(fresh);
+    moves.push(...merged);
+    const mergedIds = new Set(merged.map((m) => m.id));
+    const compressed = this.compress(fresh, mergedIds, time, seq, day, moves);
     // A summary is new in the mid layer: compared with it at the next day end.
     for (const c of compressed) this.unchecked.add(c.id);
     this.counts.dayEnds++;
@@ -412,6 +414,8 @@ export class LayeredState {
    */
   private compress(
     fresh: ReturnType<LayeredState["newcomers"]>,
+    /** Merged away by the de-duplication just before: no longer in the store. */
+    merged: ReadonlySet<number>,
     time: number,
     seq: number,
     day: number,
@@ -420,14 +424,12 @@ export class LayeredState {
     const out: { id: number; of: number[] }[] = [];
     const min = this.params.compressMin;
     if (min <= 0) return out;
-    // Merged away by the de-duplication just before: no longer in the store.
-    const kept = new Set(this.items.map((i) => i.id));
-    const gone = new Set<number>();
+    const gone = new Set<number>(merged);
+    let members = 0;
     for (const { u, others, sims } of fresh) {
-      if (u.layer !== "short" || gone.has(u.id) || !kept.has(u.id)) continue;
+      if (u.layer !== "short" || gone.has(u.id)) continue;
       const group = others.filter(
-        (o, k) =>
-          kept.has(o.id) && !gone.has(o.id) && (sims[k] ?? 0) >= this.params.compressSimilarity,
+        (o, k) => !gone.has(o.id) && (sims[k] ?? 0) >= this.params.compressSimilarity,
       );
       if (group.length <= min) continue;
       group.sort((a, b) => a.id - b.id);
@@ -446,6 +448,7 @@ export class LayeredState {
         created: time,
         line: seq,
       };
+      members += group.length;
       for (const g of group) {
         gone.add(g.id);
         moves.push({ id: g.id, from: "short", to: null, why: "compress", into: summary.id });
@@ -453,11 +456,11 @@ export class LayeredState {
       this.items.push(summary);
       out.push({ id: summary.id, of });
     }
-    if (gone.size > 0) {
+    if (out.length > 0) {
       this.items = this.items.filter((i) => !gone.has(i.id));
-      for (const id of gone) this.forget(id);
+      for (const id of gone) if (!merged.has(id)) this.forget(id);
       this.counts.compressions += out.length;
-      this.counts.compressed += gone.size;
+      this.counts.compressed += members;
     }
     return out;
   }

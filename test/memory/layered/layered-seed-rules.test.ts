@@ -432,6 +432,31 @@ describe("maintenance: de-duplication in every layer, compression of short memor
   });
 });
 
+describe("de-duplication before compression at one day end", () => {
+  it("merges first, then compresses the kept memory with its group, counting each once", () => {
+    const s = new LayeredState(P);
+    ["one", "two", "three"].forEach((w, k) => {
+      s.store(T0 + k * DAY, k, "short", 50, `AAA gap up on earnings day ${w}`);
+      s.dayEnd(T0 + k * DAY, k, 100);
+    });
+    // Day 3: the same text twice (ids 4 and 5). Equal importance × recency: the newer (5) stays,
+    // 4 is merged into it; then 5 with 1, 2, 3 (6/7 alike) is a group of 4 > 3: compressed.
+    s.store(T0 + 3 * DAY, 3, "short", 50, "AAA gap up on earnings day four");
+    s.store(T0 + 3 * DAY, 3, "short", 50, "AAA gap up on earnings day four");
+    const end = s.dayEnd(T0 + 3 * DAY, 3, 100);
+    expect(end.moves.map((m) => [m.id, m.why, m.into])).toEqual([
+      [4, "duplicate", 5],
+      [1, "compress", 6],
+      [2, "compress", 6],
+      [3, "compress", 6],
+      [5, "compress", 6],
+    ]);
+    expect(end.compressed).toEqual([{ id: 6, of: [1, 2, 3, 5] }]);
+    expect(s.items.map((i) => i.id)).toEqual([6]);
+    expect(s.counts).toMatchObject({ merged: 1, compressions: 1, compressed: 4, removed: 0 });
+  });
+});
+
 describe("health: average importance, utilisation, flow per day end, retrieval work", () => {
   it("reports them in the statistics", async () => {
     const dir = fs.mkdtempSync(`${work}/health-`);
