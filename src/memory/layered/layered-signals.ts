@@ -20,15 +20,18 @@ export function scoreImportance(x: Factors, p: LayeredParams): number {
 }
 
 /** The bar's largest |close-to-close return| over the symbols with a bar at `index` and one
- * before it, and the largest volume over its trailing `window`-bar mean (0 when unknown). */
+ * before it, and the largest volume over its trailing `window`-bar mean (0 when unknown). `only`:
+ * the symbols to read (all when absent). */
 export function barSignals(
   data: MarketData,
   index: number,
   window: number,
+  only?: ReadonlySet<string>,
 ): { move: number; volumeRatio: number } {
   let move = 0;
   let volumeRatio = 0;
   data.series.forEach((s, k) => {
+    if (only !== undefined && !only.has(s.symbol)) return;
     const j = data.barIndex[k]?.[index] ?? -1;
     if (j < 1) return;
     const prev = s.close[j - 1] ?? 0;
@@ -53,6 +56,12 @@ export function urgency(volumeRatio: number, p: LayeredParams): number {
   return clamp01((volumeRatio - 1) / (p.urgencyVolumeRatio - 1));
 }
 
+/** The names of `names` the text mentions (whole words, case folded). */
+export function named(text: string, names: readonly string[]): string[] {
+  const words = new Set(fold(text).match(/[\p{L}\p{N}._-]+/gu) ?? []);
+  return names.filter((s) => words.has(fold(s)));
+}
+
 /** Relevance in [0, 1]: 1 when the text names a held symbol, 0.5 another of the run's symbols,
  * else 0 (whole words, case folded). */
 export function relevance(
@@ -60,10 +69,8 @@ export function relevance(
   held: readonly string[],
   symbols: readonly string[],
 ): number {
-  const words = new Set(fold(text).match(/[\p{L}\p{N}._-]+/gu) ?? []);
-  const names = (list: readonly string[]) => list.some((s) => words.has(fold(s)));
-  if (names(held)) return 1;
-  return names(symbols) ? 0.5 : 0;
+  if (named(text, held).length > 0) return 1;
+  return named(text, symbols).length > 0 ? 0.5 : 0;
 }
 
 /** The mean return of the symbols with `window` bars before `index` (null: none has). */

@@ -33,6 +33,7 @@ import {
   barSignals,
   type Factors,
   marketImpact,
+  named,
   nextRegime,
   regimeReturn,
   relevance,
@@ -302,10 +303,20 @@ export class LayeredMemory implements MemorySystem {
   /** The five importance factors of a memory stored now (each in [0, 1], rounded to 1e-6). */
   private factors(content: string, index: number): Factors {
     const p = this.params;
+    // The symbols the text names (by the names the model sees), else every symbol of the run.
+    const mentioned =
+      this.market === null
+        ? []
+        : this.market.symbols.filter((sym) => named(content, [this.symbolName(sym)]).length > 0);
     const bar =
       this.market === null
         ? { move: 0, volumeRatio: 0 }
-        : barSignals(this.market, index, p.volumeWindow);
+        : barSignals(
+            this.market,
+            index,
+            p.volumeWindow,
+            mentioned.length > 0 ? new Set(mentioned) : undefined,
+          );
     const x: Factors = {
       marketImpact: marketImpact(bar.move, p),
       novelty: this.state.novelty(content),

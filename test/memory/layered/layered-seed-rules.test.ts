@@ -82,7 +82,7 @@ describe("five-factor importance (30 / 25 / 20 / 15 / 10 points)", () => {
     });
   });
 
-  it("reads the bar's move and volume (up to the bar, never after)", () => {
+  it("reads the bar's move and volume (up to the bar, never after)", async () => {
     const data = alignSeries([
       series(
         "AAA",
@@ -115,6 +115,21 @@ describe("five-factor importance (30 / 25 / 20 / 15 / 10 points)", () => {
     expect(marketImpact(0.1, P)).toBe(1);
     expect(urgency(1.5, P)).toBeCloseTo(0.5, 12);
     expect(urgency(0.8, P)).toBe(0);
+    // Only the symbols a memory names: BBB's 2% and its usual volume.
+    expect(barSignals(data, 3, 20, new Set(["BBB"])).move).toBeCloseTo(0.02, 12);
+    expect(barSignals(data, 3, 20, new Set(["BBB"])).volumeRatio).toBe(1);
+    // Stored: impact 0.02 / 0.05 = 0.4 (12), novelty 1 (25), relevance 0.5 (BBB is not held: 10),
+    // source 0.6 (9), urgency 0: 56 → mid.
+    const namedDir = fs.mkdtempSync(`${work}/named-`);
+    const system = new LayeredMemory(namedDir, P, null, null, data);
+    expect(await use(system, "memory_store", { content: "BBB slipped" }, 3)).toMatchObject({
+      layer: "mid",
+      importance: 56,
+    });
+    system.finish();
+    expect(readLayeredLog(namedDir)[0]).toMatchObject({
+      factors: { marketImpact: 0.4, novelty: 1, relevance: 0.5, source: 0.6, urgency: 0 },
+    });
     expect(relevance("Bought AAA at 103", ["AAA"], ["AAA", "BBB"])).toBe(1);
     expect(relevance("bbb looks weak", ["AAA"], ["AAA", "BBB"])).toBe(0.5);
     expect(relevance("nothing here", ["AAA"], ["AAA", "BBB"])).toBe(0);
