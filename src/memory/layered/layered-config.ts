@@ -16,7 +16,11 @@ const layerSchema = z.strictObject({
   cleanupImportance: finite.min(0).max(100).optional(),
   topK: z.number().int().min(0).max(50).optional(),
   weight: finite.min(0).max(100).optional(),
+  capacity: z.number().int().min(1).max(100_000_000).optional(),
 });
+
+const share = finite.min(0).max(1);
+const points = finite.min(0).max(100);
 
 const configSchema = z.strictObject({
   layers: z
@@ -34,6 +38,30 @@ const configSchema = z.strictObject({
   reflectionLoss: finite.gt(0).lt(1).optional(),
   lossWindowDays: z.number().int().min(1).max(10_000).optional(),
   dedupSimilarity: finite.gt(0).max(1).optional(),
+  importanceMode: z.enum(["scored", "agent"]).optional(),
+  importanceWeights: z
+    .strictObject({
+      marketImpact: points.optional(),
+      novelty: points.optional(),
+      relevance: points.optional(),
+      source: points.optional(),
+      urgency: points.optional(),
+    })
+    .optional(),
+  impactMove: finite.gt(0).max(10).optional(),
+  urgencyVolumeRatio: finite.gt(1).max(1000).optional(),
+  volumeWindow: z.number().int().min(1).max(10_000).optional(),
+  tradeCredibility: share.optional(),
+  agentCredibility: share.optional(),
+  recallThreshold: share.optional(),
+  recallTopK: z.number().int().min(1).max(50).optional(),
+  compressMin: z.number().int().min(0).max(1000).optional(),
+  compressSimilarity: finite.gt(0).max(1).optional(),
+  strategyChangeTrigger: z.boolean().optional(),
+  regimeWindow: z.number().int().min(0).max(10_000).optional(),
+  regimeThreshold: finite.gt(0).max(10).optional(),
+  consistencyThreshold: share.optional(),
+  consistencySimilarityWeight: share.optional(),
 });
 
 /** The layered memory's log in the run directory: one operation per line, append-only. */
@@ -85,7 +113,26 @@ export function resolveLayeredParams(raw: unknown): LayeredParams {
     reflectionLoss: c.reflectionLoss ?? d.reflectionLoss,
     lossWindowDays: c.lossWindowDays ?? d.lossWindowDays,
     dedupSimilarity: c.dedupSimilarity ?? d.dedupSimilarity,
+    importanceMode: c.importanceMode ?? d.importanceMode,
+    importanceWeights: { ...d.importanceWeights },
+    impactMove: c.impactMove ?? d.impactMove,
+    urgencyVolumeRatio: c.urgencyVolumeRatio ?? d.urgencyVolumeRatio,
+    volumeWindow: c.volumeWindow ?? d.volumeWindow,
+    tradeCredibility: c.tradeCredibility ?? d.tradeCredibility,
+    agentCredibility: c.agentCredibility ?? d.agentCredibility,
+    recallThreshold: c.recallThreshold ?? d.recallThreshold,
+    recallTopK: c.recallTopK ?? d.recallTopK,
+    compressMin: c.compressMin ?? d.compressMin,
+    compressSimilarity: c.compressSimilarity ?? d.compressSimilarity,
+    strategyChangeTrigger: c.strategyChangeTrigger ?? d.strategyChangeTrigger,
+    regimeWindow: c.regimeWindow ?? d.regimeWindow,
+    regimeThreshold: c.regimeThreshold ?? d.regimeThreshold,
+    consistencyThreshold: c.consistencyThreshold ?? d.consistencyThreshold,
+    consistencySimilarityWeight: c.consistencySimilarityWeight ?? d.consistencySimilarityWeight,
   };
+  for (const [k, v] of Object.entries(c.importanceWeights ?? {})) {
+    if (v !== undefined) params.importanceWeights[k as keyof typeof params.importanceWeights] = v;
+  }
   if (params.jumpLower >= params.jumpUpper) {
     throw new LayeredConfigError(
       `jumpLower (${params.jumpLower}) must be below jumpUpper (${params.jumpUpper}).`,

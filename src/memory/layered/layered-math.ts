@@ -19,7 +19,19 @@ export interface LayerParams {
   topK: number;
   /** Multiplies this layer's retrieval scores. */
   weight: number;
+  /** Memories the layer is planned for: utilisation = size / capacity (a health figure only). */
+  capacity: number;
 }
+
+/** The five factors of a scored importance, each in [0, 1]. */
+export const IMPORTANCE_FACTORS = [
+  "marketImpact",
+  "novelty",
+  "relevance",
+  "source",
+  "urgency",
+] as const;
+export type ImportanceFactor = (typeof IMPORTANCE_FACTORS)[number];
 
 export interface LayeredParams {
   layers: Record<Layer, LayerParams>;
@@ -35,8 +47,45 @@ export interface LayeredParams {
   /** …or when equity fell more than this fraction over the last `lossWindowDays` day ends. */
   reflectionLoss: number;
   lossWindowDays: number;
-  /** A reflection at least this similar to a kept one is a duplicate (not stored). Seed: 0.95. */
+  /** A reflection at least this similar to a kept one is a duplicate (not stored); at a day end,
+   * two memories of one layer at least this similar are merged. Seed: 0.95. */
   dedupSimilarity: number;
+  /** "scored": a memory stored without an importance gets the five-factor score; "agent": the
+   * layer's initial importance (the behaviour before the scorer). */
+  importanceMode: "scored" | "agent";
+  /** Points of each factor (they sum to the 100 an importance is capped at). */
+  importanceWeights: Record<ImportanceFactor, number>;
+  /** A bar's |close-to-close return| that scores the full market impact. */
+  impactMove: number;
+  /** A bar's volume over its trailing mean that scores the full urgency (1 scores none). */
+  urgencyVolumeRatio: number;
+  /** Bars of the trailing volume mean. */
+  volumeWindow: number;
+  /** Credibility of a memory stored at a bar with a fill or a closed trade (an executed fact). */
+  tradeCredibility: number;
+  /** Credibility of any other memory (the agent's own reading). */
+  agentCredibility: number;
+  /** Retrieval for a query: the similarity a memory needs (seed: 0.7)… */
+  recallThreshold: number;
+  /** …memories per layer and overall (seed: 5); also memory_recall's default limit. */
+  recallTopK: number;
+  /** Short memories in a group (a new one and those at least compressSimilarity alike) above this
+   * count are compressed into one mid memory (seed: more than 3). 0: never. */
+  compressMin: number;
+  compressSimilarity: number;
+  /** A day end after a trade that opens the other direction (long after short, short after long)
+   * triggers a reflection. */
+  strategyChangeTrigger: boolean;
+  /** Market regime: the mean return of the run's symbols over this many bars (0: no regime
+   * trigger)… */
+  regimeWindow: number;
+  /** …above +this is "up", below -this "down", between keeps the last regime; up ↔ down is a
+   * regime change. */
+  regimeThreshold: number;
+  /** A stored memory's consistency with the memories the context shows (0.7 similarity + 0.3
+   * sentiment) below this triggers a reflection at the day end (seed: 0.3). 0: never. */
+  consistencyThreshold: number;
+  consistencySimilarityWeight: number;
 }
 
 /** INVESTOR-BENCH's parameters. Clean-up of mid and reflection: FinMem's 0.05 / 5, which
@@ -51,6 +100,7 @@ export const DEFAULT_LAYERED_PARAMS: LayeredParams = {
       cleanupImportance: 5,
       topK: 3,
       weight: 1,
+      capacity: 500,
     },
     mid: {
       initialImportance: 60,
@@ -60,6 +110,7 @@ export const DEFAULT_LAYERED_PARAMS: LayeredParams = {
       cleanupImportance: 5,
       topK: 2,
       weight: 1,
+      capacity: 800,
     },
     long: {
       initialImportance: 90,
@@ -69,6 +120,7 @@ export const DEFAULT_LAYERED_PARAMS: LayeredParams = {
       cleanupImportance: 20,
       topK: 2,
       weight: 1,
+      capacity: 2000,
     },
     reflection: {
       initialImportance: 80,
@@ -78,6 +130,7 @@ export const DEFAULT_LAYERED_PARAMS: LayeredParams = {
       cleanupImportance: 5,
       topK: 1,
       weight: 1,
+      capacity: 200,
     },
   },
   jumpLower: 55,
@@ -87,6 +140,22 @@ export const DEFAULT_LAYERED_PARAMS: LayeredParams = {
   reflectionLoss: 0.05,
   lossWindowDays: 5,
   dedupSimilarity: 0.95,
+  importanceMode: "scored",
+  importanceWeights: { marketImpact: 30, novelty: 25, relevance: 20, source: 15, urgency: 10 },
+  impactMove: 0.05,
+  urgencyVolumeRatio: 2,
+  volumeWindow: 20,
+  tradeCredibility: 1,
+  agentCredibility: 0.6,
+  recallThreshold: 0.7,
+  recallTopK: 5,
+  compressMin: 3,
+  compressSimilarity: 0.7,
+  strategyChangeTrigger: true,
+  regimeWindow: 20,
+  regimeThreshold: 0.05,
+  consistencyThreshold: 0.3,
+  consistencySimilarityWeight: 0.7,
 };
 
 export interface LayeredItem {
@@ -124,8 +193,10 @@ export interface Move {
   id: number;
   from: Layer;
   to: Layer | null;
-  /** promote, demote, or the clean-up rule that removed it. */
-  why: "promote" | "demote" | "recency" | "importance";
+  /** promote, demote, the clean-up rule that removed it, or the day end's de-duplication /
+   * compression that merged it `into` another memory. */
+  why: "promote" | "demote" | "recency" | "importance" | "duplicate" | "compress";
+  into?: number;
 }
 
 /**
@@ -257,16 +328,70 @@ export function retrieve(
 const byScore = (a: Ranked, b: Ranked) => b.score - a.score || b.item.id - a.item.id;
 
 /**
- * Whether a reflection is due at this day end: more than reflectionEveryDays since the last one
- * (or since the run started), or equity down more than reflectionLoss over the last
- * lossWindowDays day ends. `equities`: equity at each past day end, oldest first, this one last.
+ * Retrieval for a query: in each layer, the items whose similarity is at least recallThreshold,
+ * ranked by similarity × the layer's weight, the layer's best recallTopK; then all layers' picks
+ * by that score, the best recallTopK overall. Ties: the higher importance × recency, then the
+ * newer memory.
+ */
+export function retrieveSimilar(
+  items: readonly LayeredItem[],
+  p: LayeredParams,
+  similarity: (item: LayeredItem) => number,
+): Ranked[] {
+  const k = p.recallTopK;
+  const tie = new Map<number, number>();
+  const order = (a: Ranked, b: Ranked) =>
+    b.score - a.score ||
+    (tie.get(b.item.id) ?? 0) - (tie.get(a.item.id) ?? 0) ||
+    b.item.id - a.item.id;
+  const picked: Ranked[] = [];
+  for (const layer of LAYERS) {
+    const lp = p.layers[layer];
+    const ranked: Ranked[] = [];
+    for (const item of items) {
+      if (item.layer !== layer) continue;
+      const s = similarity(item);
+      if (s <= 0 || s < p.recallThreshold) continue;
+      tie.set(item.id, score(item, p));
+      ranked.push({ item, score: s * lp.weight });
+    }
+    ranked.sort(order);
+    picked.push(...ranked.slice(0, k));
+  }
+  return picked.sort(order).slice(0, k);
+}
+
+export type ReflectionTrigger = "days" | "loss" | "strategy" | "regime" | "consistency";
+
+/** What happened since the last day end that can call for a reflection. */
+export interface ReflectionSignals {
+  /** A trade opened the other direction (long after short, or short after long). */
+  strategyChange: boolean;
+  /** The market regime switched (up ↔ down). */
+  regimeChange: boolean;
+  /** A memory was stored whose consistency was below consistencyThreshold. */
+  inconsistent: boolean;
+}
+
+export const NO_SIGNALS: ReflectionSignals = {
+  strategyChange: false,
+  regimeChange: false,
+  inconsistent: false,
+};
+
+/**
+ * Whether a reflection is due at this day end, and why (the first that holds): more than
+ * reflectionEveryDays since the last one (or since the run started); equity down more than
+ * reflectionLoss over the last lossWindowDays day ends (`equities`: equity at each past day end,
+ * oldest first, this one last); a strategy change; a regime change; an inconsistent memory.
  */
 export function reflectionDue(
   day: number,
   lastReflectionDay: number,
   equities: readonly number[],
   p: LayeredParams,
-): "days" | "loss" | null {
+  signals: ReflectionSignals = NO_SIGNALS,
+): ReflectionTrigger | null {
   if (day - lastReflectionDay > p.reflectionEveryDays) return "days";
   const now = equities[equities.length - 1];
   const then = equities[equities.length - 1 - p.lossWindowDays];
@@ -278,6 +403,9 @@ export function reflectionDue(
   ) {
     return "loss";
   }
+  if (signals.strategyChange && p.strategyChangeTrigger) return "strategy";
+  if (signals.regimeChange) return "regime";
+  if (signals.inconsistent) return "consistency";
   return null;
 }
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { dayKey } from "../../engine/calendar.js";
-import type { Millis } from "../../engine/types.js";
+import type { MarketData, Millis } from "../../engine/types.js";
 import type { Citation, RecallAnswer } from "../../strategy/types.js";
 import { openWriteNoFollow, readFileNoFollow } from "../../util/no-follow.js";
 import { plainText } from "../../util/plain-text.js";
@@ -20,7 +20,26 @@ import { type EmbeddingsConfig, httpEmbedder } from "../recall/embeddings.js";
 import { RecallEmbeddingError } from "../recall/recall-errors.js";
 import { MAX_SNIPPET_CHARS } from "../recall/snippet.js";
 import { LAYERED_LOG, LAYERED_SYSTEM, resolveLayeredParams } from "./layered-config.js";
-import { type LayeredParams, layerForImportance, type Ranked, recency } from "./layered-math.js";
+import {
+  IMPORTANCE_FACTORS,
+  type Layer,
+  type LayeredParams,
+  layerForImportance,
+  type Ranked,
+  type ReflectionTrigger,
+  recency,
+} from "./layered-math.js";
+import {
+  barSignals,
+  type Factors,
+  marketImpact,
+  named,
+  nextRegime,
+  regimeReturn,
+  relevance,
+  scoreImportance,
+  urgency,
+} from "./layered-signals.js";
 import { LayeredLogError, type LayeredOp, LayeredState } from "./layered-state.js";
 
 /** Characters of a memory shown in the decision's context. */
@@ -30,6 +49,17 @@ const RULES = [
   "- Your memory is layered (seed FinMem): short, mid, long and reflection. Store what matters with memory_store and an importance from 0 to 100; every simulated day importance decays and recency fades, memories whose importance rises past 55 / 85 move to longer-lived layers, fading ones are forgotten. Each decision starts a fresh conversation: anything you do not store is forgotten.",
   "- At every decision you are shown the best memories of each layer (importance × recency); memory_recall searches all layers by keywords. Reflections (memory_reflect) hold your lasting principles.",
 ].join("\n");
+
+/** With the scorer the memory weighs a memory itself: the rules and prompts do not ask for a
+ * number (one given still counts). */
+const SCORED_RULE =
+  "- Your memory is layered (seed FinMem): short, mid, long and reflection. Store what matters with memory_store; the memory scores its importance (0-100: the market's move, novelty, relevance to your holdings, the source, urgency) unless you give one. Every simulated day importance decays and recency fades, memories whose importance rises past 55 / 85 move to longer-lived layers, fading ones are forgotten. Each decision starts a fresh conversation: anything you do not store is forgotten.";
+
+const SCORED_PROMPTS: Partial<Record<AgentMomentKind, string>> = {
+  fill: "An order of yours filled (see the events above). Store what you hold, why, and your exit plan with memory_store.",
+  close:
+    "A position closed (see the events above). Store the outcome with memory_store: entry, exit, profit or loss and whether the thesis played out.",
+};
 
 const MOMENT_PROMPTS: Record<AgentMomentKind, string> = {
   fill: "An order of yours filled (see the events above). Store what you hold, why, and your exit plan with memory_store (importance 60 or more if it must outlast a few days).",
@@ -43,10 +73,15 @@ const MOMENT_PROMPTS: Record<AgentMomentKind, string> = {
     "The backtest ends at this bar: this is your last memory moment. Store a final review with memory_store, and your lasting principles with memory_reflect.",
 };
 
-const REFLECTION_PROMPT = {
+const REFLECTION_PROMPT: Record<ReflectionTrigger, string> = {
   days: "A reflection is due: 30 days have passed since the last one.",
   loss: "A reflection is due: your equity fell more than the loss threshold over the last days.",
-} as const;
+  strategy:
+    "A reflection is due: your trades changed direction (long after short, or short after long).",
+  regime: "A reflection is due: the market regime changed (from rising to falling, or back).",
+  consistency:
+    "A reflection is due: a memory you stored today disagrees with the memories you were shown.",
+};
 
 const importance = z
   .number()
@@ -61,12 +96,22 @@ const importance = z
  */
 export class LayeredMemory implements MemorySystem {
   readonly name = "layered";
-  readonly rules = RULES;
+  readonly rules: string;
   readonly tools: readonly MemoryToolSpec[];
   readonly state: LayeredState;
   private fd: number | null = null;
   private recalls = 0;
   private recallHits = 0;
+  /** Memories scored by the recalls: the retrieval's cost in work done (wall-clock time would
+   * differ between a run and its replay, whose result.json must agree). */
+  private recallScanned = 0;
+  /** Net position per symbol from the fills, the direction of the last opening trade, and
+   * whether a trade opened the other direction since the last day end. */
+  private positions = new Map<string, number>();
+  private direction: 1 | -1 | null = null;
+  private strategyChanged = false;
+  /** The last bar with a fill or a closed trade (a memory stored then records an executed fact). */
+  private tradeIndex = -1;
 
   constructor(
     private readonly dir: string,
@@ -75,15 +120,24 @@ export class LayeredMemory implements MemorySystem {
     private readonly embed: ReflectionEmbedder | null = null,
     /** The memory policy's `retrieve_limit` in force at a time; null: no cap but the tool's. */
     private readonly retrieveLimitAt: ((time: Millis) => number) | null = null,
+    /** The run's bars, for the importance factors and the market regime (null: none known). */
+    private readonly market: MarketData | null = null,
+    /** The name the model sees for a symbol (an alias under --anonymize): what relevance looks
+     * for in a memory's text. */
+    private readonly symbolName: (symbol: string) => string = (s) => s,
   ) {
     this.state = new LayeredState(params);
     const p = params;
+    this.rules = p.importanceMode === "scored" ? RULES.replace(/^[^\n]*/, SCORED_RULE) : RULES;
     this.tools = [
       defineMemoryTool({
         name: "memory_store",
         description:
-          "Store a memory in a layer (short by default). importance 0-100 defaults to the layer's " +
+          "Store a memory in a layer. With a layer and no importance, the importance is the layer's " +
           `initial value (short ${p.layers.short.initialImportance}, mid ${p.layers.mid.initialImportance}, long ${p.layers.long.initialImportance}). ` +
+          (p.importanceMode === "scored"
+            ? "With neither, the memory scores the importance (0-100) from the market's move and volume, novelty, relevance to your holdings and the source, and the layer follows it. "
+            : "With neither, short at its initial value. ") +
           "Without a layer but with an importance, the layer follows it: below " +
           `${p.jumpLower} short, ${p.jumpLower}-${p.jumpUpper} mid, above ${p.jumpUpper} long.`,
         parameters: z.strictObject({
@@ -97,11 +151,29 @@ export class LayeredMemory implements MemorySystem {
         guide:
           "- memory_store(content, layer?, importance?): store a memory in the short, mid or long layer.",
         run: (args, at) => {
-          const layer =
-            args.layer ??
-            (args.importance === undefined ? "short" : layerForImportance(args.importance, p));
-          const imp = args.importance ?? p.layers[layer].initialImportance;
-          const op = this.state.store(at.time, at.index, layer, imp, args.content);
+          let factors: Factors | undefined;
+          let layer: Layer;
+          let imp: number;
+          if (
+            args.importance === undefined &&
+            args.layer === undefined &&
+            p.importanceMode === "scored"
+          ) {
+            factors = this.factors(args.content, at.index);
+            imp = scoreImportance(factors, p);
+            layer = layerForImportance(imp, p);
+          } else {
+            layer =
+              args.layer ??
+              (args.importance === undefined ? "short" : layerForImportance(args.importance, p));
+            imp = args.importance ?? p.layers[layer].initialImportance;
+          }
+          const consistency =
+            p.consistencyThreshold > 0 ? this.state.consistencyOf(args.content) : null;
+          const op = this.state.store(at.time, at.index, layer, imp, args.content, undefined, {
+            ...(factors === undefined ? {} : { factors }),
+            consistency,
+          });
           this.write(op);
           return {
             result: { ok: true, id: op.id, layer, importance: imp },
@@ -142,11 +214,18 @@ export class LayeredMemory implements MemorySystem {
       defineMemoryTool({
         name: "memory_recall",
         description:
-          "Search all memory layers by keywords. Returns the best of each layer (short 3, mid 2, " +
-          "long 2, reflection 1 by default), ranked by relevance × importance × recency.",
+          "Search all memory layers by keywords. Returns the memories at least " +
+          `${p.recallThreshold} similar to the query (token cosine), ranked by similarity × the layer's weight, ` +
+          `at most ${p.recallTopK}.`,
         parameters: z.strictObject({
           query: plainText(1, 500).describe("Keywords, 1-500 characters."),
-          limit: z.number().int().min(1).max(20).default(8).describe("Most memories, 1-20."),
+          limit: z
+            .number()
+            .int()
+            .min(1)
+            .max(20)
+            .default(p.recallTopK)
+            .describe("Most memories, 1-20."),
         }),
         guide: "- memory_recall(query, limit): search every layer; returns memories with scores.",
         run: (args, at) => {
@@ -174,7 +253,8 @@ export class LayeredMemory implements MemorySystem {
   }
 
   momentPrompt(kind: AgentMomentKind): string {
-    return MOMENT_PROMPTS[kind];
+    const scored = this.params.importanceMode === "scored" ? SCORED_PROMPTS[kind] : undefined;
+    return scored ?? MOMENT_PROMPTS[kind];
   }
 
   pendingPrompt(): string | null {
@@ -185,8 +265,71 @@ export class LayeredMemory implements MemorySystem {
   }
 
   onMoment(m: MemoryMoment): void {
+    if (m.kind === "fill") {
+      this.tradeIndex = m.index;
+      this.onFill(m.fill.symbol, m.fill.side === "buy" ? m.fill.qty : -m.fill.qty);
+      return;
+    }
+    if (m.kind === "close") {
+      this.tradeIndex = m.index;
+      return;
+    }
     if (m.kind !== "day_end") return;
-    this.write(this.state.dayEnd(m.time, m.index, m.equity));
+    const p = this.params;
+    const regime =
+      this.market === null || p.regimeWindow <= 0
+        ? null
+        : nextRegime(this.state.regime, regimeReturn(this.market, m.index, p.regimeWindow), p);
+    const strategyChange = this.strategyChanged && p.strategyChangeTrigger;
+    this.strategyChanged = false;
+    this.write(this.state.dayEnd(m.time, m.index, m.equity, { regime, strategyChange }));
+  }
+
+  /** A fill that opens a position (from flat, or through zero) in the direction other than the
+   * last opening one is a strategy change. */
+  private onFill(symbol: string, signed: number): void {
+    const before = this.positions.get(symbol) ?? 0;
+    let after = before + signed;
+    if (Math.abs(after) < 1e-9) after = 0;
+    if (after !== 0 && Math.sign(after) !== Math.sign(before)) {
+      const d = after > 0 ? 1 : -1;
+      if (this.direction !== null && d !== this.direction) this.strategyChanged = true;
+      this.direction = d;
+    }
+    if (after === 0) this.positions.delete(symbol);
+    else this.positions.set(symbol, after);
+  }
+
+  /** The five importance factors of a memory stored now (each in [0, 1], rounded to 1e-6). */
+  private factors(content: string, index: number): Factors {
+    const p = this.params;
+    // The symbols the text names (by the names the model sees), else every symbol of the run.
+    const mentioned =
+      this.market === null
+        ? []
+        : this.market.symbols.filter((sym) => named(content, [this.symbolName(sym)]).length > 0);
+    const bar =
+      this.market === null
+        ? { move: 0, volumeRatio: 0 }
+        : barSignals(
+            this.market,
+            index,
+            p.volumeWindow,
+            mentioned.length > 0 ? new Set(mentioned) : undefined,
+          );
+    const x: Factors = {
+      marketImpact: marketImpact(bar.move, p),
+      novelty: this.state.novelty(content),
+      relevance: relevance(
+        content,
+        [...this.positions.keys()].map(this.symbolName),
+        (this.market?.symbols ?? []).map(this.symbolName),
+      ),
+      source: index === this.tradeIndex ? p.tradeCredibility : p.agentCredibility,
+      urgency: urgency(bar.volumeRatio, p),
+    };
+    for (const f of IMPORTANCE_FACTORS) x[f] = Math.round(x[f] * 1e6) / 1e6;
+    return x;
   }
 
   recall(query: string, limit: number): RecallAnswer {
@@ -195,6 +338,7 @@ export class LayeredMemory implements MemorySystem {
 
   private answer(query: string, limit: number): RecallAnswer {
     const citations = this.state.search(query).slice(0, limit).map(citation);
+    this.recallScanned += this.state.items.length;
     this.recalls++;
     this.recallHits += citations.length;
     return { citations, seq: this.state.seq };
@@ -202,8 +346,12 @@ export class LayeredMemory implements MemorySystem {
 
   stats(): Record<string, number> {
     const sizes = this.state.sizes();
+    const health = this.state.health();
+    const c = this.state.counts;
+    const perDayEnd = (n: number) =>
+      c.dayEnds === 0 ? 0 : Math.round((n / c.dayEnds) * 1e6) / 1e6;
     return {
-      ...this.state.counts,
+      ...c,
       recalls: this.recalls,
       recallHits: this.recallHits,
       short: sizes.short,
@@ -211,17 +359,44 @@ export class LayeredMemory implements MemorySystem {
       long: sizes.long,
       reflection: sizes.reflection,
       logLines: this.state.seq,
+      avgImportance: health.avgImportance,
+      utilisationShort: health.utilisation.short,
+      utilisationMid: health.utilisation.mid,
+      utilisationLong: health.utilisation.long,
+      utilisationReflection: health.utilisation.reflection,
+      promotionsPerDayEnd: perDayEnd(c.promotions),
+      demotionsPerDayEnd: perDayEnd(c.demotions),
+      recallScanned: this.recallScanned,
     };
   }
 
   checkpoint(): unknown {
-    return { seq: this.state.seq, recalls: this.recalls, recallHits: this.recallHits };
+    return {
+      seq: this.state.seq,
+      recalls: this.recalls,
+      recallHits: this.recallHits,
+      recallScanned: this.recallScanned,
+      positions: Object.fromEntries(this.positions),
+      direction: this.direction,
+      strategyChanged: this.strategyChanged,
+      tradeIndex: this.tradeIndex,
+    };
   }
 
-  /** A resume: the state is rebuilt from the log up to the checkpoint's line. */
+  /** A resume: the state is rebuilt from the log up to the checkpoint's line; what the log does
+   * not hold (positions, the last trade direction) comes from the checkpoint. */
   restore(state: unknown): void {
     const cp = z
-      .object({ seq: z.number().int().min(0), recalls: z.number(), recallHits: z.number() })
+      .object({
+        seq: z.number().int().min(0),
+        recalls: z.number(),
+        recallHits: z.number(),
+        recallScanned: z.number().optional(),
+        positions: z.record(z.string(), z.number()).optional(),
+        direction: z.union([z.literal(1), z.literal(-1), z.null()]).optional(),
+        strategyChanged: z.boolean().optional(),
+        tradeIndex: z.number().optional(),
+      })
       .parse(state);
     for (const op of readLayeredLog(this.dir)) {
       if (op.seq > cp.seq) break;
@@ -229,6 +404,11 @@ export class LayeredMemory implements MemorySystem {
     }
     this.recalls = cp.recalls;
     this.recallHits = cp.recallHits;
+    this.recallScanned = cp.recallScanned ?? 0;
+    this.positions = new Map(Object.entries(cp.positions ?? {}));
+    this.direction = cp.direction ?? null;
+    this.strategyChanged = cp.strategyChanged ?? false;
+    this.tradeIndex = cp.tradeIndex ?? -1;
   }
 
   finish(): void {
@@ -355,6 +535,8 @@ export const layeredMemoryFactory: MemorySystemFactory = {
       resolveLayeredParams(env.config),
       reflectionEmbedder(env.embeddings ?? null, env.replayOf),
       policy ? (t) => policy.at(t).retrieve_limit : null,
+      env.market ?? null,
+      env.symbolName,
     );
   },
   recallRun(r) {

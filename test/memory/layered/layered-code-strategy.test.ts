@@ -39,7 +39,8 @@ describe("ctx.memory: a code strategy uses the run's memory system as tools", ()
         if (ctx.index === 0)
           ctx.memory.use("memory_store", { content: "breakout above ten", importance: 90 });
         if (ctx.index === 2)
-          recalled = ctx.memory.use("memory_recall", { query: "breakout" }) as Citation[];
+          // "breakout above" vs "breakout above ten": token cosine 2 / sqrt(2 × 3) = 0.816 ≥ 0.7.
+          recalled = ctx.memory.use("memory_recall", { query: "breakout above" }) as Citation[];
         if (ctx.index === 3) {
           try {
             ctx.memory.use("memory_store", { content: "x", importance: 101 });
@@ -76,10 +77,11 @@ describe("ctx.memory: a code strategy uses the run's memory system as tools", ()
     // The decisions record the store and the recall like the agent's.
     const lines = [...out.decisionLog].map((l) => JSON.parse(l));
     expect(lines[0].memory).toEqual([{ tool: "store", key: "long", chars: 18 }]);
-    expect(lines[1].recalls[0]).toMatchObject({ query: "breakout", seq: 3 });
+    expect(lines[1].recalls[0]).toMatchObject({ query: "breakout above", seq: 3 });
     // Rebuilt from the log: the same state.
     const rebuilt = new LayeredMemory(work, resolveLayeredParams(undefined));
-    rebuilt.restore({ seq: readLayeredLog(work).length, recalls: 1, recallHits: 1 });
+    rebuilt.restore(system.checkpoint());
+    expect(readLayeredLog(work)).toHaveLength(5);
     expect(rebuilt.state.items).toEqual(system.state.items);
     expect(rebuilt.stats()).toEqual(system.stats());
   });

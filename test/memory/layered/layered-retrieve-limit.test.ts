@@ -23,25 +23,27 @@ async function use(system: LayeredMemory, name: string, args: unknown, index: nu
   return (await t.run(t.parameters.parse(args), site)).result;
 }
 
+// The query is "breakout note": its token cosine with "breakout note <i>" is 2 / sqrt(2 × 3) =
+// 0.816, above the 0.7 recall threshold ("breakout" alone: 1 / sqrt(3) = 0.577, below it).
 describe("layered memory_recall obeys the memory policy's retrieve_limit", () => {
   const dir = fs.mkdtempSync(`${work}/limit-`);
   // The policy in force: retrieve_limit 2 (as `--memory-policy retrieve_limit=2`).
   const system = new LayeredMemory(dir, resolveLayeredParams(undefined), null, () => 2);
   const layers = ["short", "short", "mid", "long", "long"] as const;
 
-  it("returns 2 citations of 5 matching memories, where the tool's limit alone allows 8", async () => {
+  it("returns 2 citations of 5 matching memories, where the tool's limit alone allows 5", async () => {
     for (const [i, layer] of layers.entries()) {
       await use(system, "memory_store", { content: `breakout note ${i}`, layer }, 0);
     }
     await use(system, "memory_reflect", { content: "a breakout needs volume" }, 0);
-    const capped = (await use(system, "memory_recall", { query: "breakout" }, 1)) as unknown[];
+    const capped = (await use(system, "memory_recall", { query: "breakout note" }, 1)) as unknown[];
     expect(capped).toHaveLength(2);
     // Without a policy the same memories give more than 2: the cap is the policy's doing.
     const free = new LayeredMemory(fs.mkdtempSync(`${work}/free-`), system.params);
     for (const [i, layer] of layers.entries()) {
       await use(free, "memory_store", { content: `breakout note ${i}`, layer }, 0);
     }
-    const all = (await use(free, "memory_recall", { query: "breakout" }, 1)) as unknown[];
+    const all = (await use(free, "memory_recall", { query: "breakout note" }, 1)) as unknown[];
     expect(all.length).toBeGreaterThan(2);
     free.finish();
     system.finish();
@@ -52,7 +54,7 @@ describe("layered memory_recall obeys the memory policy's retrieve_limit", () =>
       layeredMemoryFactory.recallRun?.({
         dir,
         config: undefined,
-        query: "breakout",
+        query: "breakout note",
         limit: 8,
         asOf: T0 + DAY,
         seq: null,

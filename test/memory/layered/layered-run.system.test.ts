@@ -29,8 +29,10 @@ let id = "";
 const requests: RecordedRequest[] = [];
 
 const FIRST = "GOOG IPO gapped and held above 100";
+// Token cosine with FIRST: 5 / sqrt(5 × 7) = 0.845, above the 0.7 recall threshold.
+const QUERY = "GOOG IPO gapped above 100";
 
-/** Bar 1 stores (short, importance 70), bar 2 stores with defaults, bar 3 recalls; a due
+/** Bar 1 stores (short, importance 70), bar 2 stores with neither (scored), bar 3 recalls; a due
  * reflection and the run_end moment write the same reflection; other turns answer without tools. */
 function script(req: RecordedRequest): Step {
   requests.push(req);
@@ -47,7 +49,7 @@ function script(req: RecordedRequest): Step {
   if (barOf(req) === 1)
     return call("memory_store", { content: FIRST, layer: "short", importance: 70 });
   if (barOf(req) === 2) return call("memory_store", { content: "RSI oversold bounce failed" });
-  if (barOf(req) === 3) return call("memory_recall", { query: "gap above 100" });
+  if (barOf(req) === 3) return call("memory_recall", { query: QUERY });
   return { content: "hold" };
 }
 
@@ -109,8 +111,18 @@ describe("--memory layered, end to end with the scripted server", () => {
       moves: [{ id: 1, from: "short", to: "mid", why: "promote" }],
       reflection: null,
     });
-    // No layer and no importance: short with the initial 50.
-    expect(log[2]).toMatchObject({ seq: 3, op: "store", id: 2, layer: "short", importance: 50 });
+    // No layer and no importance: scored at bar 1 (2004-08-20). Move 108.31 / 100.34 - 1 = 7.9%
+    // > 5%: market impact 1 (30); novelty 1 (no word in common with FIRST: 25); relevance 0 (no
+    // symbol named); source 0.6 (no trade at this bar: 9); volume 11,428,600 / 22,351,900 = 0.51 of
+    // the mean before it: urgency 0. 30 + 25 + 9 = 64 → mid.
+    expect(log[2]).toMatchObject({
+      seq: 3,
+      op: "store",
+      id: 2,
+      layer: "mid",
+      importance: 64,
+      factors: { marketImpact: 1, novelty: 1, relevance: 0, source: 0.6, urgency: 0 },
+    });
     expect(log.filter((l) => l.op === "day_end")).toHaveLength(10);
     // The first event is on day 0 (2004-08-19); 2004-08-25 is day 6 > 5: a reflection is due
     // (bar 4), the clock restarts, and 2004-08-31 (day 12, bar 8) is the next.
@@ -164,7 +176,7 @@ describe("--memory layered, end to end with the scripted server", () => {
 
   it("recall --as-of answers exactly as the recorded recall, and from the bar's start without one", () => {
     const asOf = cli(
-      ["recall", id, "gap above 100", "--as-of", "2004-08-23", "--runs-dir", runsRoot, "--json"],
+      ["recall", id, QUERY, "--as-of", "2004-08-23", "--runs-dir", runsRoot, "--json"],
       work,
     );
     expect(asOf.status, asOf.stderr).toBe(0);
@@ -179,7 +191,7 @@ describe("--memory layered, end to end with the scripted server", () => {
     expect(out.citations).toEqual(recorded?.citations);
     // At the start of bar 1 nothing was stored yet.
     const before = cli(
-      ["recall", id, "gap above 100", "--as-of", "2004-08-19", "--runs-dir", runsRoot, "--json"],
+      ["recall", id, QUERY, "--as-of", "2004-08-19", "--runs-dir", runsRoot, "--json"],
       work,
     );
     expect(JSON.parse(before.stdout)).toMatchObject({ seq: 0, citations: [] });
