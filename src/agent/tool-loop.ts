@@ -1,3 +1,8 @@
+import {
+  estimatePromptTokens,
+  type RelevantHistoryRule,
+  relevantHistory,
+} from "./session-history.js";
 import { readTextToolCalls, splitReasoning, textToolCallFix } from "./text-tool-calls.js";
 import { dispatchToolCall, refuseToolCall, type ToolCallOutcome } from "./tools/dispatch.js";
 import { type ToolDefinition, toOpenAiTools } from "./tools/tool-definition.js";
@@ -40,11 +45,18 @@ export interface LoopOptions {
   /** Sees every answer (usage accounting). */
   onResponse?: (response: ChatResponse) => void;
   /**
-   * The memory policy's session summary (docs/memory-policy.md): once the conversation holds more
-   * than `threshold` messages, the results of tool calls older than the last `keep` messages are
-   * replaced by a one-line stub before the next call. null or threshold 0: never.
+   * The memory policy's session rules (docs/memory-policy.md): once the conversation holds more
+   * than `threshold` messages (0: no count rule), or its estimated prompt reaches `tokenLimit`
+   * tokens (null or absent: no token rule), the results of tool calls older than the last `keep`
+   * messages are replaced by a one-line stub before the next call; with `relevant`, a call sends
+   * only the earlier rounds relevant to the decision (session-history.ts). null: none.
    */
-  summarise?: { threshold: number; keep: number } | null;
+  summarise?: {
+    threshold: number;
+    keep: number;
+    tokenLimit?: number | null;
+    relevant?: RelevantHistoryRule | null;
+  } | null;
 }
 
 /** What an older tool result becomes under the session summary: short, and stable for caching. */
@@ -65,6 +77,8 @@ export interface LoopOutcome {
   error: { type: string; message: string } | null;
   /** Tool results replaced by the session summary (0 without a policy threshold). */
   summarised: number;
+  /** Earlier rounds left out of the turn's calls by the relevance rule, summed over its calls. */
+  historyOmitted: number;
   /** The model's reasoning (`<think>` blocks, `reasoning_content`), every answer's, kept apart
    * from the rationale; "" when there was none. */
   reasoning: string;
@@ -89,18 +103,30 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     rationale: "",
     error: null,
     summarised: 0,
+    historyOmitted: 0,
     reasoning: "",
     textToolCalls: 0,
   };
   const toolNames = o.tools.map((t) => t.name);
   for (let step = 0; step < o.maxSteps; step++) {
-    if (o.summarise && o.summarise.threshold > 0 && messages.length > o.summarise.threshold) {
-      out.summarised += summariseOlderResults(messages, o.summarise.keep);
+    let sent = messages;
+    const rules = o.summarise;
+    if (rules) {
+      const byCount = rules.threshold > 0 && messages.length > rules.threshold;
+      const tokenLimit = rules.tokenLimit ?? null;
+      if (byCount || (tokenLimit !== null && estimatePromptTokens(messages) >= tokenLimit)) {
+        out.summarised += summariseOlderResults(messages, rules.keep);
+      }
+      if (rules.relevant) {
+        const chosen = relevantHistory(messages, rules.relevant);
+        sent = chosen.messages;
+        out.historyOmitted += chosen.omitted;
+      }
     }
     let response: ChatResponse;
     try {
       o.beforeCall?.();
-      response = await o.model.complete({ ...o.request, messages, tools });
+      response = await o.model.complete({ ...o.request, messages: sent, tools });
     } catch (err) {
       if (err instanceof BudgetExhaustedError) {
         out.error = { type: "budget_exhausted", message: err.message };

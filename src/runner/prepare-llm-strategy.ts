@@ -13,6 +13,7 @@ import {
   emptyToolUse,
   neverDecided,
 } from "../agent/llm-strategy.js";
+import { contextWindowOf } from "../config/context-window.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
 import { StrategyLoadError, UsageError } from "../errors/run-errors.js";
 import type { MemorySystem } from "../memory/memory-system.js";
@@ -233,6 +234,7 @@ export async function prepareLlmStrategy(
       if (o.temperature !== null) settingsForStrategy.temperature = o.temperature;
       if (o.seed !== null) settingsForStrategy.seed = o.seed;
       if (o.maxOutputTokens !== null) settingsForStrategy.maxOutputTokens = o.maxOutputTokens;
+      settingsForStrategy.contextWindow = contextWindowOf(o.model, o.contextWindow).tokens;
       const strategy = createLlmStrategy(settingsForStrategy, {
         stats: agentStats,
         model: client,
