@@ -450,6 +450,7 @@ function summarise(o: LoopOutcome) {
     ),
     ...(o.summarised > 0 ? { summarisedToolResults: o.summarised } : {}),
     ...(o.historyOmitted > 0 ? { historyRoundsOmitted: o.historyOmitted } : {}),
+    ...(o.modelSummaries > 0 ? { modelSummaries: o.modelSummaries } : {}),
     // Only when there is some: a decision without reasoning is recorded as it always was.
     ...(o.reasoning ? recordedReasoning(o.reasoning) : {}),
     ...(o.textToolCalls > 0 ? { textToolCalls: o.textToolCalls } : {}),
@@ -515,5 +516,6 @@ export function sessionRules(
         : Math.floor((contextWindow * percent) / 100),
     relevant:
       relevantLimit > 0 ? { limit: relevantLimit, fallbackKeep: r.fallbackKeep ?? 0 } : null,
+    mode: r.mode ?? "stub",
   };
 }

@@ -56,6 +56,9 @@ export interface LoopOptions {
     keep: number;
     tokenLimit?: number | null;
     relevant?: RelevantHistoryRule | null;
+    /** stub (absent): older results become a one-line stub; model: the model summarises the
+     * older messages, through the same client as the decision (stubs if that call fails). */
+    mode?: "stub" | "model";
   } | null;
 }
 
@@ -79,6 +82,8 @@ export interface LoopOutcome {
   summarised: number;
   /** Earlier rounds left out of the turn's calls by the relevance rule, summed over its calls. */
   historyOmitted: number;
+  /** Session summaries the model wrote (mode model). */
+  modelSummaries: number;
   /** The model's reasoning (`<think>` blocks, `reasoning_content`), every answer's, kept apart
    * from the rationale; "" when there was none. */
   reasoning: string;
@@ -104,6 +109,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     error: null,
     summarised: 0,
     historyOmitted: 0,
+    modelSummaries: 0,
     reasoning: "",
     textToolCalls: 0,
   };
@@ -115,7 +121,9 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
       const byCount = rules.threshold > 0 && messages.length > rules.threshold;
       const tokenLimit = rules.tokenLimit ?? null;
       if (byCount || (tokenLimit !== null && estimatePromptTokens(messages) >= tokenLimit)) {
-        out.summarised += summariseOlderResults(messages, rules.keep);
+        const byModel = rules.mode === "model" ? await summariseByModel(o, messages, out) : false;
+        if (out.error !== null) return out;
+        if (!byModel) out.summarised += summariseOlderResults(messages, rules.keep);
       }
       if (rules.relevant) {
         const chosen = relevantHistory(messages, rules.relevant);
@@ -218,6 +226,76 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     message: `the model was still calling tools after ${o.maxSteps} calls; the decision was cut off`,
   };
   return out;
+}
+
+/** The instruction of a model-written session summary. */
+export const SESSION_SUMMARY_PROMPT =
+  "Summarise these earlier steps of a trading decision for yourself: keep every fact, number, date, symbol and tool result you may still need; drop repetition. Answer with the summary only.";
+
+/** What replaces the summarised messages: a user message, so the conversation stays valid. */
+export function modelSummaryMessage(summary: string): string {
+  return `[Summary of the earlier steps of this decision, by the memory policy]\n${summary}`;
+}
+
+/**
+ * The seed's session summary: the messages between the decision's context and the last `keep`
+ * (never starting the kept tail inside a round: a tool result needs its call) are sent to the
+ * model with SESSION_SUMMARY_PROMPT, through the decision's own client (cache, transcript, budget,
+ * replay), and replaced by its answer. False when there is nothing to summarise or the call
+ * failed (the caller then stubs, the deterministic fallback); a spent budget ends the turn.
+ */
+async function summariseByModel(
+  o: LoopOptions,
+  messages: ChatCompletionMessageParam[],
+  out: LoopOutcome,
+): Promise<boolean> {
+  let cut = messages.length - (o.summarise?.keep ?? 0);
+  while (cut > 2 && messages[cut]?.role === "tool") cut--;
+  if (cut <= 2) return false;
+  const older = messages.slice(2, cut);
+  const transcript = older.map(transcriptLine).join("\n\n");
+  let response: ChatResponse;
+  try {
+    o.beforeCall?.();
+    response = await o.model.complete({
+      ...o.request,
+      messages: [
+        { role: "system", content: SESSION_SUMMARY_PROMPT },
+        { role: "user", content: transcript },
+      ],
+    });
+  } catch (err) {
+    if (err instanceof BudgetExhaustedError) {
+      out.error = { type: "budget_exhausted", message: err.message };
+      return false;
+    }
+    if (err instanceof CallStoppedError) {
+      out.error = { type: "interrupted", message: err.message };
+      return false;
+    }
+    if (err instanceof LlmError && !FATAL.has(err.type)) return false;
+    throw err;
+  }
+  out.responses.push(response);
+  o.onResponse?.(response);
+  const summary = splitReasoning(response.message).text.trim();
+  if (summary === "") return false;
+  messages.splice(2, cut - 2, { role: "user", content: modelSummaryMessage(summary) });
+  out.modelSummaries++;
+  out.summarised += older.filter((m) => m.role === "tool").length;
+  return true;
+}
+
+/** One older message as the summary request shows it. */
+function transcriptLine(m: ChatCompletionMessageParam): string {
+  const text = typeof m.content === "string" ? m.content : "";
+  if (m.role === "assistant") {
+    const calls = (m.tool_calls ?? []).map((c) =>
+      c.type === "function" ? `${c.function.name}(${c.function.arguments})` : c.custom.name,
+    );
+    return `assistant: ${[text, ...calls].filter((x) => x !== "").join("\n")}`;
+  }
+  return `${m.role}: ${text}`;
 }
 
 /**

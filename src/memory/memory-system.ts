@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ClosedTrade, Fill, Millis } from "../engine/types.js";
 import type { Citation, MemoryPort, RecallAnswer } from "../strategy/types.js";
-import type { MemoryPolicy } from "./policy/memory-policy.js";
+import type { MemoryPolicy, SessionSummaryMode } from "./policy/memory-policy.js";
 import type { EmbeddingsConfig } from "./recall/embeddings.js";
 
 // One interface for every memory design (docs/memory-systems.md). A run uses
@@ -156,6 +156,8 @@ export interface SessionRules {
   relevantLimit?: number;
   /** Messages kept when no earlier round is relevant (added with tokenPercent). */
   fallbackKeep?: number;
+  /** How the summary is made (added with tokenPercent; absent: stub). */
+  mode?: SessionSummaryMode;
 }
 
 /** The memory policy as a system reads it (src/memory/policy/). */

@@ -13,6 +13,10 @@ const int = (min: number, max: number, what: string) =>
     .min(min, { error: `must be from ${min} to ${max} (${what})` })
     .max(max, { error: `must be from ${min} to ${max} (${what})` });
 
+/** How a session summary is made: deterministic stubs, or a model call (the seed's way). */
+export const SESSION_SUMMARY_MODES = ["stub", "model"] as const;
+export type SessionSummaryMode = (typeof SESSION_SUMMARY_MODES)[number];
+
 export const POLICY_SHAPE = {
   retrieve_limit: int(1, 20, "most recall results returned or injected per query"),
   recent_days: int(1, 366, "trading days of journal kept recallable in full"),
@@ -43,6 +47,9 @@ export const POLICY_SHAPE = {
     100,
     "messages kept when no earlier round is relevant; 0 = none",
   ),
+  session_summary_mode: z.enum(SESSION_SUMMARY_MODES, {
+    error: `must be ${SESSION_SUMMARY_MODES.map((m) => JSON.stringify(m)).join(" or ")} (stub: older tool results become a one-line stub; model: the model summarises them)`,
+  }),
   playbook_compress_char_threshold: int(
     0,
     100_000_000,
@@ -71,6 +78,7 @@ export const DEFAULT_MEMORY_POLICY: Readonly<MemoryPolicy> = Object.freeze({
   evolution_enabled: false,
   session_relevant_history_limit: 0,
   session_relevant_fallback_keep: 8,
+  session_summary_mode: "stub",
   playbook_compress_char_threshold: 0,
 });
 

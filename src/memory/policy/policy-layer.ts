@@ -95,6 +95,7 @@ export class PolicyLayer extends WrappedMemory {
       tokenPercent: p.session_summary_token_percent,
       relevantLimit: p.session_relevant_history_limit,
       fallbackKeep: p.session_relevant_fallback_keep,
+      mode: p.session_summary_mode,
     };
   }
 
