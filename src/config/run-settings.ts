@@ -312,7 +312,7 @@ export const MEMORY_SETTINGS = {
     group: "memory",
     flag: "--policy-from",
     arg: "<run>",
-    help: "start from another run's memory policy (its policy_overrides.json: what evolution or a rollback left), under --policy-overrides",
+    help: "start from another run's memory policy (its policy_overrides.json, evolved or rolled back)",
   }),
   memoryFrom: text({
     group: "memory",
@@ -424,10 +424,10 @@ export const AGENT_SETTINGS = {
     group: "agent",
     flag: "--context-window",
     arg: "<tokens>",
-    help: "the model's context window, for the memory policy's session_summary_token_percent (default: the model table's size; an unlisted model has none and the rule does not apply)",
+    help: "the model's context window, for the policy's session_summary_token_percent; without it, the model table's size, none for an unlisted model",
     unit: "tokens",
     min: 1000,
-    max: 100_000_000,
+    max: 10_000_000,
     integer: true,
   }),
   timeoutMs: num({
