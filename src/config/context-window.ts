@@ -35,8 +35,9 @@ export interface ContextWindow {
  * (its name without a `provider/` prefix, case-insensitive, or a dated snapshot of a listed name),
  * else unknown.
  */
-export function contextWindowOf(model: string, flag: number | null): ContextWindow {
-  if (flag !== null) return { tokens: flag, source: "--context-window" };
+export function contextWindowOf(model: string, flag: number | null | undefined): ContextWindow {
+  // undefined: a run recorded before the setting existed.
+  if (flag !== null && flag !== undefined) return { tokens: flag, source: "--context-window" };
   const name = (model.split("/").at(-1) ?? model).toLowerCase();
   const exact = MODEL_CONTEXT_WINDOWS[name];
   if (exact !== undefined) return { tokens: exact, source: "model table" };

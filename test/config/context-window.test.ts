@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { buildRunConfig, type RunCommandOptions } from "../../src/cli/run-command.js";
 import {
   contextWindowOf,
   MODEL_CONTEXT_WINDOWS,
@@ -36,5 +37,27 @@ describe("context window", () => {
     expect(tokenPercentRule(contextWindowOf("x", null), 75, "x")).toBe(
       "not applicable: the context window of model x is unknown; set --context-window <tokens>",
     );
+  });
+});
+
+describe("a run's recorded token-percent rule", () => {
+  it("an LLM run records its window and rule; an unknown model's rule is not applicable", () => {
+    const known = buildRunConfig("strategies/x.md", { data: ["d.csv"], model: "gpt-4o" });
+    expect(known.memoryPolicy).toMatchObject({
+      contextWindow: { tokens: 128_000, source: "model table" },
+      tokenPercentRule: expect.stringContaining("at 96000 estimated tokens"),
+    });
+    const flagged = buildRunConfig("strategies/x.md", {
+      data: ["d.csv"],
+      model: "local-7b",
+      contextWindow: "32000",
+    } as RunCommandOptions);
+    expect(flagged.memoryPolicy?.tokenPercentRule).toContain("at 24000 estimated tokens");
+    const unknown = buildRunConfig("strategies/x.md", { data: ["d.csv"], model: "local-7b" });
+    expect(unknown.memoryPolicy?.contextWindow).toEqual({ tokens: null, source: null });
+    expect(unknown.memoryPolicy?.tokenPercentRule).toMatch(/^not applicable/);
+    // A code run has no model: nothing is recorded.
+    const code = buildRunConfig("strategies/x.ts", { data: ["d.csv"] });
+    expect(code.memoryPolicy?.tokenPercentRule).toBeUndefined();
   });
 });

@@ -85,5 +85,8 @@ describe("agenticbt memory policy rollback", () => {
     expect(readJson(path.join(next, "policy_overrides.json"))).toMatchObject({
       retrieve_limit: 6,
     });
+    const show = cli(["show", next], work);
+    expect(show.status, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/Policy from\s+\S*runs/);
   });
 });
