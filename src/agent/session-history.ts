@@ -45,32 +45,31 @@ export interface RelevantHistoryRule {
 }
 
 /**
- * The messages a call sends under `session_relevant_history_limit`. The system prompt and the
- * decision's context (the first two, the query) and the newest round (the answer and results the
- * model must now read) always go; of the earlier rounds (an assistant message and its tool
- * results), those sharing the most terms with the query go, at most `limit`, in their order; with
- * none sharing a term, the newest whole rounds within `fallbackKeep` messages. A round is never
- * split: the API pairs each tool call with its result.
+ * The messages a call sends under `session_relevant_history_limit`. The system prompt, the
+ * decision's context (the query), a model-written summary after it, and the newest round (the
+ * answer and results the model must now read) always go; of the earlier rounds (an assistant
+ * message and its tool results), those sharing the most terms with the query go, at most
+ * `limit`, in their order; with none sharing a term, the newest whole rounds within
+ * `fallbackKeep` messages. A round is never split: the API pairs each tool call with its result.
  */
 export function relevantHistory(
   messages: readonly ChatCompletionMessageParam[],
   rule: RelevantHistoryRule,
 ): { messages: ChatCompletionMessageParam[]; omitted: number } {
+  // A model-written summary (a user message after the context) is kept like the context.
+  let start = 2;
+  while (messages[start]?.role === "user") start++;
   const rounds: ChatCompletionMessageParam[][] = [];
-  for (const m of messages.slice(2)) {
+  for (const m of messages.slice(start)) {
     const last = rounds.at(-1);
     if (m.role === "assistant" || last === undefined) rounds.push([m]);
     else last.push(m);
   }
   const newest = rounds.pop();
   if (newest === undefined) return { messages: [...messages], omitted: 0 };
-  const head = messages.slice(0, 2);
-  const query = relevanceTerms(
-    head
-      .filter((m) => m.role === "user")
-      .map((m) => (typeof m.content === "string" ? m.content : ""))
-      .join("\n"),
-  );
+  const head = messages.slice(0, start);
+  const context = messages[1]?.content;
+  const query = relevanceTerms(typeof context === "string" ? context : "");
   const scored = rounds.map((round, index) => {
     const terms = relevanceTerms(round.map(roundText).join("\n"));
     let score = 0;

@@ -110,3 +110,15 @@ describe("the policy's session rules for the tool loop", () => {
     expect(sessionRules(null, 128_000)).toBeNull();
   });
 });
+
+describe("relevant history after a model summary", () => {
+  it("keeps the summary like the context, and scores against the context alone", () => {
+    const summary: ChatCompletionMessageParam = { role: "user", content: "[Summary] weather" };
+    const weather = [call("w", "memory_log", '{"content":"weather"}'), result("w", "ok")];
+    const newest = [call("n", "get_account", "{}"), result("n", "cash")];
+    // "weather" is in the summary, not in the context: the round is not relevant; fallback 0.
+    expect(
+      relevantHistory([...head, summary, ...weather, ...newest], { limit: 1, fallbackKeep: 0 }),
+    ).toEqual({ messages: [...head, summary, ...newest], omitted: 1 });
+  });
+});
