@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { isoWeekKey, monthKey } from "../engine/calendar.js";
 import type { ClosedTrade, Fill } from "../engine/types.js";
-import type { MemorySection, MemorySystem } from "../memory/memory-system.js";
+import type { MemorySection, MemorySystem, SessionRules } from "../memory/memory-system.js";
 import type { OrderUpdate, Strategy, StrategyContext } from "../strategy/types.js";
 import type { AgentEventListener, DecisionStartedEvent } from "./agent-events.js";
 import { BacktestToolHost } from "./backtest-tool-host.js";
@@ -19,7 +19,12 @@ import {
 } from "./prompts.js";
 import { RATIONALE_CLIP_CHARS, recordedRationale } from "./rationale.js";
 import { textToolCallFix } from "./text-tool-calls.js";
-import { BudgetExhaustedError, type LoopOutcome, runToolLoop } from "./tool-loop.js";
+import {
+  BudgetExhaustedError,
+  type LoopOptions,
+  type LoopOutcome,
+  runToolLoop,
+} from "./tool-loop.js";
 import { agentTools } from "./tools/all-tools.js";
 import {
   type ChatCompletionMessageParam,
@@ -37,6 +42,9 @@ export interface LlmStrategySettings {
   seed?: number;
   /** Max output tokens per call. */
   maxOutputTokens?: number;
+  /** The model's context window in tokens (--context-window, else the model table); absent or
+   * null: unknown, so the memory policy's token-percent rule does not apply. */
+  contextWindow?: number | null;
   /** Model calls per decision (the tool loop's hard bound). */
   maxSteps: number;
   /** Failed decisions in a row that fail the run (--max-failed-decisions). */
@@ -264,7 +272,7 @@ export function createLlmStrategy(
       maxSteps: s.maxSteps,
       beforeCall: deps.checkBudget,
       onResponse: deps.onResponse,
-      summarise: memory.sessionSummary?.(ctx.time) ?? null,
+      summarise: sessionRules(memory.sessionSummary?.(ctx.time) ?? null, s.contextWindow ?? null),
     });
     const summary = summarise(outcome);
     if (moment === null && outcome.toolCalls.length > 0 && deps.toolUse) {
@@ -441,6 +449,8 @@ function summarise(o: LoopOutcome) {
       () => o.responses.findLast((r) => r.message.content === o.rationale)?.requestHash ?? null,
     ),
     ...(o.summarised > 0 ? { summarisedToolResults: o.summarised } : {}),
+    ...(o.historyOmitted > 0 ? { historyRoundsOmitted: o.historyOmitted } : {}),
+    ...(o.modelSummaries > 0 ? { modelSummaries: o.modelSummaries } : {}),
     // Only when there is some: a decision without reasoning is recorded as it always was.
     ...(o.reasoning ? recordedReasoning(o.reasoning) : {}),
     ...(o.textToolCalls > 0 ? { textToolCalls: o.textToolCalls } : {}),
@@ -485,3 +495,27 @@ function updateLine(label: string, u: OrderUpdate): string {
 }
 
 export { BudgetExhaustedError };
+
+/**
+ * The tool loop's session rules: the policy's, with its token percent turned into a token limit
+ * of the known context window (none when the window is unknown: never guessed).
+ */
+export function sessionRules(
+  r: SessionRules | null,
+  contextWindow: number | null,
+): LoopOptions["summarise"] {
+  if (r === null) return null;
+  const percent = r.tokenPercent ?? null;
+  const relevantLimit = r.relevantLimit ?? 0;
+  return {
+    threshold: r.threshold,
+    keep: r.keep,
+    tokenLimit:
+      percent === null || contextWindow === null
+        ? null
+        : Math.floor((contextWindow * percent) / 100),
+    relevant:
+      relevantLimit > 0 ? { limit: relevantLimit, fallbackKeep: r.fallbackKeep ?? 0 } : null,
+    mode: r.mode ?? "stub",
+  };
+}

@@ -1,3 +1,8 @@
+import {
+  estimatePromptTokens,
+  type RelevantHistoryRule,
+  relevantHistory,
+} from "./session-history.js";
 import { readTextToolCalls, splitReasoning, textToolCallFix } from "./text-tool-calls.js";
 import { dispatchToolCall, refuseToolCall, type ToolCallOutcome } from "./tools/dispatch.js";
 import { type ToolDefinition, toOpenAiTools } from "./tools/tool-definition.js";
@@ -40,11 +45,21 @@ export interface LoopOptions {
   /** Sees every answer (usage accounting). */
   onResponse?: (response: ChatResponse) => void;
   /**
-   * The memory policy's session summary (docs/memory-policy.md): once the conversation holds more
-   * than `threshold` messages, the results of tool calls older than the last `keep` messages are
-   * replaced by a one-line stub before the next call. null or threshold 0: never.
+   * The memory policy's session rules (docs/memory-policy.md): once the conversation holds more
+   * than `threshold` messages (0: no count rule), or its estimated prompt reaches `tokenLimit`
+   * tokens (null or absent: no token rule), the results of tool calls older than the last `keep`
+   * messages are replaced by a one-line stub before the next call; with `relevant`, a call sends
+   * only the earlier rounds relevant to the decision (session-history.ts). null: none.
    */
-  summarise?: { threshold: number; keep: number } | null;
+  summarise?: {
+    threshold: number;
+    keep: number;
+    tokenLimit?: number | null;
+    relevant?: RelevantHistoryRule | null;
+    /** stub (absent): older results become a one-line stub; model: the model summarises the
+     * older messages, through the same client as the decision (stubs if that call fails). */
+    mode?: "stub" | "model";
+  } | null;
 }
 
 /** What an older tool result becomes under the session summary: short, and stable for caching. */
@@ -65,6 +80,10 @@ export interface LoopOutcome {
   error: { type: string; message: string } | null;
   /** Tool results replaced by the session summary (0 without a policy threshold). */
   summarised: number;
+  /** Earlier rounds left out of the turn's calls by the relevance rule, summed over its calls. */
+  historyOmitted: number;
+  /** Session summaries the model wrote (mode model). */
+  modelSummaries: number;
   /** The model's reasoning (`<think>` blocks, `reasoning_content`), every answer's, kept apart
    * from the rationale; "" when there was none. */
   reasoning: string;
@@ -89,18 +108,33 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     rationale: "",
     error: null,
     summarised: 0,
+    historyOmitted: 0,
+    modelSummaries: 0,
     reasoning: "",
     textToolCalls: 0,
   };
   const toolNames = o.tools.map((t) => t.name);
   for (let step = 0; step < o.maxSteps; step++) {
-    if (o.summarise && o.summarise.threshold > 0 && messages.length > o.summarise.threshold) {
-      out.summarised += summariseOlderResults(messages, o.summarise.keep);
+    let sent = messages;
+    const rules = o.summarise;
+    if (rules) {
+      const byCount = rules.threshold > 0 && messages.length > rules.threshold;
+      const tokenLimit = rules.tokenLimit ?? null;
+      if (byCount || (tokenLimit !== null && estimatePromptTokens(messages) >= tokenLimit)) {
+        const byModel = rules.mode === "model" ? await summariseByModel(o, messages, out) : false;
+        if (out.error !== null) return out;
+        if (!byModel) out.summarised += summariseOlderResults(messages, rules.keep);
+      }
+      if (rules.relevant) {
+        const chosen = relevantHistory(messages, rules.relevant);
+        sent = chosen.messages;
+        out.historyOmitted += chosen.omitted;
+      }
     }
     let response: ChatResponse;
     try {
       o.beforeCall?.();
-      response = await o.model.complete({ ...o.request, messages, tools });
+      response = await o.model.complete({ ...o.request, messages: sent, tools });
     } catch (err) {
       if (err instanceof BudgetExhaustedError) {
         out.error = { type: "budget_exhausted", message: err.message };
@@ -192,6 +226,76 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
     message: `the model was still calling tools after ${o.maxSteps} calls; the decision was cut off`,
   };
   return out;
+}
+
+/** The instruction of a model-written session summary. */
+export const SESSION_SUMMARY_PROMPT =
+  "Summarise these earlier steps of a trading decision for yourself: keep every fact, number, date, symbol and tool result you may still need; drop repetition. Answer with the summary only.";
+
+/** What replaces the summarised messages: a user message, so the conversation stays valid. */
+export function modelSummaryMessage(summary: string): string {
+  return `[Summary of the earlier steps of this decision, by the memory policy]\n${summary}`;
+}
+
+/**
+ * The seed's session summary: the messages between the decision's context and the last `keep`
+ * (never starting the kept tail inside a round: a tool result needs its call) are sent to the
+ * model with SESSION_SUMMARY_PROMPT, through the decision's own client (cache, transcript, budget,
+ * replay), and replaced by its answer. False when there is nothing to summarise or the call
+ * failed (the caller then stubs, the deterministic fallback); a spent budget ends the turn.
+ */
+async function summariseByModel(
+  o: LoopOptions,
+  messages: ChatCompletionMessageParam[],
+  out: LoopOutcome,
+): Promise<boolean> {
+  let cut = messages.length - (o.summarise?.keep ?? 0);
+  while (cut > 2 && messages[cut]?.role === "tool") cut--;
+  if (cut <= 2) return false;
+  const older = messages.slice(2, cut);
+  const transcript = older.map(transcriptLine).join("\n\n");
+  let response: ChatResponse;
+  try {
+    o.beforeCall?.();
+    response = await o.model.complete({
+      ...o.request,
+      messages: [
+        { role: "system", content: SESSION_SUMMARY_PROMPT },
+        { role: "user", content: transcript },
+      ],
+    });
+  } catch (err) {
+    if (err instanceof BudgetExhaustedError) {
+      out.error = { type: "budget_exhausted", message: err.message };
+      return false;
+    }
+    if (err instanceof CallStoppedError) {
+      out.error = { type: "interrupted", message: err.message };
+      return false;
+    }
+    if (err instanceof LlmError && !FATAL.has(err.type)) return false;
+    throw err;
+  }
+  out.responses.push(response);
+  o.onResponse?.(response);
+  const summary = splitReasoning(response.message).text.trim();
+  if (summary === "") return false;
+  messages.splice(2, cut - 2, { role: "user", content: modelSummaryMessage(summary) });
+  out.modelSummaries++;
+  out.summarised += older.filter((m) => m.role === "tool").length;
+  return true;
+}
+
+/** One older message as the summary request shows it. */
+function transcriptLine(m: ChatCompletionMessageParam): string {
+  const text = typeof m.content === "string" ? m.content : "";
+  if (m.role === "assistant") {
+    const calls = (m.tool_calls ?? []).map((c) =>
+      c.type === "function" ? `${c.function.name}(${c.function.arguments})` : c.custom.name,
+    );
+    return `assistant: ${[text, ...calls].filter((x) => x !== "").join("\n")}`;
+  }
+  return `${m.role}: ${text}`;
 }
 
 /**

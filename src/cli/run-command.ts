@@ -1,6 +1,7 @@
 import path from "node:path";
 import { normaliseBaseUrl } from "../agent/llm/llm-settings.js";
 import { baseUrlOf } from "../config/base-url.js";
+import { contextWindowOf, tokenPercentRule } from "../config/context-window.js";
 import { AGENT_SETTINGS } from "../config/run-settings.js";
 import { optionKey } from "../config/setting.js";
 import { parseColumnMapping } from "../data/columns.js";
@@ -15,8 +16,10 @@ import {
   UnknownMemorySystemError,
 } from "../memory/memory-registry.js";
 import { validateNamespace } from "../memory/persistent/namespace.js";
+import type { PolicyOverrides } from "../memory/policy/memory-policy.js";
 import { PolicyError } from "../memory/policy/policy-errors.js";
 import {
+  POLICY_OVERRIDES_FILE,
   parsePolicyBlock,
   type ResolvedPolicy,
   readOverridesFile,
@@ -42,6 +45,7 @@ import type { ResumePlan } from "../runner/resume-run.js";
 import type { MemoryChoice, RunConfig } from "../runner/run-config.js";
 import type { RunHandle } from "../runner/simulate.js";
 import type { LiveRenderer } from "../ui/live-renderer.js";
+import { lstatOrNull } from "../util/no-follow.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "../util/terminal-text.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { formatRunError, relativeIfInside } from "./format-run-error.js";
@@ -76,6 +80,8 @@ export interface RunCommandOptions {
   memoryNamespace?: string;
   /** `--policy-overrides <file.json>`: memory policy values over agenticbt.config.json's. */
   policyOverrides?: string;
+  /** `--policy-from <run>`: that run's policy_overrides.json (its evolved policy) carried over. */
+  policyFrom?: string;
 }
 
 /** Whether a strategy argument (or --prompt) means an LLM trader rather than code. */
@@ -139,7 +145,7 @@ export function buildRunConfig(strategy: string | undefined, o: RunCommandOption
     ...(s.run.checkpointEvery === null ? {} : { checkpointEvery: s.run.checkpointEvery }),
     // Absent, the runner's default applies (see hookTimeoutOf).
     ...(s.run.hookTimeout === null ? {} : { hookTimeoutMs: Math.round(s.run.hookTimeout * 1000) }),
-    ...memorySettings(o),
+    ...memorySettings(o, isLlmStrategy(strategy, o) ? s.agent : null),
   };
 }
 
@@ -165,13 +171,24 @@ function withProviderLimits(agent: AgentOptions, o: RunCommandOptions): AgentOpt
 }
 
 /** The run's memory system and policy, from one read of agenticbt.config.json's memory block. */
-function memorySettings(o: RunCommandOptions): Pick<RunConfig, "memory" | "memoryPolicy"> {
+function memorySettings(
+  o: RunCommandOptions,
+  agent: AgentOptions | null,
+): Pick<RunConfig, "memory" | "memoryPolicy"> {
   const system = memorySystemsOf(o)[0] ?? DEFAULT_MEMORY_SYSTEM;
   const memoryBlock = readMemoryConfig();
-  return {
-    memory: memoryChoice(system, o, memoryBlock),
-    memoryPolicy: memoryPolicyOf(o, memoryBlock),
-  };
+  const memoryPolicy = memoryPolicyOf(o, memoryBlock);
+  // An LLM run records the window its token-percent rule uses, or why the rule does not apply.
+  if (agent !== null) {
+    const window = contextWindowOf(agent.model, agent.contextWindow);
+    memoryPolicy.contextWindow = window;
+    memoryPolicy.tokenPercentRule = tokenPercentRule(
+      window,
+      memoryPolicy.policy.session_summary_token_percent,
+      agent.model,
+    );
+  }
+  return { memory: memoryChoice(system, o, memoryBlock), memoryPolicy };
 }
 
 /**
@@ -186,18 +203,35 @@ export function memoryPolicyOf(
   try {
     const config = parsePolicyBlock(memoryBlock, PROJECT_CONFIG_FILE, memorySystemNames());
     const overridesFile = o.policyOverrides ?? null;
-    const overrides = overridesFile === null ? {} : readOverridesFile(overridesFile);
+    // --policy-from first, --policy-overrides over it: the file is the user's last word.
+    const from = o.policyFrom === undefined ? {} : carriedPolicy(o.policyFrom, o.runsDir);
+    const overrides = {
+      ...from,
+      ...(overridesFile === null ? {} : readOverridesFile(overridesFile)),
+    };
     return {
       policy: resolvePolicy(config, overrides),
       config,
       configFile: Object.keys(config).length > 0 ? PROJECT_CONFIG_FILE : null,
       overrides,
       overridesFile,
+      ...(o.policyFrom === undefined ? {} : { policyFrom: o.policyFrom }),
     };
   } catch (err) {
     if (err instanceof PolicyError) throw new UsageError(err.message);
     throw err;
   }
+}
+
+/**
+ * `--policy-from <run>`: the policy overrides that run ended with (its policy_overrides.json:
+ * `--policy-overrides`, then evolution's accepted changes or a rollback), as the seed's new process
+ * reads its workspace's overrides. A run without the file had none: nothing is carried.
+ */
+function carriedPolicy(run: string, runsDir: string | undefined): PolicyOverrides {
+  const dir = resolveRunDir(run, runsRootOf(runsDir));
+  const file = path.join(dir, POLICY_OVERRIDES_FILE);
+  return lstatOrNull(file) === null ? {} : readOverridesFile(file);
 }
 
 /** `--memory`'s names (default files); an unknown one lists the registered systems (exit 2). */

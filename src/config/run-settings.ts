@@ -308,6 +308,12 @@ export const MEMORY_SETTINGS = {
     arg: "<file.json>",
     help: "memory policy values over agenticbt.config.json's memory block (retrieve_limit, recent_days, …)",
   }),
+  policyFrom: text({
+    group: "memory",
+    flag: "--policy-from",
+    arg: "<run>",
+    help: "start from another run's memory policy (its policy_overrides.json, evolved or rolled back)",
+  }),
   memoryFrom: text({
     group: "memory",
     flag: "--memory-from",
@@ -412,6 +418,16 @@ export const AGENT_SETTINGS = {
     help: "max tokens per model answer",
     unit: "tokens",
     min: 1,
+    integer: true,
+  }),
+  contextWindow: optionalNum({
+    group: "agent",
+    flag: "--context-window",
+    arg: "<tokens>",
+    help: "the model's context window, for the policy's session_summary_token_percent; without it, the model table's size, none for an unlisted model",
+    unit: "tokens",
+    min: 1000,
+    max: 10_000_000,
     integer: true,
   }),
   timeoutMs: num({

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ClosedTrade, Fill, MarketData, Millis } from "../engine/types.js";
 import type { Citation, MemoryPort, RecallAnswer } from "../strategy/types.js";
-import type { MemoryPolicy } from "./policy/memory-policy.js";
+import type { MemoryPolicy, SessionSummaryMode } from "./policy/memory-policy.js";
 import type { EmbeddingsConfig } from "./recall/embeddings.js";
 
 // One interface for every memory design (docs/memory-systems.md). A run uses
@@ -137,10 +137,27 @@ export interface MemorySystem {
    */
   decisionPrefix?(message: string, view: MemoryDecisionView): string;
   /**
-   * The memory policy's session summary in force at `time`: past `threshold`
-   * messages, a turn's older tool results are stubbed. null: never. Optional (the policy layer).
+   * The memory policy's session rules in force at `time` (docs/memory-policy.md). null: none.
+   * Optional (the policy layer).
    */
-  sessionSummary?(time: Millis): { threshold: number; keep: number } | null;
+  sessionSummary?(time: Millis): SessionRules | null;
+}
+
+/** The memory policy's rules over one decision's conversation. */
+export interface SessionRules {
+  /** Past this many messages, a turn's older tool results are stubbed; 0: no count rule. */
+  threshold: number;
+  /** The most recent messages a summary leaves whole. */
+  keep: number;
+  /** Percent of the model's context window at which the prompt is summarised too (added with
+   * the context window; applies only where the window is known). */
+  tokenPercent?: number;
+  /** Earlier rounds kept by relevance to the decision; 0: all (added with tokenPercent). */
+  relevantLimit?: number;
+  /** Messages kept when no earlier round is relevant (added with tokenPercent). */
+  fallbackKeep?: number;
+  /** How the summary is made (added with tokenPercent; absent: stub). */
+  mode?: SessionSummaryMode;
 }
 
 /** The memory policy as a system reads it (src/memory/policy/). */
@@ -187,6 +204,11 @@ export interface MemorySystemEnv {
   /** The name the model sees for a symbol (an alias under --anonymize). Optional (added with
    * `market`; absent: the symbol itself). */
   symbolName?: (symbol: string) => string;
+  /**
+   * Replaces playbook.md with `text` after backing it up (the files memory's compression), and
+   * tells the recall index; returns the backup's path. Optional (added for playbook compression).
+   */
+  rewritePlaybook?: (text: string, at: Millis) => string | null;
 }
 
 export interface MemorySystemFactory {

@@ -254,6 +254,16 @@ export class MemoryWorkspace {
     return { path: PLAYBOOK_FILE, backup: null };
   }
 
+  /**
+   * Replaces the playbook with `text` (its compression), after copying the current one to
+   * `backups/playbook.compress-<stamp>.<n>.md`: nothing is rewritten without a backup first.
+   */
+  rewritePlaybook(text: string, at: Millis): WriteResult {
+    const backup = this.backupExisting(PLAYBOOK_FILE, `compress-${compactStamp(at)}`);
+    writeFileAtomic(this.writable(PLAYBOOK_FILE), withFinalNewline(normalize(text)));
+    return { path: PLAYBOOK_FILE, backup };
+  }
+
   /** Copies the current version of `rel` (if any) to a fresh backup path. */
   private backupExisting(rel: string, label: string): string | null {
     const current = this.readBytes(rel);

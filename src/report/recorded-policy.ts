@@ -1,6 +1,10 @@
 import { monthKey } from "../engine/calendar.js";
 import type { Millis } from "../engine/types.js";
-import { type MemoryPolicy, memoryPolicySchema } from "../memory/policy/memory-policy.js";
+import {
+  type MemoryPolicy,
+  memoryPolicySchema,
+  recordedPolicy,
+} from "../memory/policy/memory-policy.js";
 import { readConfig } from "../rundir/run-record.js";
 import { readPolicyHistory } from "./policy-history.js";
 
@@ -11,9 +15,9 @@ import { readPolicyHistory } from "./policy-history.js";
  */
 export function recordedPolicyAt(runDir: string, time: Millis): MemoryPolicy | null {
   const recorded = (readConfig(runDir).memoryPolicy as { policy?: unknown } | undefined)?.policy;
-  const parsed = memoryPolicySchema.safeParse(recorded);
-  if (!parsed.success) return null;
-  const policy: Record<string, unknown> = { ...parsed.data };
+  const parsed = recordedPolicy(recorded);
+  if (parsed === null) return null;
+  const policy: Record<string, unknown> = { ...parsed };
   const month = monthKey(time);
   for (const change of readPolicyHistory(runDir)) {
     if (change.effectiveFrom <= month) policy[change.key] = change.after;

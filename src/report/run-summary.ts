@@ -115,6 +115,14 @@ function highlights(r: ResultFile, c: Rec, status: string): { label: string; val
   const presets = Array.isArray(c.presets) ? c.presets.filter(isJsonObject) : [];
   add("Presets", presets.map((p) => `${String(p.target)}=${String(p.file)}`).join(", "));
   add("Memory from", typeof c.memoryFrom === "string" ? c.memoryFrom : null);
+  const policy = isJsonObject(c.memoryPolicy) ? c.memoryPolicy : {};
+  add("Policy from", typeof policy.policyFrom === "string" ? policy.policyFrom : null);
+  // Said when the policy's token-percent rule could not apply (no known context window).
+  const rule = policy.tokenPercentRule;
+  add(
+    "Token-percent summary",
+    typeof rule === "string" && rule.startsWith("not applicable") ? rule : null,
+  );
   const error = isJsonObject(r.error) ? ` (${describeRunError(r.error)})` : "";
   add("Status", `${status}${error}`);
   const t = isJsonObject(r.timings) ? r.timings.totalMs : undefined;

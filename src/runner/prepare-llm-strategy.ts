@@ -14,6 +14,7 @@ import {
   type LlmStrategySettings,
   neverDecided,
 } from "../agent/llm-strategy.js";
+import { contextWindowOf } from "../config/context-window.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
 import { StrategyLoadError, UsageError } from "../errors/run-errors.js";
 import type { MemorySystem } from "../memory/memory-system.js";
@@ -270,6 +271,7 @@ export function llmStrategySettings(
   if (o.temperature !== null) settings.temperature = o.temperature;
   if (o.seed !== null) settings.seed = o.seed;
   if (o.maxOutputTokens !== null) settings.maxOutputTokens = o.maxOutputTokens;
+  settings.contextWindow = contextWindowOf(o.model, o.contextWindow).tokens;
   return settings;
 }
 

@@ -18,7 +18,7 @@ import type {
   MemorySystemEntry,
   MemorySystemFactory,
 } from "../memory/memory-system.js";
-import { DEFAULT_MEMORY_POLICY } from "../memory/policy/memory-policy.js";
+import { DEFAULT_MEMORY_POLICY, recordedPolicy } from "../memory/policy/memory-policy.js";
 import { PolicyLayer } from "../memory/policy/policy-layer.js";
 import { PolicyState } from "../memory/policy/policy-state.js";
 import { sha256 } from "../memory/recall/sync-index.js";
@@ -502,7 +502,7 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
   // Built before the memory's start snapshot: its policy_overrides.json is part of that start.
   const policy = new PolicyState(
     dir,
-    config.memoryPolicy?.policy ?? DEFAULT_MEMORY_POLICY,
+    recordedPolicy(config.memoryPolicy?.policy) ?? DEFAULT_MEMORY_POLICY,
     config.memoryPolicy?.overrides ?? {},
   );
   if (!o.memoryRestored) {
@@ -570,6 +570,11 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
       startIndex,
       policy,
       warn: (message) => emit({ type: "warning", message }),
+      rewritePlaybook: (text, at) => {
+        const written = workspace.rewritePlaybook(text, at);
+        recall.written(written.path, at);
+        return written.backup;
+      },
       embeddings:
         recallIndexOptions(config.recall, process.env, config.agent?.replay ?? null).embeddings ??
         null,

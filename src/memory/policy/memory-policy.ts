@@ -13,6 +13,10 @@ const int = (min: number, max: number, what: string) =>
     .min(min, { error: `must be from ${min} to ${max} (${what})` })
     .max(max, { error: `must be from ${min} to ${max} (${what})` });
 
+/** How a session summary is made: deterministic stubs, or a model call (the seed's way). */
+export const SESSION_SUMMARY_MODES = ["stub", "model"] as const;
+export type SessionSummaryMode = (typeof SESSION_SUMMARY_MODES)[number];
+
 export const POLICY_SHAPE = {
   retrieve_limit: int(1, 20, "most recall results returned or injected per query"),
   recent_days: int(1, 366, "trading days of journal kept recallable in full"),
@@ -33,6 +37,24 @@ export const POLICY_SHAPE = {
     "characters of the long-term index before it is compressed; 0 = never",
   ),
   evolution_enabled: z.boolean({ error: "must be true or false" }),
+  session_relevant_history_limit: int(
+    0,
+    100,
+    "earlier tool rounds of a decision kept by relevance to its context; 0 = keep them all",
+  ),
+  session_relevant_fallback_keep: int(
+    0,
+    100,
+    "messages kept when no earlier round is relevant; 0 = none",
+  ),
+  session_summary_mode: z.enum(SESSION_SUMMARY_MODES, {
+    error: `must be ${SESSION_SUMMARY_MODES.map((m) => JSON.stringify(m)).join(" or ")} (stub: older tool results become a one-line stub; model: the model summarises them)`,
+  }),
+  playbook_compress_char_threshold: int(
+    0,
+    100_000_000,
+    "characters of the files memory's playbook before it is compressed; 0 = never",
+  ),
 } as const;
 
 export const memoryPolicySchema = z.strictObject(POLICY_SHAPE);
@@ -54,22 +76,44 @@ export const DEFAULT_MEMORY_POLICY: Readonly<MemoryPolicy> = Object.freeze({
   session_summary_keep_count: 4,
   long_term_compress_char_threshold: 0,
   evolution_enabled: false,
+  session_relevant_history_limit: 0,
+  session_relevant_fallback_keep: 8,
+  session_summary_mode: "stub",
+  playbook_compress_char_threshold: 0,
 });
+
+/**
+ * The keys the agent may change at a month end. The later keys are the user's alone: adding them
+ * to the proposal tool would change its schema, and so every evolving run's prompts.
+ */
+export const EVOLVABLE_KEYS = [
+  "retrieve_limit",
+  "recent_days",
+  "session_summary_message_threshold",
+  "session_summary_token_percent",
+  "session_summary_keep_count",
+  "long_term_compress_char_threshold",
+] as const satisfies readonly PolicyKey[];
 
 /** Any subset of the policy: a config block or an overrides file. */
 export const policyOverridesSchema = memoryPolicySchema.partial();
 export type PolicyOverrides = z.infer<typeof policyOverridesSchema>;
 
 /**
- * What the agent may change at a month end: every knob but the evolution switch itself (the
+ * What the agent may change at a month end: the evolvable knobs (never the evolution switch, the
  * user's), at least one of them, and a reason for the record.
  */
 export const policyProposalSchema = z
   .strictObject({
-    ...memoryPolicySchema.omit({ evolution_enabled: true }).partial().shape,
+    retrieve_limit: POLICY_SHAPE.retrieve_limit.optional(),
+    recent_days: POLICY_SHAPE.recent_days.optional(),
+    session_summary_message_threshold: POLICY_SHAPE.session_summary_message_threshold.optional(),
+    session_summary_token_percent: POLICY_SHAPE.session_summary_token_percent.optional(),
+    session_summary_keep_count: POLICY_SHAPE.session_summary_keep_count.optional(),
+    long_term_compress_char_threshold: POLICY_SHAPE.long_term_compress_char_threshold.optional(),
     reason: plainText(1, 1000).describe("Why this change should help, 1-1000 characters."),
   })
-  .refine((p) => POLICY_KEYS.some((k) => k !== "evolution_enabled" && k in p), {
+  .refine((p) => EVOLVABLE_KEYS.some((k) => k in p), {
     error: "propose at least one policy value to change (e.g. retrieve_limit)",
   });
 export type PolicyProposal = z.infer<typeof policyProposalSchema>;
@@ -94,4 +138,14 @@ export function policyChanges(
     before: before[key],
     after: after[key],
   }));
+}
+
+/**
+ * A policy as a run recorded it, completed with the defaults of keys added after it was recorded
+ * (they were not in force, and their defaults change nothing). null when it is not a valid policy.
+ */
+export function recordedPolicy(recorded: unknown): MemoryPolicy | null {
+  if (typeof recorded !== "object" || recorded === null || Array.isArray(recorded)) return null;
+  const parsed = memoryPolicySchema.safeParse({ ...DEFAULT_MEMORY_POLICY, ...recorded });
+  return parsed.success ? parsed.data : null;
 }

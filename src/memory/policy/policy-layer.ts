@@ -7,9 +7,10 @@ import {
   type MemorySection,
   type MemorySystem,
   type MemoryToolSpec,
+  type SessionRules,
 } from "../memory-system.js";
 import { WrappedMemory } from "../wrapped-memory.js";
-import { type MemoryPolicy, POLICY_KEYS, policyProposalSchema } from "./memory-policy.js";
+import { EVOLVABLE_KEYS, type MemoryPolicy, policyProposalSchema } from "./memory-policy.js";
 import type { PolicyState } from "./policy-state.js";
 
 const EVOLUTION_RULE =
@@ -23,9 +24,7 @@ const PROPOSE_DESCRIPTION =
 
 /** The month-end prompt of the evolution step, with the policy now in force. */
 function evolutionPrompt(policy: MemoryPolicy): string {
-  const current = POLICY_KEYS.filter((k) => k !== "evolution_enabled")
-    .map((k) => `${k}=${String(policy[k])}`)
-    .join(", ");
+  const current = EVOLVABLE_KEYS.map((k) => `${k}=${String(policy[k])}`).join(", ");
   return `The month has ended: you may review your memory policy (${current}). If a change would help next month, call propose_policy with the values to change and a reason; otherwise do nothing.`;
 }
 
@@ -88,10 +87,16 @@ export class PolicyLayer extends WrappedMemory {
     return super.volatileSections(view);
   }
 
-  sessionSummary(time: Millis): { threshold: number; keep: number } | null {
+  sessionSummary(time: Millis): SessionRules {
     const p = this.state.at(time);
-    const threshold = p.session_summary_message_threshold;
-    return threshold > 0 ? { threshold, keep: p.session_summary_keep_count } : null;
+    return {
+      threshold: p.session_summary_message_threshold,
+      keep: p.session_summary_keep_count,
+      tokenPercent: p.session_summary_token_percent,
+      relevantLimit: p.session_relevant_history_limit,
+      fallbackKeep: p.session_relevant_fallback_keep,
+      mode: p.session_summary_mode,
+    };
   }
 
   /** At a month end with evolution on: the evolution prompt (once per month end). */

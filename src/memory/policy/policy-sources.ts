@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { ContextWindow } from "../../config/context-window.js";
 import { didYouMean } from "../../util/did-you-mean.js";
 import { isJsonObject } from "../../util/json-object.js";
 import { readFileNoFollow } from "../../util/no-follow.js";
@@ -24,6 +25,13 @@ export interface ResolvedPolicy {
   configFile: string | null;
   overrides: PolicyOverrides;
   overridesFile: string | null;
+  /** `--policy-from`: the run whose final policy was taken as overrides (absent: none). */
+  policyFrom?: string;
+  /** The context window the token-percent rule takes its percentage of, and where it came from
+   * (absent: a run recorded before the setting). */
+  contextWindow?: ContextWindow;
+  /** `session_summary_token_percent` for this run, in words: its token limit or why none. */
+  tokenPercentRule?: string;
 }
 
 /** Defaults, then the config block, then the overrides: the last one to set a key wins. */

@@ -5,8 +5,8 @@ import { writeJsonAtomic } from "../../util/atomic-write.js";
 import { mkdirBelow, refuseSymlinkBelow } from "../../util/no-follow.js";
 import {
   applyOverrides,
+  EVOLVABLE_KEYS,
   type MemoryPolicy,
-  POLICY_KEYS,
   type PolicyKey,
   type PolicyOverrides,
   type PolicyProposal,
@@ -115,9 +115,8 @@ export class PolicyState {
       );
     }
     const change: PolicyOverrides = {};
-    for (const key of POLICY_KEYS) {
-      if (key !== "evolution_enabled" && p[key] !== undefined)
-        (change as Record<string, unknown>)[key] = p[key];
+    for (const key of EVOLVABLE_KEYS) {
+      if (p[key] !== undefined) (change as Record<string, unknown>)[key] = p[key];
     }
     const after = applyOverrides(base, change);
     const changes = policyChanges(base, after);

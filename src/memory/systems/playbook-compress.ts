@@ -1,0 +1,95 @@
+import { LESSONS_HEADING } from "../memory-layout.js";
+
+// The files memory's long-term compression (docs/memory-policy.md, Playbook compression): the
+// playbook's dated lessons, with duplicates merged and, if still too long, the oldest dropped.
+// Deterministic (no model call): the same playbook compresses the same way in a replay.
+
+/** A lesson's first line: `- [YYYY-MM-DD HH:MM] text` (workspace.ts appends them so). */
+const LESSON_START = /^- \[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] ?/;
+const TOP_HEADING = /^#{1,2}\s/;
+
+interface Parsed {
+  /** Lines up to and including the Lessons heading. */
+  head: string[];
+  /** Each lesson's lines (its first line and its indented continuation). */
+  lessons: string[][];
+  /** The sections after the Lessons section. */
+  tail: string[];
+}
+
+function parse(text: string): Parsed | null {
+  const lines = text.replace(/\n+$/, "").split("\n");
+  const heading = lines.findLastIndex((l) => LESSONS_HEADING.test(l));
+  if (heading === -1) return null;
+  let end = lines.length;
+  for (let i = heading + 1; i < lines.length; i++) {
+    if (TOP_HEADING.test(lines[i] as string)) {
+      end = i;
+      break;
+    }
+  }
+  const lessons: string[][] = [];
+  for (const line of lines.slice(heading + 1, end)) {
+    if (LESSON_START.test(line)) lessons.push([line]);
+    else if (lessons.length > 0) (lessons.at(-1) as string[]).push(line);
+  }
+  for (const l of lessons) while (l.length > 1 && (l.at(-1) as string).trim() === "") l.pop();
+  return { head: lines.slice(0, heading + 1), lessons, tail: lines.slice(end) };
+}
+
+function render(p: Parsed): string {
+  const out = [...p.head];
+  if (p.lessons.length > 0) out.push("", ...p.lessons.flat());
+  if (p.tail.length > 0) out.push("", ...p.tail);
+  return `${out.join("\n")}\n`;
+}
+
+/** What makes two lessons the same: their text without the stamp, case and spacing. */
+export function lessonKey(lesson: readonly string[]): string {
+  return lesson
+    .join("\n")
+    .replace(LESSON_START, "")
+    .toLowerCase()
+    .replace(/\s+/g, " ")
+    .replace(/[\s.!;]+$/, "")
+    .trim();
+}
+
+/** The playbook's lessons, each as its text block (for the lessons added since a compression). */
+export function playbookLessons(text: string): string[] {
+  return (parse(text)?.lessons ?? []).map((l) => l.join("\n"));
+}
+
+export interface Compressed {
+  text: string;
+  /** Lessons removed as duplicates of an earlier one. */
+  merged: number;
+  /** The oldest lessons dropped to fit the threshold (they stay in the backup). */
+  dropped: number;
+}
+
+/**
+ * The playbook compressed: each lesson kept once (its first occurrence, where it was first
+ * learnt), then, while it is longer than `threshold` characters, its oldest lesson dropped. The
+ * manual before the lessons and any later section are kept as they are.
+ */
+export function compressPlaybook(text: string, threshold: number): Compressed {
+  const parsed = parse(text);
+  if (parsed === null) return { text, merged: 0, dropped: 0 };
+  const seen = new Set<string>();
+  const unique: string[][] = [];
+  for (const lesson of parsed.lessons) {
+    const key = lessonKey(lesson);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    unique.push(lesson);
+  }
+  const merged = parsed.lessons.length - unique.length;
+  const p = { ...parsed, lessons: unique };
+  let dropped = 0;
+  while (p.lessons.length > 0 && render(p).length > threshold) {
+    p.lessons = p.lessons.slice(1);
+    dropped++;
+  }
+  return { text: merged + dropped > 0 ? render(p) : text, merged, dropped };
+}
