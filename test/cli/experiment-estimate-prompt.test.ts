@@ -45,23 +45,37 @@ const FLAGS = { yes: false, json: false, quiet: false };
 
 describe("formatEstimate", () => {
   it("says runs, decisions, turns, calls, tokens and $ with their ranges, and the prices used", () => {
-    const text = formatEstimate(priced);
+    const text = formatEstimate(priced, 100);
     expect(text).toContain("Estimate: 3 runs, 15 decisions, 30 memory turns");
     // 3 runs × (low 15 calls, point 17.5, high 35) (see experiment-estimate.test.ts).
     expect(text).toContain("~53 (45..105) model calls");
-    expect(text).toContain("memory=files: 3 runs, first prompt 1000 tokens");
-    expect(text).toContain("at $1/$2 per 1M tokens in/out");
-    expect(text).toContain("prices: the default price table");
+    // The cell's row: runs, calls, its first prompt (4,000 characters), tokens, $.
+    expect(text).toMatch(/\nmemory=files +3 +~53 +1000 +~/);
+    expect(text).toContain("Prices per 1M tokens in/out: m $1/$2");
+    expect(text).toContain("the default price table");
     expect(text).toContain("4 characters per token");
   });
 
+  it("fits the terminal: no line wider than 80 columns at 80, the label cut first", () => {
+    const long = estimateExperiment(
+      [{ ...cell, label: "memory=persistent,model=a-very-long-local-model-name-indeed" }],
+      3,
+      "the default price table",
+    );
+    const text = formatEstimate(long, 80);
+    for (const line of text.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(text).toContain("memory=persistent");
+    expect(text).toContain("…");
+  });
+
   it("shows an unknown price as unknown, with the fix, never $0", () => {
-    const text = formatEstimate(unpriced);
-    expect(text).toContain('$ unknown (no price for model "x": pass --prices <file.json>)');
+    const text = formatEstimate(unpriced, 100);
+    expect(text).toContain("x unknown (pass --prices <file.json>)");
+    expect(text).toMatch(/\ntotal .*\$ unknown\n/);
     // The priced cell alone, as a part, at $1 / $2 per 1M: prompt 10,000 / 12,500 / 37,500 and
     // completion 150 / 875 / 14,000 tokens: $0.0103 / $0.01425 / $0.0655.
     expect(text).toMatch(
-      /total: .*, \$ unknown \(the 1 priced cell: ~\$0\.014 \(\$0\.010\.\.\$0\.06[56]\)\)/,
+      /Of the total, the 1 priced cell: ~\$0\.014 \(\$0\.010\.\.\$0\.06[56]\)\./,
     );
     expect(text).not.toContain("$0.00");
   });
