@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { registerCompareCommand } from "./cli/commands/compare-command.js";
 import { registerDiffCommand } from "./cli/commands/diff-command.js";
 import { registerListCommand } from "./cli/commands/list-command.js";
+import { registerMemoryCommand } from "./cli/commands/memory-command.js";
 import { registerPruneCommand } from "./cli/commands/prune-command.js";
 import { registerRecallCommand } from "./cli/commands/recall-command.js";
 import { registerReportCommand } from "./cli/commands/report-command.js";
@@ -83,6 +84,7 @@ export function buildProgram(): Command {
   registerCompareCommand(program);
   registerSweepCommand(program);
   registerRecallCommand(program);
+  registerMemoryCommand(program);
   registerReportCommand(program);
   registerResumeCommand(program);
   registerRmCommand(program);

@@ -195,7 +195,7 @@ async function systemRecall(
 }
 
 /** The days of the run's simulated bars (equity.csv), for the journal tier; [] if absent. */
-function equityDays(dir: string): number[] {
+export function equityDays(dir: string): number[] {
   const text = readTextOrNull(runFile(dir, "equity"));
   if (text === null) return [];
   const days = new Set<number>();

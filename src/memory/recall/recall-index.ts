@@ -317,6 +317,11 @@ export class RecallIndex {
     };
   }
 
+  /** Embedding vectors stored (whichever model; a replay or a reindex reuses them). */
+  storedVectors(): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM embeddings").get() as { n: number }).n;
+  }
+
   close(): void {
     this.db.close();
   }
