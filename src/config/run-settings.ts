@@ -533,6 +533,13 @@ export const AGENT_SETTINGS = {
     default: true,
     negate: { help: "do not answer identical requests from the response cache", both: false },
   }),
+  workspaceState: switchOf({
+    group: "agent",
+    flag: "--workspace-state",
+    help: "when the memory policy's session summary compacts a turn, append the run's tool-call counts as a user message",
+    default: true,
+    negate: { help: "compact turns without the tool-call counts", both: false },
+  }),
   cacheDir: text({
     group: "agent",
     flag: "--cache-dir",
