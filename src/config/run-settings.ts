@@ -362,6 +362,14 @@ export const RECALL_SETTINGS = {
     min: 0,
     max: 1,
   }),
+  perSourceCap: optionalNum({
+    group: "recall",
+    flag: "--recall-per-source",
+    arg: "<n>",
+    help: "at most this many citations of one source (playbook, journal, note, review) per recall; the rest go to the next best of other sources",
+    min: 1,
+    integer: true,
+  }),
   halfLifeDays: optionalNum({
     group: "recall",
     flag: "--recall-half-life",

@@ -40,6 +40,8 @@ const recallConfigSchema: z.ZodType<RecallOptions> = z.object({
   // null: the index default (0.1 when hybrid, 0 for keywords alone).
   minScore: z.number().min(0).max(1).nullable(),
   halfLifeDays: z.number().positive().nullable(),
+  // Runs recorded before the cap existed had none.
+  perSourceCap: z.number().int().min(1).nullable().default(null),
 });
 
 /**
