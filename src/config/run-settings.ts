@@ -337,6 +337,9 @@ const RECALL_WEIGHT = {
   max: 1,
 } as const;
 
+/** Sources recall may search besides the run's own memory files (`--recall-sources`). */
+export const RECALL_EXTRA_SOURCES = ["reports"] as const;
+
 /** How memory recall searches (BM25 alone, or hybrid with embeddings). */
 export const RECALL_SETTINGS = {
   embedModel: text({
@@ -361,6 +364,14 @@ export const RECALL_SETTINGS = {
     help: `drop citations scoring below this (by default ${DEFAULT_HYBRID_MIN_SCORE} with --embed-model, else 0)`,
     min: 0,
     max: 1,
+  }),
+  sources: list({
+    group: "recall",
+    flag: "--recall-sources",
+    arg: "<list>",
+    help: "more sources recall searches: reports (a summary of every finished run in --runs-dir, each searchable from the end of its simulated period); none by default",
+    choices: RECALL_EXTRA_SOURCES,
+    default: [],
   }),
   perSourceCap: optionalNum({
     group: "recall",

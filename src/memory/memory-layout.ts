@@ -6,6 +6,10 @@ export const PLAYBOOK_FILE = "playbook.md";
 export const PLAYBOOK_KEY = "playbook";
 export const MEMORY_DIRS = ["journal", "notes", "reviews", "backups"] as const;
 
+/** Other runs' report summaries, written at the start of a run with `--recall-sources reports`
+ * (not created otherwise): one file per run, dated by the end of that run's period. */
+export const REPORTS_DIR = "reports";
+
 /** A journal entry starts with the simulated clock time. */
 export const JOURNAL_ENTRY = /^\[\d{2}:\d{2}\]/;
 

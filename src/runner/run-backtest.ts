@@ -163,6 +163,8 @@ interface Prepared {
   params: Params;
   copied: MemorySeed[];
   presets: MemorySeed[];
+  /** Other runs' report summaries (`--recall-sources reports`). */
+  reports: MemorySeed[];
   resume: ResumePlan | null;
   resuming: typeof import("./resume-run.js") | null;
   lookAhead: LookAheadGuard;
@@ -212,6 +214,7 @@ async function prepare(config: RunConfig, options: RunOptions): Promise<Prepared
     seedsFor(`--preset ${p.target}=${p.file}`, () => readPreset(p.target, p.file)),
   );
   checkRecallOptions(config.recall);
+  const reports = seeding ? await reportSeeds(config) : [];
   const resume = options.resume ?? null;
   const resuming = resume ? await import("./resume-run.js") : null;
   if (resume && resuming) resuming.checkResumeInputs(resume, dataInfo, sha256(strategyText));
@@ -231,6 +234,7 @@ async function prepare(config: RunConfig, options: RunOptions): Promise<Prepared
     source,
     params,
     copied,
+    reports,
     presets,
     resume,
     resuming,
@@ -507,6 +511,7 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
   );
   if (!o.memoryRestored) {
     workspace.seed(p.copied, "copied");
+    workspace.seed(p.reports, "copied");
     workspace.seed(p.presets, "preset");
     workspace.init(
       llm
@@ -826,6 +831,28 @@ function checkedMemoryFactory(choice: MemoryChoice): MemorySystemEntry {
 }
 
 /** A memory source that cannot be used is bad input (exit code 2), named by its option. */
+/**
+ * Other runs' reports for `--recall-sources reports`: the runs root's finished runs, or for a
+ * replay the reports the recorded run read. Refused with --anonymize: a report names real
+ * symbols and dates.
+ */
+async function reportSeeds(config: RunConfig): Promise<MemorySeed[]> {
+  if (!(config.recall.sources ?? []).includes("reports")) return [];
+  if (config.agent?.anonymize) {
+    throw new UsageError(
+      "--recall-sources reports cannot be used with --anonymize: the reports name real symbols " +
+        "and dates, which the anonymized model must not see. Drop one of the two.",
+    );
+  }
+  const { readRecordedReportSeeds, readReportSeeds } = await import("./report-sources.js");
+  const replay = config.agent?.replay ?? null;
+  return seedsFor("--recall-sources reports", () =>
+    replay === null
+      ? readReportSeeds(config.runsRoot)
+      : readRecordedReportSeeds(resolveRunDir(replay, config.runsRoot)),
+  );
+}
+
 function seedsFor<T extends MemorySeed | MemorySeed[]>(option: string, read: () => T): T {
   try {
     return read();

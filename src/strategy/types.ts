@@ -29,6 +29,7 @@ export interface Citation {
     | "note"
     | "review"
     | "playbook"
+    | "report"
     | "short"
     | "mid"
     | "long"

@@ -6,7 +6,7 @@ import type { Citation } from "../../strategy/types.js";
 import { isErrnoCode } from "../../util/errno.js";
 import { lstatOrNull } from "../../util/no-follow.js";
 import { parseAttribution } from "../attribution.js";
-import { PLAYBOOK_FILE } from "../memory-layout.js";
+import { PLAYBOOK_FILE, REPORTS_DIR } from "../memory-layout.js";
 import { DAY_MS, parseCompactStamp, parseDayKey } from "../sim-time.js";
 
 export type CitationSource = Citation["source"];
@@ -47,10 +47,12 @@ const SUBDIRS = [
   ["journal", "journal"],
   ["notes", "note"],
   ["reviews", "review"],
+  [REPORTS_DIR, "report"],
 ] as const;
 
 /**
- * The files recall searches (backups are not memory): playbook, journal, notes, reviews. A memory
+ * The files recall searches (backups are not memory): playbook, journal, notes, reviews, and
+ * other runs' reports when the run wrote them (dated, like a note, by their attribution). A memory
  * directory that is a symbolic link is listed as itself (not its content), so the sync reports it.
  */
 export function listMemoryFiles(runDir: string): MemoryFile[] {
