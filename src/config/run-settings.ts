@@ -338,7 +338,7 @@ const RECALL_WEIGHT = {
 } as const;
 
 /** Sources recall may search besides the run's own memory files (`--recall-sources`). */
-export const RECALL_EXTRA_SOURCES = ["reports"] as const;
+export const RECALL_EXTRA_SOURCES = ["reports", "traces"] as const;
 
 /** How memory recall searches (BM25 alone, or hybrid with embeddings). */
 export const RECALL_SETTINGS = {
@@ -369,7 +369,7 @@ export const RECALL_SETTINGS = {
     group: "recall",
     flag: "--recall-sources",
     arg: "<list>",
-    help: "more sources recall searches: reports (a summary of every finished run in --runs-dir, each searchable from the end of its simulated period); none by default",
+    help: "more sources recall searches: reports (a summary of every finished run in --runs-dir, each searchable from the end of its simulated period), traces (each decision's orders, outcomes and rationale, written after it); none by default",
     choices: RECALL_EXTRA_SOURCES,
     default: [],
   }),

@@ -30,6 +30,7 @@ export interface Citation {
     | "review"
     | "playbook"
     | "report"
+    | "trace"
     | "short"
     | "mid"
     | "long"
