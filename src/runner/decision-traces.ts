@@ -14,9 +14,12 @@ export const TRACE_RATIONALE_CHARS = 300;
  * One decision's trace: its hook, the orders with their outcome (status, and the reason of a
  * rejection), the cancels, a failed turn's error type and the rationale's start. Memory calls and
  * recalls are left out: the memory holds them already, and a trace of each recall would match
- * every later recall of the same words. null when the decision placed, cancelled and said nothing.
+ * every later recall of the same words. null when the decision placed, cancelled and said nothing,
+ * and for an agent's memory moment.
  */
 export function traceText(kind: string, a: ContextActivity): string | null {
+  // An agent's memory turn (a moment) decides nothing about trading: its writes are the memory.
+  if (a.details?.type === "moment") return null;
   const parts: string[] = [];
   for (const o of a.orders) parts.push(orderText(o));
   for (const id of a.cancels) parts.push(`cancel order #${id}`);
@@ -34,7 +37,9 @@ export function traceText(kind: string, a: ContextActivity): string | null {
     rationale === ""
       ? ""
       : `; why: ${rationale.length > TRACE_RATIONALE_CHARS ? `${rationale.slice(0, TRACE_RATIONALE_CHARS)}…` : rationale}`;
-  return `${kind}: ${parts.join("; ")}${why}`;
+  // An agent's decision says so (its hook is the bar's); a code strategy's names its hook.
+  const label = typeof details.type === "string" ? details.type : kind;
+  return `${label}: ${parts.join("; ")}${why}`;
 }
 
 function orderText(o: Order): string {

@@ -63,7 +63,7 @@ describe("a decision's trace", () => {
     );
   });
 
-  it("a hold says so; a rationale is cut; memory calls and recalls alone are no trace", () => {
+  it("a hold says so; a rationale is cut; memory calls, recalls and moments are no trace", () => {
     const long = "x".repeat(TRACE_RATIONALE_CHARS + 5);
     expect(traceText("decision", activity({ details: { rationale: long } }))).toBe(
       `decision: no order; why: ${"x".repeat(TRACE_RATIONALE_CHARS)}…`,
@@ -76,6 +76,9 @@ describe("a decision's trace", () => {
           recalls: [{ query: "buy", citations: [], seq: 1 }],
         }),
       ),
+    ).toBeNull();
+    expect(
+      traceText("bar", activity({ details: { type: "moment", rationale: "noted the day" } })),
     ).toBeNull();
   });
 });
