@@ -84,11 +84,11 @@ export function buildProgram(): Command {
   registerCompareCommand(program);
   registerSweepCommand(program);
   registerRecallCommand(program);
+  registerMemoryCommand(program);
   registerReportCommand(program);
   registerResumeCommand(program);
   registerRmCommand(program);
   registerPruneCommand(program);
-  registerMemoryCommand(program);
 
   return program;
 }

@@ -32,6 +32,7 @@ import {
   type ChatResponse,
   FATAL_FAILURES,
 } from "./types.js";
+import type { WorkspaceState } from "./workspace-state.js";
 
 export interface LlmStrategySettings {
   name: string;
@@ -104,6 +105,8 @@ export interface LlmStrategyDeps {
   onWarning?: (message: string) => void;
   /** What the decisions did with tools, for the end-of-run warning (agentEndWarning). */
   toolUse?: ToolUse;
+  /** The run's tool-call counts, told the model when a turn is compacted (--workspace-state). */
+  state?: WorkspaceState;
 }
 
 /** How the decisions used tools: an agent that never called one did nothing at all. */
@@ -273,6 +276,7 @@ export function createLlmStrategy(
       beforeCall: deps.checkBudget,
       onResponse: deps.onResponse,
       summarise: sessionRules(memory.sessionSummary?.(ctx.time) ?? null, s.contextWindow ?? null),
+      state: deps.state ?? null,
     });
     const summary = summarise(outcome);
     if (moment === null && outcome.toolCalls.length > 0 && deps.toolUse) {

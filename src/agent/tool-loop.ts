@@ -15,6 +15,7 @@ import {
   type ChatResponse,
   LlmError,
 } from "./types.js";
+import { STATE_HEADER, type WorkspaceState } from "./workspace-state.js";
 
 /** Failures that end the run rather than one decision: a replay that no longer matches its
  * recording cannot go on meaningfully. */
@@ -60,6 +61,12 @@ export interface LoopOptions {
      * older messages, through the same client as the decision (stubs if that call fails). */
     mode?: "stub" | "model";
   } | null;
+  /**
+   * The run's workspace state: every tool call run is counted in it, and a compaction (the
+   * session summary replacing older results) appends its summary as a user message, replacing
+   * the one an earlier compaction appended. null: no state message.
+   */
+  state?: WorkspaceState | null;
 }
 
 /** What an older tool result becomes under the session summary: short, and stable for caching. */
@@ -123,7 +130,9 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
       if (byCount || (tokenLimit !== null && estimatePromptTokens(messages) >= tokenLimit)) {
         const byModel = rules.mode === "model" ? await summariseByModel(o, messages, out) : false;
         if (out.error !== null) return out;
-        if (!byModel) out.summarised += summariseOlderResults(messages, rules.keep);
+        const replaced = byModel ? 0 : summariseOlderResults(messages, rules.keep);
+        out.summarised += replaced;
+        if ((byModel || replaced > 0) && o.state) appendState(messages, o.state);
       }
       if (rules.relevant) {
         const chosen = relevantHistory(messages, rules.relevant);
@@ -217,6 +226,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopOutcome> {
               `Too many tool calls in one answer: ${calls.length} were sent and only the first ${MAX_TOOL_CALLS_PER_ANSWER} ran; this one (number ${index + 1}) did not run.`,
               `Send at most ${MAX_TOOL_CALLS_PER_ANSWER} tool calls per answer; repeat the ones you still need in your next answer.`,
             );
+      if (index < MAX_TOOL_CALLS_PER_ANSWER) o.state?.increment(call.name);
       out.toolCalls.push(outcome);
       messages.push({ role: "tool", tool_call_id: call.id, content: outcome.content });
     }
@@ -312,4 +322,19 @@ function summariseOlderResults(messages: ChatCompletionMessageParam[], keep: num
     n++;
   }
   return n;
+}
+
+/**
+ * Appends the workspace state after a compaction, removing the state message of an earlier
+ * compaction (only one is current; it always follows a turn's tool results, so removing it keeps
+ * every tool call paired with its result).
+ */
+function appendState(messages: ChatCompletionMessageParam[], state: WorkspaceState): void {
+  for (let i = messages.length - 1; i >= 2; i--) {
+    const m = messages[i];
+    if (m?.role === "user" && typeof m.content === "string" && m.content.startsWith(STATE_HEADER)) {
+      messages.splice(i, 1);
+    }
+  }
+  messages.push({ role: "user", content: state.summary() });
 }

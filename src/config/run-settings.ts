@@ -343,6 +343,9 @@ const RECALL_WEIGHT = {
   max: 1,
 } as const;
 
+/** Sources recall may search besides the run's own memory files (`--recall-sources`). */
+export const RECALL_EXTRA_SOURCES = ["reports", "traces"] as const;
+
 /** How memory recall searches (BM25 alone, or hybrid with embeddings). */
 export const RECALL_SETTINGS = {
   embedModel: text({
@@ -367,6 +370,22 @@ export const RECALL_SETTINGS = {
     help: `drop citations scoring below this (by default ${DEFAULT_HYBRID_MIN_SCORE} with --embed-model, else 0)`,
     min: 0,
     max: 1,
+  }),
+  sources: list({
+    group: "recall",
+    flag: "--recall-sources",
+    arg: "<list>",
+    help: "more recall sources: reports (each finished run in --runs-dir, from the end of its period), traces (each decision's orders, outcomes, rationale)",
+    choices: RECALL_EXTRA_SOURCES,
+    default: [],
+  }),
+  perSourceCap: optionalNum({
+    group: "recall",
+    flag: "--recall-per-source",
+    arg: "<n>",
+    help: "at most this many citations of one source (playbook, journal, note, review, report, trace) per recall; the next best of others fill the limit",
+    min: 1,
+    integer: true,
   }),
   halfLifeDays: optionalNum({
     group: "recall",
@@ -576,6 +595,13 @@ export const AGENT_SETTINGS = {
     help: "answer identical requests from the response cache",
     default: true,
     negate: { help: "do not answer identical requests from the response cache", both: false },
+  }),
+  workspaceState: switchOf({
+    group: "agent",
+    flag: "--workspace-state",
+    help: "when the memory policy's session summary compacts a turn, append the run's tool-call counts as a user message",
+    default: true,
+    negate: { help: "compact turns without the tool-call counts", both: false },
   }),
   cacheDir: text({
     group: "agent",

@@ -25,6 +25,7 @@ import {
   MEMORY_DIRS,
   PLAYBOOK_FILE,
   PLAYBOOK_KEY,
+  TRACES_DIR,
 } from "./memory-layout.js";
 import { clockKey, compactStamp, dayKey, minuteStamp } from "./sim-time.js";
 
@@ -93,12 +94,20 @@ export class MemoryWorkspace {
 
   /** Appends `[HH:MM] content` to the journal of the simulated day. */
   log(content: string, at: Millis): LogResult {
-    const body = nonEmpty(content, "memory_log");
+    return this.appendEntry("journal", "Journal", nonEmpty(content, "memory_log"), at);
+  }
+
+  /** Appends a decision's trace `[HH:MM] content` to `traces/<day>.md` (the framework's). */
+  trace(content: string, at: Millis): LogResult {
+    return this.appendEntry(TRACES_DIR, "Decision traces", nonEmpty(content, "trace"), at);
+  }
+
+  private appendEntry(dir: string, title: string, body: string, at: Millis): LogResult {
     const day = dayKey(at);
-    const rel = `journal/${day}.md`;
+    const rel = `${dir}/${day}.md`;
     const file = this.writable(rel);
     let text = this.readText(rel) ?? "";
-    if (text === "") text = `# Journal ${day}\n\n`;
+    if (text === "") text = `# ${title} ${day}\n\n`;
     if (!text.endsWith("\n")) text += "\n";
     const line = countLines(text) + 1;
     writeFileAtomic(file, `${text}${indentEntry(`[${clockKey(at)}] `, body).join("\n")}\n`);

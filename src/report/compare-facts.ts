@@ -36,6 +36,14 @@ export interface CommonMemory {
   prefixHashes: number | null;
   /** "ok", or how many files the recall index could not read. */
   indexHealth: string;
+  /** The recall index as the run left it (result.json `index`); null when the run has none. */
+  index: {
+    files: number;
+    chunks: number;
+    lastSync: string | null;
+    /** Embedding vectors (hybrid recall), or null for keywords alone. */
+    vectors: number | null;
+  } | null;
 }
 
 /** What the trader did, whatever drove it. */
@@ -105,7 +113,9 @@ export function commonMemory(decisions: readonly Rec[], r: ResultFile): CommonMe
       promptChars += num(chars.prefix) + num(chars.volatile);
     }
   }
-  const errors = arr((r as Rec & { index?: Rec | null }).index?.errors).length;
+  const recorded = (r as Rec & { index?: Rec | null }).index;
+  const errors = arr(recorded?.errors).length;
+  const embeddings = isJsonObject(recorded?.embeddings) ? recorded.embeddings : null;
   return {
     writes,
     recalls,
@@ -113,6 +123,14 @@ export function commonMemory(decisions: readonly Rec[], r: ResultFile): CommonMe
     promptShare: measured && promptChars > 0 ? memoryChars / promptChars : null,
     prefixHashes: r.llm ? prefixes.size : null,
     indexHealth: errors === 0 ? "ok" : `${errors} unreadable`,
+    index: isJsonObject(recorded)
+      ? {
+          files: num(recorded.files),
+          chunks: num(recorded.chunks),
+          lastSync: str(recorded.lastSync),
+          vectors: embeddings === null ? null : num(embeddings.vectors),
+        }
+      : null,
   };
 }
 

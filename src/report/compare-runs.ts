@@ -20,6 +20,7 @@ import {
   runIdentity,
 } from "./compare-facts.js";
 import { decisionLines } from "./decision-lines.js";
+import { FLOW_KEYS, flowLabel, layeredFlow } from "./layered-flow.js";
 
 export interface ComparedRun {
   id: string;
@@ -37,6 +38,9 @@ export interface ComparedRun {
   common: CommonMemory;
   /** Decisions by outcome, turnover, holding time. */
   behaviour: Behaviour;
+  /** The layered memory's flow counted from its layered.jsonl (layered-flow.ts); null for a
+   * run without that log. */
+  layeredFlow: Record<string, number> | null;
   /** Model calls, tokens and cost; null for a code strategy. */
   llm: {
     calls: number | null;
@@ -54,6 +58,8 @@ export interface CompareOutput {
   metrics: string[];
   /** Every memory statistic any run reports, in first-seen order. */
   memoryStats: string[];
+  /** Every layered flow count any run has (FLOW_KEYS first, then first-seen); [] when none. */
+  flowStats: string[];
   /** The runs differ in window, data or strategy: their figures are not like for like. */
   warnings: string[];
 }
@@ -68,10 +74,19 @@ export function compareRuns(dirs: readonly string[]): CompareOutput {
   for (const r of runs) {
     for (const key of Object.keys(r.memory)) if (!memoryStats.includes(key)) memoryStats.push(key);
   }
+  const flowStats: string[] = [];
+  for (const r of runs) {
+    for (const key of Object.keys(r.layeredFlow ?? {})) {
+      if (!flowStats.includes(key)) flowStats.push(key);
+    }
+  }
+  // The fixed keys first, whatever order the logs gave.
+  flowStats.sort((a, b) => rank(a) - rank(b));
   return {
     runs,
     metrics: [...COMPARED_METRICS],
     memoryStats,
+    flowStats,
     warnings: identityWarnings(runs.map((r) => r.identity)),
   };
 }
@@ -93,8 +108,15 @@ function comparedRun(dir: string, r: ResultFile): ComparedRun {
     memory: { ...(r.memory ?? {}) },
     common: commonMemory(decisions, r),
     behaviour: behaviour(dir, decisions, r),
+    layeredFlow: layeredFlow(dir),
     llm: llmOf(r),
   };
+}
+
+/** FLOW_KEYS in their order, then every other key (a stable sort keeps first-seen order). */
+function rank(key: string): number {
+  const i = (FLOW_KEYS as readonly string[]).indexOf(key);
+  return i === -1 ? FLOW_KEYS.length : i;
 }
 
 function nameOf(r: ResultFile): string {
@@ -170,8 +192,23 @@ export function compareRows(
         ["memory share of prompt", ...per((r) => percent(r.common.promptShare))],
         ["prompt-prefix hashes", ...per((r) => r.common.prefixHashes)],
         ["index health", ...per((r) => r.common.indexHealth)],
+        ["index files", ...per((r) => r.common.index?.files ?? null)],
+        ["index chunks", ...per((r) => r.common.index?.chunks ?? null)],
+        ["index vectors", ...per((r) => r.common.index?.vectors ?? null)],
+        ["index last sync", ...per((r) => r.common.index?.lastSync ?? null)],
       ],
     },
+    ...(c.flowStats.length === 0
+      ? []
+      : [
+          {
+            section: "Memory flow (layered.jsonl)",
+            rows: c.flowStats.map((k): [string, ...unknown[]] => [
+              flowLabel(k),
+              ...per((r) => (r.layeredFlow === null ? null : (r.layeredFlow[k] ?? 0))),
+            ]),
+          },
+        ]),
     {
       section: "Memory (the system's own)",
       rows: c.memoryStats.map((k) => [keyWords(k), ...per((r) => r.memory[k] ?? null)]),

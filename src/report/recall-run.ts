@@ -1,6 +1,10 @@
 import path from "node:path";
 import { z } from "zod";
-import { DEFAULT_RECALL_OPTIONS, type RecallOptions } from "../config/run-settings.js";
+import {
+  DEFAULT_RECALL_OPTIONS,
+  RECALL_EXTRA_SOURCES,
+  type RecallOptions,
+} from "../config/run-settings.js";
 import { RunReadError } from "../errors/report-error.js";
 import { UsageError } from "../errors/run-errors.js";
 import { DEFAULT_MEMORY_SYSTEM, memorySystemEntry } from "../memory/memory-registry.js";
@@ -40,6 +44,9 @@ const recallConfigSchema: z.ZodType<RecallOptions> = z.object({
   // null: the index default (0.1 when hybrid, 0 for keywords alone).
   minScore: z.number().min(0).max(1).nullable(),
   halfLifeDays: z.number().positive().nullable(),
+  // Runs recorded before the cap and the extra sources existed had neither.
+  perSourceCap: z.number().int().min(1).nullable().default(null),
+  sources: z.array(z.enum(RECALL_EXTRA_SOURCES)).default([]),
 });
 
 /**
@@ -195,7 +202,7 @@ async function systemRecall(
 }
 
 /** The days of the run's simulated bars (equity.csv), for the journal tier; [] if absent. */
-function equityDays(dir: string): number[] {
+export function equityDays(dir: string): number[] {
   const text = readTextOrNull(runFile(dir, "equity"));
   if (text === null) return [];
   const days = new Set<number>();

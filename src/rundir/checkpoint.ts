@@ -211,7 +211,8 @@ export class MemoryTally {
     return this.hash.copy().digest("hex");
   }
 
-  private add(kind: string, key: string, content: string, at: number): void {
+  /** Counts a write the framework makes itself (a decision trace), as a strategy's are. */
+  add(kind: string, key: string, content: string, at: number): void {
     this.writes += 1;
     this.hash.update(`${JSON.stringify([kind, key, content, at])}\n`);
   }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { MEMORY_DIRS, PLAYBOOK_FILE } from "../memory/memory-layout.js";
+import { MEMORY_DIRS, PLAYBOOK_FILE, REPORTS_DIR, TRACES_DIR } from "../memory/memory-layout.js";
 import { POLICY_OVERRIDES_FILE } from "../memory/policy/policy-sources.js";
 import { POLICY_SNAPSHOTS_DIR } from "../memory/policy/policy-state.js";
 import { INDEX_FILE } from "../memory/recall/index.js";
@@ -14,6 +14,8 @@ const SNAPSHOT = "memory-start";
 const MEMORY_ENTRIES: readonly string[] = [
   PLAYBOOK_FILE,
   ...MEMORY_DIRS,
+  REPORTS_DIR,
+  TRACES_DIR,
   ...MEMORY_SYSTEMS.flatMap((f) => f.runFiles ?? []),
   // The memory policy's run files: evolution writes them during the run.
   POLICY_OVERRIDES_FILE,

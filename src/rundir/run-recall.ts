@@ -202,6 +202,7 @@ export function recallSearchOptions(
 ): SearchOptions {
   const search: SearchOptions = { limit };
   if (o.minScore !== null) search.minScore = o.minScore;
+  if (o.perSourceCap !== null) search.perSourceCap = o.perSourceCap;
   if (asOf !== null) {
     search.asOf = asOf;
     if (o.halfLifeDays !== null) search.halfLifeDays = o.halfLifeDays;

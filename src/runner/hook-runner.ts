@@ -26,6 +26,9 @@ type Maybe = Promise<void> | undefined;
  * an await, which matters at a million bars. Records are kept as the values they are made of and
  * serialized when read (RecordLog).
  */
+/** Hears a recorded decision: its bar, its hook's kind and what it did. */
+export type DecisionListener = (index: number, kind: string, a: ContextActivity) => void;
+
 export class HookRunner {
   readonly orderLog = new RecordLog();
   readonly decisionLog = new RecordLog();
@@ -48,6 +51,8 @@ export class HookRunner {
     private readonly records = true,
     /** The memory system hears each memory moment before the strategy's hook for it. */
     private readonly onMemoryMoment: ((moment: MemoryMoment) => void) | null = null,
+    /** Hears each recorded decision after it (the decision traces). */
+    private readonly onDecision: DecisionListener | null = null,
   ) {
     this.labelOf = label;
     this.orderEventAt = (v, at) => orderEventAt(v, at, label);
@@ -262,6 +267,7 @@ export class HookRunner {
     ) {
       return;
     }
+    this.onDecision?.(index, kind, a);
     // The common decision (orders and cancels only) has no event of its own and is kept as
     // values, with no label; one with details, memory or recalls (an agent's, whose objects are
     // not ours to copy) is serialized now.

@@ -137,6 +137,7 @@ export async function prepareLlmStrategy(
       const { DEFAULT_CACHE_DIR, ResponseCache } = await import("../agent/llm/response-cache.js");
       const { TranscriptWriter } = await import("../agent/llm/transcript.js");
       const { CHARS_PER_TOKEN, UsageMeter } = await import("../agent/llm/usage-meter.js");
+      const { WorkspaceState } = await import("../agent/workspace-state.js");
       const meter = new UsageMeter(prices);
       // Said now, and kept for result.json's warnings.
       const warn = (message: string) => {
@@ -240,6 +241,7 @@ export async function prepareLlmStrategy(
         memory: args.memory,
         onWarning: warn,
         toolUse,
+        ...(o.workspaceState ? { state: new WorkspaceState() } : {}),
         ...(args.onEvent ? { onEvent: args.onEvent } : {}),
       }) as Strategy<unknown>;
       return anon

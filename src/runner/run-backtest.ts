@@ -55,10 +55,12 @@ import type { ResumeRecord, RunResult } from "../rundir/run-result.js";
 import { readAppended } from "../rundir/state-files.js";
 import { storeStrategy } from "../rundir/strategy-copy.js";
 import { writeOutput } from "../rundir/write-outputs.js";
+import type { ContextActivity } from "../strategy/context.js";
 import type { Params, Strategy } from "../strategy/types.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { NotAFileError, SymlinkError } from "../util/no-follow.js";
 import type { DataPreload } from "./data-preload.js";
+import { traceText } from "./decision-traces.js";
 import { applyRunMetrics, finishResult, roundMs, startResult } from "./finish-result.js";
 import { DEFAULT_HOOK_TIMEOUT_S } from "./hook-timeout.js";
 import { checkRunConfig } from "./library-settings.js";
@@ -163,6 +165,8 @@ interface Prepared {
   params: Params;
   copied: MemorySeed[];
   presets: MemorySeed[];
+  /** Other runs' report summaries (`--recall-sources reports`). */
+  reports: MemorySeed[];
   resume: ResumePlan | null;
   resuming: typeof import("./resume-run.js") | null;
   lookAhead: LookAheadGuard;
@@ -212,6 +216,7 @@ async function prepare(config: RunConfig, options: RunOptions): Promise<Prepared
     seedsFor(`--preset ${p.target}=${p.file}`, () => readPreset(p.target, p.file)),
   );
   checkRecallOptions(config.recall);
+  const reports = seeding ? await recallSourceSeeds(config) : [];
   const resume = options.resume ?? null;
   const resuming = resume ? await import("./resume-run.js") : null;
   if (resume && resuming) resuming.checkResumeInputs(resume, dataInfo, sha256(strategyText));
@@ -231,6 +236,7 @@ async function prepare(config: RunConfig, options: RunOptions): Promise<Prepared
     source,
     params,
     copied,
+    reports,
     presets,
     resume,
     resuming,
@@ -389,7 +395,7 @@ async function simulateRun(
   });
   for (const w of warnings) emit({ type: "warning", message: w });
 
-  const { memory, recall, files, checkpointer } = startMemory(config, p, o, emit);
+  const { memory, recall, files, checkpointer, onDecision } = startMemory(config, p, o, emit);
   const resumed = llm && p.resume ? await resumedCalls(dir) : null;
   const strategy: Strategy<unknown> = llm
     ? await llm.create({
@@ -424,6 +430,7 @@ async function simulateRun(
     memory: files,
     toolbox: memoryToolbox(memory),
     ...(memory.usesMoments ? { onMemoryMoment: (m: MemoryMoment) => memory.onMoment(m) } : {}),
+    ...(onDecision ? { onDecision } : {}),
     onEvent: options.onEvent,
     onStart: (h) => {
       loop = h;
@@ -507,6 +514,7 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
   );
   if (!o.memoryRestored) {
     workspace.seed(p.copied, "copied");
+    workspace.seed(p.reports, "copied");
     workspace.seed(p.presets, "preset");
     workspace.init(
       llm
@@ -585,7 +593,18 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
     }),
     policy,
   );
-  return { memory, recall, files, checkpointer };
+  // Decision traces: written after each recorded decision, indexed as the next write, and
+  // counted with the strategy's writes (a state checkpoint does not hold them: re-execute).
+  const onDecision = (config.recall.sources ?? []).includes("traces")
+    ? (index: number, kind: string, a: ContextActivity) => {
+        const text = traceText(kind, a);
+        const at = memoryTimes[index];
+        if (text === null || at === undefined) return;
+        memoryTally.add("trace", "", text, at);
+        recall.written(workspace.trace(text, at).path, at);
+      }
+    : null;
+  return { memory, recall, files, checkpointer, onDecision };
 }
 
 /** What is left after the outputs: the time they took, and the page's inputs. */
@@ -831,6 +850,30 @@ function checkedMemoryFactory(choice: MemoryChoice): MemorySystemEntry {
 }
 
 /** A memory source that cannot be used is bad input (exit code 2), named by its option. */
+/**
+ * Other runs' reports for `--recall-sources reports`: the runs root's finished runs, or for a
+ * replay the reports the recorded run read. Any extra source is refused with --anonymize: reports
+ * and traces name real symbols and dates.
+ */
+async function recallSourceSeeds(config: RunConfig): Promise<MemorySeed[]> {
+  const sources = config.recall.sources ?? [];
+  const extra = sources[0];
+  if (config.agent?.anonymize && extra !== undefined) {
+    throw new UsageError(
+      `--recall-sources ${extra} cannot be used with --anonymize: ${extra} name real symbols ` +
+        "and dates, which the anonymized model must not see. Drop one of the two.",
+    );
+  }
+  if (!sources.includes("reports")) return [];
+  const { readRecordedReportSeeds, readReportSeeds } = await import("./report-sources.js");
+  const replay = config.agent?.replay ?? null;
+  return seedsFor("--recall-sources reports", () =>
+    replay === null
+      ? readReportSeeds(config.runsRoot)
+      : readRecordedReportSeeds(resolveRunDir(replay, config.runsRoot)),
+  );
+}
+
 function seedsFor<T extends MemorySeed | MemorySeed[]>(option: string, read: () => T): T {
   try {
     return read();

@@ -19,7 +19,7 @@ import { BacktestContext } from "../strategy/context.js";
 import type { MemoryPort, MemoryToolbox, Params, Strategy } from "../strategy/types.js";
 import { sharedFloat64 } from "../util/shared-float64.js";
 import { BarLoop, type LoopEnd } from "./bar-loop.js";
-import { HookRunner } from "./hook-runner.js";
+import { type DecisionListener, HookRunner } from "./hook-runner.js";
 import { checkBroker } from "./library-settings.js";
 import type { RunEventListener } from "./run-events.js";
 import { encodeRunState, type RunRestore, reviveStrategyState } from "./run-state.js";
@@ -52,6 +52,9 @@ export interface SimulateInput {
   toolbox?: MemoryToolbox | null;
   /** Told every memory moment (fill, close, day/week/month end, run end) before the strategy. */
   onMemoryMoment?: ((moment: MemoryMoment) => void) | null;
+  /** Told each recorded decision (a hook that placed or cancelled orders, wrote memory,
+   * recalled or annotated), after it: the decision traces (`--recall-sources traces`). */
+  onDecision?: DecisionListener | null;
   /** Run events as they happen; progress events are built only when this is given. */
   onEvent?: RunEventListener;
   /** Receives a handle before the first bar (Ctrl-C). */
@@ -241,7 +244,15 @@ class CoreRun {
       input.toolbox ?? null,
     );
     this.ctx = ctx;
-    this.hooks = new HookRunner(strategy, ctx, emit, label, input.records ?? true, onMemoryMoment);
+    this.hooks = new HookRunner(
+      strategy,
+      ctx,
+      emit,
+      label,
+      input.records ?? true,
+      onMemoryMoment,
+      input.onDecision ?? null,
+    );
     this.cash = columns ? columns.cash : sharedFloat64(data.times.length);
     const initialCash = input.broker.initialCash;
     this.benchmark = columns

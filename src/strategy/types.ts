@@ -29,6 +29,8 @@ export interface Citation {
     | "note"
     | "review"
     | "playbook"
+    | "report"
+    | "trace"
     | "short"
     | "mid"
     | "long"

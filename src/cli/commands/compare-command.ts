@@ -22,8 +22,10 @@ Examples:
 Shows N runs side by side: window, data, strategy, parameters, model, memory system and status
 (with a warning when the window, data or strategy differ), metrics, behaviour (decisions by
 outcome, turnover, holding time), the memory counters every system gets (writes, recalls,
-citations, memory's share of the prompt, prefix hashes, index health) and each system's own,
-model calls, tokens and cost. --html draws the equity curves over each other.
+citations, memory's share of the prompt, prefix hashes, the recall index's health, files, chunks,
+vectors and last sync), a layered run's flow counted from its layered.jsonl (stores,
+reflections, promotions, demotions, removals, reflection triggers, every other operation by
+name), each system's own statistics, model calls, tokens and cost. --html draws the equity curves over each other.
 Exit codes: 0 success, 2 bad usage (unknown run, fewer than two runs).`;
 
 /** `agenticbt compare`: returns the exit code; bad usage throws (exit code 2). */

@@ -43,7 +43,9 @@ interface Section {
 export function chunkMarkdown(text: string, dating: FileDating): Chunk[] {
   const lines = text.replace(/\r\n?/g, "\n").split("\n");
   const sections: Section[] = [];
-  const journalDay = dating.source === "journal" ? (dating.fileAt ?? UNDATABLE) : null;
+  // Journals and decision traces are day files of `[HH:MM]` entries.
+  const dayFile = dating.source === "journal" || dating.source === "trace";
+  const journalDay = dayFile ? (dating.fileAt ?? UNDATABLE) : null;
   let current: Section | null = null;
   for (let i = dating.attributed ? 1 : 0; i < lines.length; i++) {
     const line = lines[i]!;

@@ -4,6 +4,7 @@ export { bm25ToScore } from "./bm25-score.js";
 export { CHUNK_TOKENS, OVERLAP_TOKENS } from "./chunk-markdown.js";
 export { JOURNAL_RECALL_DAYS } from "./eligibility.js";
 export type { EmbeddingsConfig } from "./embeddings.js";
+export { removeIndexFiles } from "./index-db.js";
 export { RecallEmbeddingError, RecallIndexError, RecallInputError } from "./recall-errors.js";
 export {
   BM25_B,

@@ -6,7 +6,7 @@ import type { Citation } from "../../strategy/types.js";
 import { isErrnoCode } from "../../util/errno.js";
 import { lstatOrNull } from "../../util/no-follow.js";
 import { parseAttribution } from "../attribution.js";
-import { PLAYBOOK_FILE } from "../memory-layout.js";
+import { PLAYBOOK_FILE, REPORTS_DIR, TRACES_DIR } from "../memory-layout.js";
 import { DAY_MS, parseCompactStamp, parseDayKey } from "../sim-time.js";
 
 export type CitationSource = Citation["source"];
@@ -47,10 +47,14 @@ const SUBDIRS = [
   ["journal", "journal"],
   ["notes", "note"],
   ["reviews", "review"],
+  [REPORTS_DIR, "report"],
+  [TRACES_DIR, "trace"],
 ] as const;
 
 /**
- * The files recall searches (backups are not memory): playbook, journal, notes, reviews. A memory
+ * The files recall searches (backups are not memory): playbook, journal, notes, reviews, and
+ * other runs' reports and the run's decision traces when it wrote them (a report is dated, like a
+ * note, by its attribution; a trace entry, like a journal entry, by its day and time). A memory
  * directory that is a symbolic link is listed as itself (not its content), so the sync reports it.
  */
 export function listMemoryFiles(runDir: string): MemoryFile[] {
@@ -131,6 +135,11 @@ export function dateFile(file: Pick<MemoryFile, "path" | "source">, text: string
   if (file.source === "journal") {
     const day = parseDayKey(name.slice(0, -".md".length));
     return { source: "journal", tier: "journal", fileAt: day, attributed: false, months: null };
+  }
+  if (file.source === "trace") {
+    // Dated entry by entry like a journal, but never decayed: what happened is always relevant.
+    const day = parseDayKey(name.slice(0, -".md".length));
+    return { source: "trace", tier: "always", fileAt: day, attributed: false, months: null };
   }
   if (file.source === "playbook") {
     return { source: "playbook", tier: "always", fileAt: null, attributed: false, months: null };

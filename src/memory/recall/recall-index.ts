@@ -79,6 +79,11 @@ export interface SearchOptions {
   /** Hits scoring below this are dropped (default: 0 for BM25, 0.1 for hybrid). */
   minScore?: number;
   /**
+   * At most this many citations of one source (playbook, journal, note, review); the best of the
+   * others fill the limit. Absent: no cap.
+   */
+  perSourceCap?: number;
+  /**
    * Trading days of journal recallable in full under the decay tiers (the memory policy's
    * `recent_days`); default JOURNAL_RECALL_DAYS.
    */
@@ -317,6 +322,11 @@ export class RecallIndex {
     };
   }
 
+  /** Embedding vectors stored (whichever model; a replay or a reindex reuses them). */
+  storedVectors(): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM embeddings").get() as { n: number }).n;
+  }
+
   close(): void {
     this.db.close();
   }
@@ -357,6 +367,12 @@ export class RecallIndex {
     if (!Number.isFinite(minScore)) {
       throw new RecallInputError(`minScore must be a number in [0, 1], got ${String(minScore)}.`);
     }
+    const perSourceCap = opts.perSourceCap ?? null;
+    if (perSourceCap !== null && !(Number.isInteger(perSourceCap) && perSourceCap >= 1)) {
+      throw new RecallInputError(
+        `perSourceCap must be a whole number >= 1, got ${String(perSourceCap)}.`,
+      );
+    }
     if (this.autoSync && !this.probe.unchanged()) this.sync();
     const newest = this.seq();
     this.terms.refresh(newest);
@@ -392,6 +408,7 @@ export class RecallIndex {
       // Half-life decay is applied after the merge, so it may reorder: every match is a candidate.
       halfLifeMs: halfLife === null ? null : halfLife * DAY_MS,
       asOf,
+      perSourceCap,
     };
   }
 
@@ -436,9 +453,13 @@ export class RecallIndex {
     return { journalFloor: null, coveredMonths };
   }
 
-  /** The keyword hits a search ranks: the best `limit`, or all when the half-life may reorder. */
+  /**
+   * The keyword hits a search ranks: the best `limit`, or all when the half-life may reorder or
+   * a per-source cap may pass over some.
+   */
   private keywordHits(plan: Plan): Map<number, number> {
-    return this.keywordScores(plan, plan.halfLifeMs === null ? plan.limit : null);
+    const all = plan.halfLifeMs !== null || plan.perSourceCap !== null;
+    return this.keywordScores(plan, all ? null : plan.limit);
   }
 
   /**
@@ -548,7 +569,7 @@ export class RecallIndex {
         compareText(a.row.path, b.row.path) ||
         a.row.start_line - b.row.start_line,
     );
-    return hits.slice(0, plan.limit).map(({ row, score }) => ({
+    return capped(hits, plan).map(({ row, score }) => ({
       path: row.path,
       startLine: row.start_line,
       endLine: row.end_line,
@@ -559,6 +580,22 @@ export class RecallIndex {
   }
 }
 
+/** The best `limit` hits, at most `perSourceCap` of any one source. */
+function capped<T extends { row: ChunkRow }>(hits: T[], plan: Plan): T[] {
+  const cap = plan.perSourceCap;
+  if (cap === null) return hits.slice(0, plan.limit);
+  const taken = new Map<string, number>();
+  const out: T[] = [];
+  for (const hit of hits) {
+    if (out.length >= plan.limit) break;
+    const n = taken.get(hit.row.source) ?? 0;
+    if (n >= cap) continue;
+    taken.set(hit.row.source, n + 1);
+    out.push(hit);
+  }
+  return out;
+}
+
 interface Plan {
   seq: number;
   tokens: string[];
@@ -567,6 +604,7 @@ interface Plan {
   minScore: number;
   halfLifeMs: number | null;
   asOf: Millis | null;
+  perSourceCap: number | null;
 }
 
 /** BM25's inverse document frequency, floored at 1e-6 (as FTS5 does) so a match never scores 0. */

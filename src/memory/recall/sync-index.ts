@@ -226,7 +226,7 @@ function buildHistory(db: Database.Database, runDir: string, report: SyncReport)
       chunks: chunks.length,
     });
     report.indexed++;
-    if (file.source === "journal" || file.source === "playbook") {
+    if (file.source === "journal" || file.source === "trace" || file.source === "playbook") {
       timed.push(...appendedHistory(file, dating, chunks));
       continue;
     }
@@ -295,7 +295,7 @@ function appendedHistory(file: MemoryFile, dating: FileDating, chunks: Chunk[]):
     let from = chunk.at;
     const next = chunks[i + 1]?.at;
     const opensEntries =
-      file.source === "journal"
+      file.source === "journal" || file.source === "trace"
         ? from === dating.fileAt && next !== undefined && next !== from
         : from === null && LESSONS_HEADING.test(chunk.text);
     if (opensEntries && next !== undefined) from = next;
