@@ -5,7 +5,7 @@ import { writeFileAtomic } from "../../util/atomic-write.js";
 import { sweepFile } from "../sweep-layout.js";
 import type { ExperimentConfig, ExperimentResultLine } from "./experiment-dir.js";
 import { cellLabel, windowLabel } from "./experiment-plan.js";
-import type { ExperimentSummary } from "./experiment-summary.js";
+import { deflatedSharpeLine, type ExperimentSummary } from "./experiment-summary.js";
 
 // report.html of an LLM experiment: offline, static tables (no script needed to read it): each
 // cell's statistics, each cell against its baseline in words, buy-and-hold per window, every run.
@@ -68,6 +68,14 @@ function experimentPage(
 <p>${escapeHtml(`${s.status}: ${s.done} of ${s.total} runs, ${s.failed} failed; ${config.cells.length} cells × ${config.windows.length} windows × ${config.repeats} repeats. Bootstrap: ${s.bootstrap.resamples} resamples, seed ${s.bootstrap.seed}.`)}</p>
 <h2>Against the baseline</h2>
 ${sentences}
+${
+  s.codeBaseline === null
+    ? ""
+    : `<h2>Against ${escapeHtml(s.codeBaseline.label)}</h2>
+<p>Each cell's repeats averaged per window, paired with the code strategy's run on that window.</p>
+<ul>${s.codeBaseline.sentences.map((x) => `<li>${escapeHtml(x)}</li>`).join("")}</ul>`
+}
+<p id="deflated-sharpe">${escapeHtml(deflatedSharpeLine(s.deflatedSharpe))}</p>
 <h2>Cells</h2>
 <table id="cells"><tr><th>Cell</th><th>Runs</th>${statsHead}</tr>
 ${statsRows}
