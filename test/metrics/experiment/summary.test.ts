@@ -54,7 +54,7 @@ describe("summarizeCell", () => {
 });
 
 describe("windowMeans", () => {
-  it("averages each metric over a window's repeats that have a figure, as repeat 1", () => {
+  it("Example 8: averages each metric over a window's repeats that have a figure, as repeat 1", () => {
     const runs = [
       { window: "a", repeat: 1, metrics: { returnPct: 2, turnover: 0.5, costUsd: null } },
       { window: "b", repeat: 1, metrics: { returnPct: 4, turnover: null } },
