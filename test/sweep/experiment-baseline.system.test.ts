@@ -151,6 +151,14 @@ describe("an experiment with --baseline strategies/x.ts", async () => {
       expect(c.difference.mean.value).toBeCloseTo((d[0]! + d[1]!) / 2, 9);
     }
     for (const s of summary.codeBaseline.sentences) expect(first.stdout).toContain(s);
+    const listed = cli(["list", "--json", "--runs-dir", RUNS], work);
+    const { sweeps } = JSON.parse(listed.stdout) as {
+      sweeps: { id: string; total: number; objective: string }[];
+    };
+    expect(sweeps.find((x) => x.id === path.basename(dir as string))).toMatchObject({
+      total: 10,
+      objective: "experiment: 2 cells × 2 windows × 2 repeats + a code baseline",
+    });
     const page = fs.readFileSync(path.join(dir as string, "report.html"), "utf8");
     expect(page).toContain(`Against baseline=${BASELINE}`);
   });

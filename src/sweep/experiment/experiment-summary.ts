@@ -216,7 +216,7 @@ export function deflatedSharpeLine(d: ExperimentSummary["deflatedSharpe"]): stri
   if (d.dsr.value === null) return `Deflated Sharpe Ratio: n/a (${d.dsr.reason})`;
   return (
     `Deflated Sharpe Ratio ${f(d.dsr.value)} for ${d.label}, the best of ${d.trials} cells by per-bar Sharpe ` +
-    `(${f(d.bestSharpePerBar.value)} over ${d.observations} bars; the best of ${d.trials} skill-less cells ` +
+    `(${f(d.bestSharpePerBar.value)} over ${d.observations} per-bar returns; the best of ${d.trials} skill-less cells ` +
     `would show ${f(d.expectedMaxSharpe.value)}; PSR against 0 ${f(d.psr.value)})`
   );
 }
