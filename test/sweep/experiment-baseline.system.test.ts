@@ -161,6 +161,10 @@ describe("an experiment with --baseline strategies/x.ts", async () => {
     });
     const page = fs.readFileSync(path.join(dir as string, "report.html"), "utf8");
     expect(page).toContain(`Against baseline=${BASELINE}`);
+    // Each figure of the cells' table: mean [CI] (SD; min..max; n), here the code cell's return.
+    const code = lines.filter((l) => l.cell === 2).map((l) => l.metrics.returnPct as number);
+    const [low, high] = [Math.min(...code), Math.max(...code)].map((x) => x.toFixed(2));
+    expect(page).toContain(`; ${low}..${high}; 2)</td>`);
   });
 
   it("replays the code strategy's runs with the cells', to the same figures", async () => {

@@ -19,7 +19,7 @@ function experimentPage(
   s: ExperimentSummary,
 ): string {
   const statsHead = EXPERIMENT_METRIC_NAMES.map(
-    (m) => `<th>${escapeHtml(EXPERIMENT_METRICS[m].label)} mean [95% CI] (SD)</th>`,
+    (m) => `<th>${escapeHtml(EXPERIMENT_METRICS[m].label)} mean [95% CI] (SD; min..max; n)</th>`,
   ).join("");
   const statsRows = s.cells
     .map((c) => {
@@ -27,7 +27,7 @@ function experimentPage(
         const f = c.metrics[m];
         const ci = f.ci.interval;
         const band = ci.low === null ? "" : ` [${ci.low.toFixed(2)}, ${ci.high.toFixed(2)}]`;
-        return cellOf(`${num(f.mean)}${band} (${num(f.sd)})`);
+        return cellOf(`${num(f.mean)}${band} (${num(f.sd)}; ${num(f.min)}..${num(f.max)}; ${f.n})`);
       }).join("");
       return `<tr>${cellOf(c.label)}${cellOf(c.runs)}${figures}</tr>`;
     })
