@@ -59,17 +59,19 @@ export function experimentDeflatedSharpe(
     dsr: noFigure(reason),
   });
   if (best === null)
-    return none("no cell has a per-bar Sharpe ratio (each needs 2 returns that are not all equal)");
+    return none(
+      "no cell has a finite per-bar Sharpe ratio (it needs 2 returns, and a flat series that gained or lost has an infinite one)",
+    );
   const returns = series[best] as Float64Array;
   const d = deflatedSharpe({ returns, trials, sharpeVariance: variance.value ?? 0 });
   if (d.psr.value === null) return none(d.psr.reason);
-  // One cell (or one with a Sharpe): nothing was selected, so there is nothing to deflate.
-  const expected = variance.value === null ? noFigure(variance.reason) : d.expectedMaxSharpe;
+  // One cell with a Sharpe: nothing was selected, and expectedMaxSharpe (so the DSR) says so.
+  // Two or more make the variance, which deflatedSharpe was given.
   return {
     ...none(""),
-    expectedMaxSharpe: expected,
+    expectedMaxSharpe: d.expectedMaxSharpe,
     bestSharpePerBar: figure(d.sharpe),
     psr: d.psr,
-    dsr: expected.value === null ? noFigure(expected.reason) : d.dsr,
+    dsr: d.dsr,
   };
 }

@@ -210,7 +210,7 @@ export function summarizeExperiment(
   };
 }
 
-/** The best cell's DSR in words: "DSR 0.52 for memory=layered, the best of 3 cells (…)". */
+/** The best cell's DSR in words: "Deflated Sharpe Ratio 0.524 for memory=layered, the best of 3 cells …". */
 export function deflatedSharpeLine(d: ExperimentSummary["deflatedSharpe"]): string {
   const f = (x: number | null) => (x === null ? "n/a" : x.toFixed(3));
   if (d.dsr.value === null) return `Deflated Sharpe Ratio: n/a (${d.dsr.reason})`;

@@ -43,11 +43,11 @@ describe("experimentDeflatedSharpe", () => {
     expect(one.cell).toBe(0);
     expect(one.psr.value).toBeCloseTo(0.6603769465599171, 9);
     expect(one.dsr.value).toBeNull();
-    expect(one.dsr.reason).toMatch(/too few trials with a Sharpe ratio: 1/);
+    expect(one.dsr.reason).toMatch(/too few trials: 1, .*\(nothing was selected\)/);
 
     const nothing = experimentDeflatedSharpe([[[0.01]], []]);
     expect(nothing.cell).toBeNull();
-    expect(nothing.dsr.reason).toMatch(/no cell has a per-bar Sharpe ratio/);
+    expect(nothing.dsr.reason).toMatch(/no cell has a finite per-bar Sharpe ratio/);
 
     // The best has 3 returns: skewness and kurtosis need 4.
     const short = experimentDeflatedSharpe([[[0.01, -0.01, 0.03]], none]);
