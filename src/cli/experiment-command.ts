@@ -6,7 +6,7 @@ import { type LoadCsvOptions, loadCsv } from "../data/load-csv.js";
 import { UsageError } from "../errors/usage-error.js";
 import { EXPERIMENT_METRICS } from "../metrics/experiment/metrics.js";
 import type { RunConfig } from "../runner/run-config.js";
-import { readExperimentConfig } from "../sweep/experiment/experiment-dir.js";
+import { type ExperimentCell, readExperimentConfig } from "../sweep/experiment/experiment-dir.js";
 import type { ExperimentEstimate } from "../sweep/experiment/experiment-estimate.js";
 import {
   cellLabel,
@@ -16,7 +16,10 @@ import {
   parseWindows,
   rollingWindows,
 } from "../sweep/experiment/experiment-plan.js";
-import type { ExperimentSummary } from "../sweep/experiment/experiment-summary.js";
+import {
+  deflatedSharpeLine,
+  type ExperimentSummary,
+} from "../sweep/experiment/experiment-summary.js";
 import {
   type ExperimentEvents,
   type NewExperiment,
@@ -100,6 +103,28 @@ function cellRuns(
   });
 }
 
+/**
+ * `--baseline strategies/x.ts`: a code strategy's cell, with the options every cell shares (no
+ * axis value: it is the fixed yardstick) and none of the LLM-only ones.
+ */
+function codeBaselineCell(file: string, o: Record<string, unknown>): ExperimentCell {
+  if (isLlmStrategy(file, {} as RunCommandOptions))
+    throw new UsageError(
+      `--baseline ${file} is an LLM strategy: the baseline is a code strategy (strategies/<name>.ts); compare LLM strategies with --grid strategy=a.md,b.md.`,
+    );
+  if (!fs.existsSync(file))
+    throw new UsageError(
+      `--baseline ${file}: no such file; pass a code strategy (strategies/<name>.ts).`,
+    );
+  const { seed: _seed, anonymize: _anonymize, modelCutoff: _cutoff, ...opts } = o;
+  return {
+    settings: { baseline: file },
+    // Absolute: a resume or a replay may start from another directory.
+    run: buildRunConfig(path.resolve(file), opts as RunCommandOptions),
+    code: true,
+  };
+}
+
 /** The first and last day of the first data file (rolling windows cover them). */
 function dataSpan(run: RunConfig): { start: string; end: string } {
   const spec = run.data[0];
@@ -146,6 +171,8 @@ export function formatExperimentSummary(s: ExperimentSummary, dir: string): stri
     );
   }
   for (const sentence of s.sentences) lines.push(sentence);
+  for (const sentence of s.codeBaseline?.sentences ?? []) lines.push(sentence);
+  lines.push(deflatedSharpeLine(s.deflatedSharpe));
   const b = s.budget;
   // Always said: an unknown price is "unknown", never left out nor $0.0000.
   lines.push(
@@ -218,9 +245,9 @@ export async function experimentCommand(
   const name = typeof o.name === "string" ? o.name : null;
   let spec: NewExperiment;
   if (s.replay !== null) {
-    if (strategy !== undefined || s.grid !== undefined || s.windows !== null)
+    if (strategy !== undefined || s.grid !== undefined || s.windows !== null || s.baseline !== null)
       throw new UsageError(
-        "--replay re-runs the recorded experiment with its own strategies, grid and windows: drop the strategy, --grid and --windows.",
+        "--replay re-runs the recorded experiment with its own strategies, grid, windows and baseline: drop the strategy, --grid, --windows and --baseline.",
       );
     const dir = findExperimentDir(s.replay, root);
     if (dir === null)
@@ -239,7 +266,8 @@ export async function experimentCommand(
         "--method random and --top are for code sweeps: an LLM experiment runs every cell × window × repeat, each a run directory.",
       );
     const axes = experimentAxes(s.grid ?? []);
-    const cells = cellRuns(strategy, o, axes);
+    const cells: ExperimentCell[] = cellRuns(strategy, o, axes);
+    if (s.baseline !== null) cells.push(codeBaselineCell(s.baseline, o));
     const first = cells[0]?.run as RunConfig;
     let windows: ExperimentWindow[];
     if (s.windows === null) {
@@ -272,8 +300,11 @@ export async function experimentCommand(
   if (spec.replayOf === null) {
     const { probeExperiment } = await import("../sweep/experiment/experiment-estimate.js");
     const { confirmLaunch } = await import("./experiment-estimate-prompt.js");
+    // A code baseline's runs make no model call: nothing of theirs to estimate.
     estimate = await probeExperiment(
-      spec.cells.map((c) => ({ label: cellLabel(c.settings), run: c.run })),
+      spec.cells
+        .filter((c) => c.code !== true)
+        .map((c) => ({ label: cellLabel(c.settings), run: c.run })),
       spec.windows,
       spec.repeats,
     );

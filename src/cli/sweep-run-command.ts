@@ -192,6 +192,7 @@ export async function sweepCommand(
   for (const [key, flag] of [
     ["windows", "--windows"],
     ["budgetUsd", "--budget-usd"],
+    ["baseline", "--baseline"],
   ] as const)
     if (o[key] !== undefined)
       throw new UsageError(

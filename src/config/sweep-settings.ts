@@ -106,6 +106,12 @@ export const SWEEP_SETTINGS = {
     max: 1000,
     integer: true,
   }),
+  baseline: text({
+    group: "run",
+    flag: "--baseline",
+    arg: "<strategy.ts>",
+    help: "an LLM experiment: a code strategy run once on each window (it is deterministic) beside the cells, and each cell compared with it",
+  }),
   budgetUsd: optionalNum({
     group: "run",
     flag: "--budget-usd",

@@ -138,10 +138,9 @@ export function commonMemory(decisions: readonly Rec[], r: ResultFile): CommonMe
 export function behaviour(dir: string, decisions: readonly Rec[], r: ResultFile): Behaviour {
   const orders = readJsonLines(runFile(dir, "orders")) ?? [];
   const finalStatus = new Map<number, string>();
-  let traded = 0;
+  const traded = tradedValue(orders);
   for (const o of orders) {
     if (o.event === "fill") {
-      traded += Math.abs(num(o.qty) * num(o.price));
       if (typeof o.orderId === "number") finalStatus.set(o.orderId, "filled");
     } else if (typeof o.id === "number" && typeof o.status === "string") {
       finalStatus.set(o.id, o.status);
@@ -169,6 +168,21 @@ export function behaviour(dir: string, decisions: readonly Rec[], r: ResultFile)
 function statusOf(o: Rec, finalStatus: ReadonlyMap<number, string>): string | null {
   const id = o.id;
   return (typeof id === "number" ? finalStatus.get(id) : undefined) ?? str(o.status);
+}
+
+/** Every fill's |qty × price| in a run's orders.jsonl lines. */
+function tradedValue(orders: readonly Rec[]): number {
+  let traded = 0;
+  for (const o of orders) if (o.event === "fill") traded += Math.abs(num(o.qty) * num(o.price));
+  return traded;
+}
+
+/**
+ * A run directory's turnover, as `compare` shows it: traded value (every fill's |qty × price|)
+ * ÷ the mean equity of equity.csv; null without an equity curve.
+ */
+export function runTurnover(dir: string): number | null {
+  return turnover(dir, tradedValue(readJsonLines(runFile(dir, "orders")) ?? []));
 }
 
 function turnover(dir: string, traded: number): number | null {

@@ -101,7 +101,7 @@ function experimentListings(root: string): SweepListing[] {
       status: sweepRunning(dir) ? "running" : (summary?.status ?? "interrupted (process gone)"),
       done: summary?.done ?? countLines(dir),
       total: config.total,
-      objective: `experiment: ${config.cells.length} cells × ${config.windows.length} windows × ${config.repeats} repeats`,
+      objective: `experiment: ${config.cells.filter((c) => c.code !== true).length} cells × ${config.windows.length} windows × ${config.repeats} repeats${config.cells.some((c) => c.code === true) ? " + a code baseline" : ""}`,
       best: null,
       createdAt: config.createdAt,
       spentUsd: spent,

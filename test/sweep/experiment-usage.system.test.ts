@@ -32,6 +32,14 @@ describe("an LLM experiment's usage errors", () => {
     ],
     [["--grid", "strategy=strategies/sma-crossover.ts", ...WINDOW], "is a code strategy"],
     [["--grid", "memory=files", ...WINDOW, "--budget-usd", "0"], "--budget-usd"],
+    [
+      ["--grid", "memory=none,files", ...WINDOW, "--baseline", "strategies/price-action.md"],
+      "is an LLM strategy: the baseline is a code strategy",
+    ],
+    [
+      ["--grid", "memory=none,files", ...WINDOW, "--baseline", "strategies/nothing.ts"],
+      "--baseline strategies/nothing.ts: no such file",
+    ],
   ])("refuses %j with exit 2", (args, message) => {
     const strategyArgs = args[1]?.startsWith("strategy=") ? [] : [STRATEGY];
     const r = cli(
@@ -58,6 +66,21 @@ describe("an LLM experiment's usage errors", () => {
     );
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("--windows is for LLM experiments");
+    const b = cli(
+      [
+        "sweep",
+        path.join(ROOT, "strategies", "sma-crossover.ts"),
+        "--data",
+        GOOG,
+        "--grid",
+        "fast=5,10",
+        "--baseline",
+        "strategies/buy-and-hold.ts",
+      ],
+      ROOT,
+    );
+    expect(b.status).toBe(2);
+    expect(b.stderr).toContain("--baseline is for LLM experiments");
   });
 
   it("refuses --replay of something that is no experiment", () => {

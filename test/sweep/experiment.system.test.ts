@@ -82,7 +82,7 @@ const linesOf = (dir: string): Line[] =>
     .map((l) => JSON.parse(l) as Line);
 const chat = (rs: readonly RecordedRequest[]) =>
   rs.filter((r) => r.path.endsWith("/chat/completions"));
-const TRADING = ["returnPct", "sharpe", "maxDrawdownPct", "trades"] as const;
+const TRADING = ["returnPct", "sharpe", "maxDrawdownPct", "trades", "turnover"] as const;
 const trading = (l: Line) => Object.fromEntries(TRADING.map((m) => [m, l.metrics[m]]));
 
 describe("sweep of an LLM strategy over memory × windows × repeats", async () => {
@@ -100,6 +100,7 @@ describe("sweep of an LLM strategy over memory × windows × repeats", async () 
     >;
     sentences: string[];
     buyAndHold: { window: string; returnPct: number | null }[];
+    deflatedSharpe: { trials: number; label: string | null; dsr: { value: number | null } };
   }>(path.join(dir as string, "summary.json"));
   const runDir = (l: Line) => path.join(work, "exp", "runs", l.runId);
 
@@ -193,6 +194,40 @@ describe("sweep of an LLM strategy over memory × windows × repeats", async () 
     expect(summary.sentences).toHaveLength(3);
     for (const s of summary.sentences) expect(s).toContain("none");
     expect(first.stdout).toContain(summary.sentences[0]);
+  });
+
+  it("records each run's turnover as compare measures it, and deflates the best cell", () => {
+    let traded = 0;
+    for (const l of lines) {
+      // By hand: every fill's |qty × price| ÷ the mean of equity.csv's equity column.
+      const fills = fs
+        .readFileSync(path.join(runDir(l), "orders.jsonl"), "utf8")
+        .split("\n")
+        .filter((x) => x !== "")
+        .map((x) => JSON.parse(x) as { event?: string; qty?: number; price?: number })
+        .filter((o) => o.event === "fill");
+      const value = fills.reduce((a, o) => a + Math.abs((o.qty ?? 0) * (o.price ?? 0)), 0);
+      const [head, ...rows] = fs
+        .readFileSync(path.join(runDir(l), "equity.csv"), "utf8")
+        .trim()
+        .split("\n");
+      const col = (head ?? "").split(",").indexOf("equity");
+      const equity = rows.map((r) => Number(r.split(",")[col]));
+      const mean = equity.reduce((a, b) => a + b, 0) / equity.length;
+      expect(l.metrics.turnover).toBeCloseTo(value / mean, 12);
+      traded += value;
+    }
+    expect(traded).toBeGreaterThan(0);
+    for (const c of summary.cells) expect(c.metrics.turnover?.n).toBe(6);
+    const d = summary.deflatedSharpe;
+    expect(d.trials).toBe(4);
+    expect(summary.cells.map((c) => c.label)).toContain(d.label);
+    // Every run has more than 4 bars: the moments are defined, so the DSR is a probability.
+    expect(d.dsr.value).toBeGreaterThanOrEqual(0);
+    expect(d.dsr.value).toBeLessThanOrEqual(1);
+    expect(first.stdout).toContain(
+      `Deflated Sharpe Ratio ${d.dsr.value?.toFixed(3)} for ${d.label}`,
+    );
   });
 
   it("reports buy-and-hold on each window, from the runs' own benchmark", () => {

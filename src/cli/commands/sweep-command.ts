@@ -38,7 +38,8 @@ Overfitting (docs/sweep.md).
 An LLM strategy (.md) makes an experiment (docs/experiments.md): every cell (model, strategy,
 memory, any run or agent setting) × window × repeat is a full run directory, and summary.json
 compares each cell with its memory=none baseline (mean difference, bootstrap CI, sign-flip p
-adjusted by Benjamini-Hochberg) and buy-and-hold on each window.
+adjusted by Benjamini-Hochberg), with --baseline strategies/x.ts (a code strategy run once per
+window), and buy-and-hold on each window; and gives the best cell's Deflated Sharpe Ratio.
 Exit codes: 0 success, 1 every combination failed or the sweep was interrupted, 2 bad usage.`;
 
 /** The agent's settings an LLM experiment takes: all but those the sweep has its own of (--seed,

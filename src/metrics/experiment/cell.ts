@@ -36,3 +36,23 @@ export function summarizeCell(
   }
   return out;
 }
+
+/**
+ * A cell's runs as one run per window: each metric's mean over the window's repeats that have a
+ * figure (null when none has), as repeat 1. For a comparison with a baseline that has one run
+ * per window (a deterministic code strategy): the window is then the unit of the pairs, and a
+ * window's repeats do not count as independent evidence against the one baseline figure.
+ */
+export function windowMeans(runs: readonly ExperimentRun[]): ExperimentRun[] {
+  const byWindow = new Map<string, ExperimentRun[]>();
+  for (const run of runs) byWindow.set(run.window, [...(byWindow.get(run.window) ?? []), run]);
+  return [...byWindow].map(([window, list]) => {
+    const metrics: Partial<Record<ExperimentMetric, number | null>> = {};
+    for (const metric of EXPERIMENT_METRIC_NAMES) {
+      const { values } = metricValues(list, metric);
+      metrics[metric] =
+        values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+    }
+    return { window, repeat: 1, metrics };
+  });
+}

@@ -14,6 +14,15 @@ export const EXPERIMENT_KIND = "experiment";
  * runs that were in flight by it). */
 export const EXPERIMENT_STARTED_FILE = "started.jsonl";
 
+/** One cell of an experiment. */
+export interface ExperimentCell {
+  settings: CellSettings;
+  run: RunConfig;
+  /** `--baseline`'s code strategy: deterministic, so run once on each window (repeat 1), and
+   * not a trial among the cells (absent: an LLM cell). */
+  code?: boolean;
+}
+
 /** config.json of an experiment: everything a resume or a replay needs to make the same runs. */
 export interface ExperimentConfig {
   kind: typeof EXPERIMENT_KIND;
@@ -22,7 +31,7 @@ export interface ExperimentConfig {
   createdAt: string;
   axes: ExperimentAxis[];
   /** Each cell's settings and the run config its runs start from (window and seed set per run). */
-  cells: { settings: CellSettings; run: RunConfig }[];
+  cells: ExperimentCell[];
   windows: ExperimentWindow[];
   repeats: number;
   /** Repeat r sends seed + r - 1. */

@@ -6,7 +6,7 @@ import { usdText } from "../../util/usd-text.js";
 import { sweepFile } from "../sweep-layout.js";
 import type { ExperimentConfig, ExperimentResultLine } from "./experiment-dir.js";
 import { cellLabel, windowLabel } from "./experiment-plan.js";
-import type { ExperimentSummary } from "./experiment-summary.js";
+import { deflatedSharpeLine, type ExperimentSummary } from "./experiment-summary.js";
 
 // report.html of an LLM experiment: offline, static tables (no script needed to read it): each
 // cell's statistics, each cell against its baseline in words, buy-and-hold per window, every run.
@@ -26,7 +26,7 @@ function experimentPage(
   s: ExperimentSummary,
 ): string {
   const statsHead = EXPERIMENT_METRIC_NAMES.map(
-    (m) => `<th>${escapeHtml(EXPERIMENT_METRICS[m].label)} mean [95% CI] (SD)</th>`,
+    (m) => `<th>${escapeHtml(EXPERIMENT_METRICS[m].label)} mean [95% CI] (SD; min..max; n)</th>`,
   ).join("");
   const statsRows = s.cells
     .map((c) => {
@@ -36,7 +36,7 @@ function experimentPage(
         const band = ci.low === null ? "" : ` [${ci.low.toFixed(2)}, ${ci.high.toFixed(2)}]`;
         // Runs without a bill: their model's price is unknown, which n/a would not say.
         if (m === "costUsd" && f.mean.value === null && c.runs > 0) return cellOf("unknown");
-        return cellOf(`${num(f.mean)}${band} (${num(f.sd)})`);
+        return cellOf(`${num(f.mean)}${band} (${num(f.sd)}; ${num(f.min)}..${num(f.max)}; ${f.n})`);
       }).join("");
       return `<tr>${cellOf(c.label)}${cellOf(c.runs)}${figures}</tr>`;
     })
@@ -79,6 +79,14 @@ function experimentPage(
 <p id="spent">${escapeHtml(`Spent ${usdText(s.budget.spentUsd)}${s.budget.spentUsd === null ? " (a model's price is unknown: --prices-file)" : ""}${s.budget.usd === null ? "" : ` of --budget-usd ${s.budget.usd}`}.`)}</p>
 <h2>Against the baseline</h2>
 ${sentences}
+${
+  s.codeBaseline === null
+    ? ""
+    : `<h2>Against ${escapeHtml(s.codeBaseline.label)}</h2>
+<p>Each cell's repeats averaged per window, paired with the code strategy's run on that window.</p>
+<ul>${s.codeBaseline.sentences.map((x) => `<li>${escapeHtml(x)}</li>`).join("")}</ul>`
+}
+<p id="deflated-sharpe">${escapeHtml(deflatedSharpeLine(s.deflatedSharpe))}</p>
 <h2>Cells</h2>
 <table id="cells"><tr><th>Cell</th><th>Runs</th>${statsHead}</tr>
 ${statsRows}

@@ -134,6 +134,21 @@ export function planRuns(
 }
 
 /**
+ * Every run of an experiment: planRuns's, except that a code cell (`--baseline`, deterministic)
+ * runs once on each window, as repeat 1.
+ */
+export function experimentRuns(e: {
+  cells: readonly { code?: boolean }[];
+  windows: readonly ExperimentWindow[];
+  repeats: number;
+  seed: number;
+}): PlannedRun[] {
+  return planRuns(e.cells.length, e.windows, e.repeats, e.seed).filter(
+    (r) => e.cells[r.cell]?.code !== true || r.repeat === 1,
+  );
+}
+
+/**
  * The persistent store's namespace of one attempt at one run: a store of its own, so that no
  * run sees what another wrote (nor a restarted run what its killed attempt wrote).
  */

@@ -1,12 +1,17 @@
 import { BOOTSTRAP_RESAMPLES } from "../../metrics/experiment/bootstrap.js";
-import { type MetricSummary, summarizeCell } from "../../metrics/experiment/cell.js";
+import { type MetricSummary, summarizeCell, windowMeans } from "../../metrics/experiment/cell.js";
 import { type CellComparison, compareCells } from "../../metrics/experiment/compare.js";
+import {
+  type ExperimentDeflatedSharpe,
+  experimentDeflatedSharpe,
+} from "../../metrics/experiment/deflated.js";
 import {
   EXPERIMENT_METRIC_NAMES,
   type ExperimentMetric,
   type ExperimentRun,
 } from "../../metrics/experiment/metrics.js";
 import { DEFAULT_SEED } from "../../metrics/experiment/prng.js";
+import { noFigure } from "../../metrics/figure.js";
 import type { ExperimentConfig, ExperimentResultLine } from "./experiment-dir.js";
 import { baselineCells, cellLabel, windowLabel } from "./experiment-plan.js";
 
@@ -43,7 +48,80 @@ export interface ExperimentSummary {
   budget: { usd: number | null; spentUsd: number | null; stopped: string | null };
   /** Buy-and-hold on each window (from the runs' own benchmark: it costs nothing). */
   buyAndHold: { window: string; returnPct: number | null }[];
+  /** `--baseline`'s code strategy (one run per window) and each LLM cell against it, the cell's
+   * repeats averaged per window, on the trading metrics; null without --baseline. */
+  codeBaseline: {
+    label: string;
+    comparisons: Partial<Record<ExperimentMetric, CellComparison[]>>;
+    sentences: string[];
+  } | null;
+  /** The Deflated Sharpe Ratio of the best cell, the cells being the trials; `label` names it. */
+  deflatedSharpe: ExperimentDeflatedSharpe & { label: string | null };
   finishedAt: string;
+}
+
+/** A completed run's per-bar returns (from its equity curve), or null when it has none. */
+export type RunReturns = (line: ExperimentResultLine) => ArrayLike<number> | null;
+
+/** The DSR of the best cell from each cell's completed runs' returns, in (window, repeat) order. */
+function bestCellDsr(
+  results: readonly ExperimentResultLine[],
+  labels: readonly string[],
+  trials: readonly number[],
+  returnsOf: RunReturns | null,
+): ExperimentSummary["deflatedSharpe"] {
+  const perCell = trials.map((i) =>
+    results
+      .filter((r) => r.cell === i && r.status === "completed")
+      .sort((a, b) => a.window - b.window || a.repeat - b.repeat)
+      .flatMap((r) => {
+        const x = returnsOf?.(r) ?? null;
+        return x === null ? [] : [x];
+      }),
+  );
+  const d = experimentDeflatedSharpe(perCell);
+  if (returnsOf === null) {
+    const why = noFigure("the runs' equity curves were not read");
+    return { ...d, label: null, expectedMaxSharpe: why, bestSharpePerBar: why, psr: why, dsr: why };
+  }
+  const cell = d.cell === null ? null : (trials[d.cell] ?? null);
+  return { ...d, cell, label: cell === null ? null : (labels[cell] ?? null) };
+}
+
+/** The metrics a code baseline is compared on: it makes no call, so tokens and $ say nothing. */
+const TRADING_METRICS: readonly ExperimentMetric[] = [
+  "returnPct",
+  "sharpe",
+  "maxDrawdownPct",
+  "trades",
+  "turnover",
+];
+
+/** Each LLM cell against the code baseline, paired on the window (repeats averaged). */
+function againstCode(
+  config: ExperimentConfig,
+  labels: readonly string[],
+  runs: readonly ExperimentRun[][],
+): ExperimentSummary["codeBaseline"] {
+  const code = config.cells.findIndex((c) => c.code === true);
+  if (code < 0) return null;
+  const label = labels[code] ?? "";
+  const per = config.repeats > 1 ? ` (mean of ${config.repeats} repeats)` : "";
+  const entries = config.cells.flatMap((c, i) =>
+    c.code === true
+      ? []
+      : [
+          {
+            cell: `${labels[i] ?? ""}${per}`,
+            baseline: label,
+            cellRuns: windowMeans(runs[i] ?? []),
+            baselineRuns: runs[code] ?? [],
+          },
+        ],
+  );
+  const comparisons: Partial<Record<ExperimentMetric, CellComparison[]>> = {};
+  for (const metric of TRADING_METRICS) comparisons[metric] = compareCells(entries, metric);
+  return { label, comparisons, sentences: (comparisons.returnPct ?? []).map((c) => c.sentence) };
 }
 
 /** The completed runs of a cell as the statistics take them. */
@@ -71,6 +149,7 @@ export function summarizeExperiment(
   status: ExperimentStatus,
   finishedAt: string,
   budgetStop: string | null = null,
+  returnsOf: RunReturns | null = null,
 ): ExperimentSummary {
   const byKey = new Map<string, ExperimentResultLine>();
   for (const l of lines) byKey.set(l.key, l);
@@ -120,8 +199,26 @@ export function summarizeExperiment(
     sentences: (comparisons.returnPct ?? []).map((c) => c.sentence),
     budget: { usd: config.budgetUsd ?? null, spentUsd: spentUsd(results), stopped: budgetStop },
     buyAndHold,
+    codeBaseline: againstCode(config, labels, runs),
+    deflatedSharpe: bestCellDsr(
+      results,
+      labels,
+      config.cells.flatMap((c, i) => (c.code === true ? [] : [i])),
+      returnsOf,
+    ),
     finishedAt,
   };
+}
+
+/** The best cell's DSR in words: "Deflated Sharpe Ratio 0.524 for memory=layered, the best of 3 cells …". */
+export function deflatedSharpeLine(d: ExperimentSummary["deflatedSharpe"]): string {
+  const f = (x: number | null) => (x === null ? "n/a" : x.toFixed(3));
+  if (d.dsr.value === null) return `Deflated Sharpe Ratio: n/a (${d.dsr.reason})`;
+  return (
+    `Deflated Sharpe Ratio ${f(d.dsr.value)} for ${d.label}, the best of ${d.trials} cells by per-bar Sharpe ` +
+    `(${f(d.bestSharpePerBar.value)} over ${d.observations} per-bar returns; the best of ${d.trials} skill-less cells ` +
+    `would show ${f(d.expectedMaxSharpe.value)}; PSR against 0 ${f(d.psr.value)})`
+  );
 }
 
 /** What the experiment's runs were billed: null when a run's price is unknown. */

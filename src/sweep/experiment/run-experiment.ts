@@ -2,6 +2,10 @@ import path from "node:path";
 import type { UsageSnapshot } from "../../agent/llm/usage-meter.js";
 import { UsageError } from "../../errors/usage-error.js";
 import type { ExperimentMetric } from "../../metrics/experiment/metrics.js";
+import { simpleReturns } from "../../metrics/returns.js";
+import { runTurnover } from "../../report/compare-facts.js";
+import { readEquityCsv } from "../../report/html/report-model.js";
+import { readResult } from "../../rundir/run-record.js";
 import type { RunResult } from "../../rundir/run-result.js";
 import { replayRunConfig } from "../../runner/replay-config.js";
 import type { RunConfig } from "../../runner/run-config.js";
@@ -24,8 +28,8 @@ import type { ExperimentEvent } from "./experiment-events.js";
 import { writeExperimentPage } from "./experiment-page.js";
 import {
   cellLabel,
+  experimentRuns,
   type PlannedRun,
-  planRuns,
   runNamespace,
   windowLabel,
 } from "./experiment-plan.js";
@@ -59,7 +63,7 @@ export async function runNewExperiment(
     id,
     createdAt: new Date().toISOString(),
     ...spec,
-    total: spec.cells.length * spec.windows.length * spec.repeats,
+    total: experimentRuns(spec).length,
   };
   writeJsonAtomic(sweepFile(dir, "config"), config);
   return { dir, summary: await runExperiment(dir, config, events) };
@@ -139,8 +143,8 @@ const planned = ({ key, cell, window, repeat, seed }: PlannedRun) => ({
   seed,
 });
 
-/** A finished run's line of results.jsonl. */
-function resultLine(run: PlannedRun, result: RunResult): ExperimentResultLine {
+/** A finished run's line of results.jsonl (`dir`: its run directory). */
+function resultLine(run: PlannedRun, result: RunResult, dir: string): ExperimentResultLine {
   const m = result.metrics;
   const usage = usageOf(result);
   const metrics: Record<ExperimentMetric, number | null> = {
@@ -148,8 +152,8 @@ function resultLine(run: PlannedRun, result: RunResult): ExperimentResultLine {
     sharpe: m?.sharpe ?? null,
     maxDrawdownPct: m?.maxDrawdownPct ?? null,
     trades: m?.trades ?? null,
-    // No turnover figure in result.json yet: missing, not zero.
-    turnover: null,
+    // Not in result.json (its figures stay as they are): read from the run's own files.
+    turnover: result.status === "completed" ? runTurnover(dir) : null,
     tokens: usage ? usage.tokens.prompt + usage.tokens.completion : null,
     costUsd: usage?.cost.usd ?? null,
   };
@@ -199,9 +203,7 @@ async function runExperiment(
     const starts = new Map<string, ExperimentStartLine>();
     for (const s of readExperimentStarts(startedFile)) starts.set(s.key, s);
     const original = config.replayOf === null ? null : originalRuns(config.replayOf);
-    const queue = planRuns(config.cells.length, config.windows, config.repeats, config.seed).filter(
-      (r) => !done.has(r.key),
-    );
+    const queue = experimentRuns(config).filter((r) => !done.has(r.key));
     let finished = done.size;
     const emit = events.onEvent ?? (() => {});
     {
@@ -244,7 +246,7 @@ async function runExperiment(
         }
       }
       if (resume !== null) config1 = resume.config;
-      else if (original !== null) {
+      else if (original !== null && config.cells[run.cell]?.code !== true) {
         const from = original.get(run.key);
         if (from === undefined) throw new UsageError(`${run.key} has no completed run to replay`);
         config1 = replayRunConfig(from, path.dirname(from), `${config.name}-${run.key}`);
@@ -282,7 +284,7 @@ async function runExperiment(
         if (handle) inFlight.delete(handle);
       });
       if (result.status === "interrupted") return null;
-      const line = resultLine(run, result);
+      const line = resultLine(run, result, path.join(config1.runsRoot, result.id));
       appendJsonLine(resultsFile, line);
       finished += 1;
       events.onRunFinished?.(line, finished, config.total);
@@ -358,6 +360,7 @@ async function runExperiment(
       complete ? "completed" : "interrupted",
       new Date().toISOString(),
       budgetStop,
+      (l) => runReturns(config, l),
     );
     writeJsonAtomic(sweepFile(dir, "summary"), summary);
     writeExperimentPage(dir, config, lines, summary);
@@ -365,6 +368,19 @@ async function runExperiment(
     return summary;
   } finally {
     lock.release();
+  }
+}
+
+/** A completed run's per-bar returns from its equity.csv; null when it cannot be read. */
+function runReturns(config: ExperimentConfig, l: ExperimentResultLine): Float64Array | null {
+  const cell = config.cells[l.cell];
+  if (!cell || l.runId === "") return null;
+  const dir = path.join(cell.run.runsRoot, l.runId);
+  try {
+    return simpleReturns(readEquityCsv(dir, readResult(dir)).equity);
+  } catch {
+    // Removed or damaged since: the DSR is made from the runs that can be read.
+    return null;
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { summarizeCell } from "../../../src/metrics/experiment/cell.js";
+import { summarizeCell, windowMeans } from "../../../src/metrics/experiment/cell.js";
 import { EXPERIMENT_METRIC_NAMES } from "../../../src/metrics/experiment/metrics.js";
 import { summarize } from "../../../src/metrics/experiment/summary.js";
 
@@ -50,5 +50,25 @@ describe("summarizeCell", () => {
     // An unknown price is missing, never $0.
     expect(cell.costUsd).toMatchObject({ n: 1, missing: 3, mean: { value: 0.5 } });
     expect(cell.sharpe).toMatchObject({ n: 0, missing: 4, mean: { value: null } });
+  });
+});
+
+describe("windowMeans", () => {
+  it("Example 8: averages each metric over a window's repeats that have a figure, as repeat 1", () => {
+    const runs = [
+      { window: "a", repeat: 1, metrics: { returnPct: 2, turnover: 0.5, costUsd: null } },
+      { window: "b", repeat: 1, metrics: { returnPct: 4, turnover: null } },
+      { window: "a", repeat: 2, metrics: { returnPct: -1, turnover: 1.5, costUsd: null } },
+      { window: "b", repeat: 2, metrics: { returnPct: 3, turnover: null } },
+      { window: "a", repeat: 3, metrics: { returnPct: 5, turnover: 2.5 } },
+    ];
+    const means = windowMeans(runs);
+    expect(means.map((m) => [m.window, m.repeat])).toEqual([
+      ["a", 1],
+      ["b", 1],
+    ]);
+    // a: (2 − 1 + 5) / 3 = 2 and (0.5 + 1.5 + 2.5) / 3 = 1.5; b: (4 + 3) / 2 = 3.5.
+    expect(means[0]?.metrics).toMatchObject({ returnPct: 2, turnover: 1.5, costUsd: null });
+    expect(means[1]?.metrics).toMatchObject({ returnPct: 3.5, turnover: null, sharpe: null });
   });
 });

@@ -6,6 +6,7 @@ import {
   baselineCells,
   cellLabel,
   experimentCells,
+  experimentRuns,
   parseWindows,
   planRuns,
   rollingWindows,
@@ -154,5 +155,21 @@ describe("plannedRunConfig", () => {
     const other = plannedRunConfig(config, runs[3]!, 1).memory?.config as { namespace: string };
     expect(a.namespace).toBe(runNamespace(config.id, runs[2]!, 1));
     expect(new Set([a.namespace, b.namespace, other.namespace, "default"]).size).toBe(4);
+  });
+});
+
+describe("experimentRuns", () => {
+  it("runs a code baseline cell once per window, as repeat 1, with the LLM cells' keys unchanged", () => {
+    const windows = [
+      { from: "2012-01-01", to: "2012-06-30" },
+      { from: "2012-07-01", to: "2012-12-31" },
+    ];
+    const runs = experimentRuns({ cells: [{}, {}, { code: true }], windows, repeats: 3, seed: 5 });
+    expect(runs).toHaveLength(2 * 2 * 3 + 2);
+    expect(runs.filter((r) => r.cell === 2).map((r) => [r.key, r.seed])).toEqual([
+      ["c2-w0-r1", 5],
+      ["c2-w1-r1", 5],
+    ]);
+    expect(runs.filter((r) => r.cell < 2)).toEqual(planRuns(2, windows, 3, 5));
   });
 });

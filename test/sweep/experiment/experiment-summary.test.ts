@@ -176,3 +176,130 @@ describe("summarizeExperiment", () => {
     expect(spentUsd(unknown)).toBeNull();
   });
 });
+
+describe("the Deflated Sharpe Ratio of the best cell", () => {
+  // Example 7 of docs/experiment-statistics.md, as results.jsonl lines: the cells none, files
+  // and layered, one window × two repeats; each run's per-bar returns by its key.
+  const two = { ...config, windows: windows.slice(0, 1), total: 6 } as ExperimentConfig;
+  const returns: Record<string, number[]> = {
+    "c0-w0-r1": [0.01, -0.01],
+    "c0-w0-r2": [0.02, -0.02],
+    "c1-w0-r1": [-0.01, 0.02],
+    "c1-w0-r2": [-0.03, 0],
+    "c2-w0-r1": [0.01, -0.02],
+    "c2-w0-r2": [0.03, 0],
+  };
+  const ls = lines(() => 0).filter((l) => l.window === 0);
+
+  it("deflates the best cell by the experiment's cells as trials", () => {
+    const s = summarizeExperiment(two, ls, "completed", "t", null, (l) => returns[l.key] ?? null);
+    expect(s.deflatedSharpe).toMatchObject({ label: "memory=layered", cell: 2, trials: 3 });
+    expect(s.deflatedSharpe.observations).toBe(4);
+    expect(s.deflatedSharpe.dsr.value).toBeCloseTo(0.52426631101443, 9);
+  });
+
+  it("leaves a failed run's returns out, and is null when no curve was read", () => {
+    const failed = ls.map((l) => (l.key === "c2-w0-r2" ? { ...l, status: "failed" } : l));
+    const s = summarizeExperiment(
+      two,
+      failed,
+      "completed",
+      "t",
+      null,
+      (l) => returns[l.key] ?? null,
+    );
+    // layered keeps (0.01, −0.02) alone, a per-bar Sharpe of −0.005 / √0.00045 < 0: none
+    // (Sharpe 0) is the best now.
+    expect(s.deflatedSharpe).toMatchObject({ label: "memory=none", cell: 0, trials: 3 });
+    const none = summarizeExperiment(two, ls, "completed", "t");
+    expect(none.deflatedSharpe.dsr).toEqual({
+      value: null,
+      reason: "the runs' equity curves were not read",
+    });
+  });
+});
+
+describe("a code baseline (--baseline)", () => {
+  // none and files (3 windows × 2 repeats) and a code strategy run once on each window.
+  const withCode = {
+    ...config,
+    cells: [
+      ...config.cells.slice(0, 2),
+      { settings: { baseline: "strategies/sma-crossover.ts" }, run: {}, code: true },
+    ],
+    total: 2 * 3 * 2 + 3,
+  } as unknown as ExperimentConfig;
+  const code = [1, -2, 0.5];
+  // files' returns per window and repeat; none is base(w, r).
+  const files = (w: number, r: number) => code[w]! + (r === 1 ? 3 : 1) - w;
+  const all = lines((cell, w, r) => (cell === 0 ? base(w, r) : files(w, r)))
+    .filter((l) => l.cell < 2)
+    .concat(
+      windows.map((_, w) => ({
+        ...(lines(() => 0)[0] as ExperimentResultLine),
+        key: `c2-w${w}-r1`,
+        cell: 2,
+        window: w,
+        repeat: 1,
+        metrics: {
+          ...(lines(() => 0)[0] as ExperimentResultLine).metrics,
+          returnPct: code[w]!,
+          tokens: null,
+          costUsd: null,
+        },
+        calls: { network: 0, cache: 0, replay: 0 },
+      })),
+    );
+  const s = summarizeExperiment(withCode, all, "completed", "t");
+
+  it("shows the code strategy as a cell of its own, over its one run per window", () => {
+    const row = s.cells[2];
+    expect(row?.label).toBe("baseline=strategies/sma-crossover.ts");
+    expect(row?.runs).toBe(3);
+    expect(row?.metrics.returnPct.mean.value).toBeCloseTo((1 - 2 + 0.5) / 3, 12);
+    expect(row?.metrics.tokens).toMatchObject({ n: 0, missing: 3 });
+  });
+
+  it("pairs each LLM cell's window means with the code strategy's run on that window", () => {
+    const [none, vsFiles] = s.codeBaseline?.comparisons.returnPct ?? [];
+    expect(s.codeBaseline?.label).toBe("baseline=strategies/sma-crossover.ts");
+    expect(vsFiles?.cell).toBe("memory=files (mean of 2 repeats)");
+    expect(vsFiles?.baseline).toBe("baseline=strategies/sma-crossover.ts");
+    // files − code per window: the mean of (3, 1) minus w, i.e. 2, 1, 0.
+    expect(vsFiles?.pairs).toBe(3);
+    expect(vsFiles?.difference.mean.value).toBeCloseTo(1, 12);
+    expect([vsFiles?.higher, vsFiles?.equal]).toEqual([2, 1]);
+    // Sign flip over the non-zero (2, 1) and a 0: |Σ| ≥ 3 in 2 × 2 of the 8 patterns.
+    expect(vsFiles?.test.p.value).toBeCloseTo(4 / 8, 12);
+    // none: the mean over its repeats of base(w, r) − code[w].
+    const diffs = [0, 1, 2].map((w) => (base(w, 1) + base(w, 2)) / 2 - code[w]!);
+    expect(none?.difference.mean.value).toBeCloseTo(diffs.reduce((a, b) => a + b, 0) / 3, 12);
+    // BH across the two cells.
+    expect(vsFiles?.comparisons).toBe(2);
+    expect(s.codeBaseline?.sentences[1]).toMatch(
+      /^memory=files \(mean of 2 repeats\) beat baseline=strategies\/sma-crossover\.ts on 2 of 3 windows, tied on 1;/,
+    );
+    // Tokens and $ mean nothing against a strategy that makes no call.
+    expect(Object.keys(s.codeBaseline?.comparisons ?? {})).not.toContain("tokens");
+  });
+
+  it("leaves the code strategy out of the memory=none comparisons and of the DSR's trials", () => {
+    expect(s.comparisons.returnPct?.map((c) => c.cell)).toEqual(["memory=files"]);
+    const t = summarizeExperiment(withCode, all, "completed", "t", null, (l) =>
+      l.cell === 2 ? [0.05, 0.06, 0.04, 0.05] : l.cell === 0 ? [0.01, -0.01] : [0.02, -0.01],
+    );
+    expect(t.deflatedSharpe.trials).toBe(2);
+    expect(t.deflatedSharpe.label).toBe("memory=files");
+  });
+
+  it("has no code baseline without --baseline", () => {
+    expect(
+      summarizeExperiment(
+        config,
+        lines(() => 1),
+        "completed",
+        "t",
+      ).codeBaseline,
+    ).toBeNull();
+  });
+});
