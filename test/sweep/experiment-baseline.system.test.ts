@@ -127,6 +127,17 @@ describe("an experiment with --baseline strategies/x.ts", async () => {
     }
   });
 
+  it("estimates the LLM cells' runs only: the code strategy's cost nothing", () => {
+    const { estimate } = readJson<{
+      estimate: { runs: number; cells: { label: string; runs: number }[] };
+    }>(path.join(dir as string, "config.json"));
+    expect(estimate.runs).toBe(8);
+    expect(estimate.cells.map((c) => [c.label, c.runs])).toEqual([
+      ["memory=none", 4],
+      ["memory=files", 4],
+    ]);
+  });
+
   it("shows it as a cell and compares every LLM cell with it on the window", () => {
     expect(summary.cells.map((c) => [c.label, c.runs])).toEqual([
       ["memory=none", 4],
