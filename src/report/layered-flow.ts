@@ -15,6 +15,7 @@ const READ_FOR_PARTS = new Set(["store", "day_end"]);
  * Read generically, so an operation this version does not know (a compression) is counted too:
  * `stores` (store operations), `reflections` (stores in the reflection layer), every move of any
  * operation by its kind (`promotions`, `demotions`; `removals` for a move out of the memory;
+ * `merged` and `compressed` for one merged into a like memory or compressed into a summary,
  * `move:<why>` for another kind), `trigger:<kind>` for each reflection trigger, and `op:<name>`
  * for every other operation (`op:duplicate`, `op:compress`, …). Unreadable lines are skipped.
  */
@@ -45,7 +46,10 @@ export function layeredFlow(dir: string): Record<string, number> | null {
     if (Array.isArray(op.moves)) {
       for (const m of op.moves) {
         if (!isJsonObject(m)) continue;
-        if (m.to === null) add("removals");
+        // Out of the memory: merged into a like memory, compressed into a summary, or removed
+        // (decayed, over capacity), as the system's own counts keep them apart.
+        if (m.to === null)
+          add(m.why === "duplicate" ? "merged" : m.why === "compress" ? "compressed" : "removals");
         else if (m.why === "promote") add("promotions");
         else if (m.why === "demote") add("demotions");
         else add(`move:${String(m.why)}`);

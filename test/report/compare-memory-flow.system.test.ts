@@ -41,6 +41,10 @@ describe("compare: index health and the layered flow", () => {
       demotions: result.memory.demotions,
       removals: result.memory.removed,
     });
+    // Out of the memory by de-duplication and compression: apart from the removals, as the
+    // system counts them (absent from the log's counts when none happened).
+    expect(flow.merged ?? 0).toBe(result.memory.merged);
+    expect(flow.compressed ?? 0).toBe(result.memory.compressed);
     const triggers = Object.entries(flow)
       .filter(([k]) => k.startsWith("trigger:"))
       .reduce((sum, [, n]) => sum + (n as number), 0);

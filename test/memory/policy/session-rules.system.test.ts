@@ -130,7 +130,16 @@ describe("session summary by token percent, and by the model", async () => {
     );
     const third = firstDecision(requests)[2] as RecordedRequest;
     const sent = chatBody(third).messages;
-    expect(sent.map((m) => m.role)).toEqual(["system", "user", "user", "assistant", "tool"]);
+    // The workspace state follows a compaction (one user message, at the end).
+    expect(sent.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+      "user",
+      "assistant",
+      "tool",
+      "user",
+    ]);
+    expect(String(sent[5]?.content)).toMatch(/^Current agent state:/);
     expect(sent[2]?.content).toBe(
       "[Summary of the earlier steps of this decision, by the memory policy]\nSUMMARY: logged breakout watch",
     );
