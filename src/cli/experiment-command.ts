@@ -4,7 +4,6 @@ import { optionKey } from "../config/setting.js";
 import { SWEEP_SETTINGS } from "../config/sweep-settings.js";
 import { type LoadCsvOptions, loadCsv } from "../data/load-csv.js";
 import { UsageError } from "../errors/usage-error.js";
-import { EXPERIMENT_METRICS } from "../metrics/experiment/metrics.js";
 import type { RunConfig } from "../runner/run-config.js";
 import { type ExperimentCell, readExperimentConfig } from "../sweep/experiment/experiment-dir.js";
 import type { ExperimentEstimate } from "../sweep/experiment/experiment-estimate.js";
@@ -16,10 +15,7 @@ import {
   parseWindows,
   rollingWindows,
 } from "../sweep/experiment/experiment-plan.js";
-import {
-  deflatedSharpeLine,
-  type ExperimentSummary,
-} from "../sweep/experiment/experiment-summary.js";
+import type { ExperimentSummary } from "../sweep/experiment/experiment-summary.js";
 import {
   type ExperimentEvents,
   type NewExperiment,
@@ -28,11 +24,11 @@ import {
   runNewExperiment,
 } from "../sweep/experiment/run-experiment.js";
 import { parseGridValues, splitGridArg } from "../sweep/grid-values.js";
-import { sweepFile, sweepsRootOf } from "../sweep/sweep-layout.js";
+import { sweepsRootOf } from "../sweep/sweep-layout.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "../util/terminal-text.js";
-import { usdText } from "../util/usd-text.js";
 import { runsRootOf } from "./commands/runs-root.js";
 import { experimentRenderer } from "./experiment-progress.js";
+import { formatExperimentSummary } from "./format-experiment.js";
 import { relativeIfInside } from "./format-run-error.js";
 import { wantsLiveView } from "./live-view-choice.js";
 import { buildRunConfig, isLlmStrategy, type RunCommandOptions } from "./run-command.js";
@@ -153,39 +149,8 @@ export function findExperimentDir(name: string, root: string): string | null {
   return ids.length === 1 ? (ids[0] as string) : null;
 }
 
-const pct = (v: number | null | undefined) =>
+const _pct = (v: number | null | undefined) =>
   v === null || v === undefined ? "n/a" : v.toFixed(2);
-
-/** The experiment as the command (and `show`) prints it. */
-export function formatExperimentSummary(s: ExperimentSummary, dir: string): string {
-  const lines = [
-    `Experiment ${s.id} (${s.status}): ${s.done} of ${s.total} runs, ${s.failed} failed`,
-  ];
-  for (const c of s.cells) {
-    const r = c.metrics.returnPct;
-    const ci = r.ci.interval;
-    const band = ci.low === null ? "" : ` (CI ${ci.low.toFixed(2)}..${ci.high.toFixed(2)})`;
-    const t = c.metrics.tokens.mean.value;
-    lines.push(
-      `  ${c.label}: ${c.runs} runs, ${EXPERIMENT_METRICS.returnPct.label} mean ${pct(r.mean.value)}%${band}, SD ${pct(r.sd.value)}, sharpe ${pct(c.metrics.sharpe.mean.value)}, tokens ${t === null ? "n/a" : Math.round(t)}`,
-    );
-  }
-  for (const sentence of s.sentences) lines.push(sentence);
-  for (const sentence of s.codeBaseline?.sentences ?? []) lines.push(sentence);
-  lines.push(deflatedSharpeLine(s.deflatedSharpe));
-  const b = s.budget;
-  // Always said: an unknown price is "unknown", never left out nor $0.0000.
-  lines.push(
-    `Spent ${b.spentUsd === null ? "unknown (a model's price is unknown: --prices-file)" : usdText(b.spentUsd)}${b.usd === null ? "" : ` of --budget-usd ${b.usd}`}`,
-  );
-  if (b.stopped !== null) lines.push(`Runs left unstarted: ${b.stopped}.`);
-  lines.push(
-    `Buy & hold: ${s.buyAndHold.map((b) => `${b.window} ${pct(b.returnPct)}%`).join(", ")}`,
-  );
-  lines.push(relativeIfInside(dir) || ".");
-  lines.push(`Report ${relativeIfInside(sweepFile(dir, "report"))}`);
-  return lines.join("\n");
-}
 
 /** Progress on stderr (the live view on a terminal), signals, then the summary: shared by a
  * new, resumed or replayed one. */
@@ -223,7 +188,7 @@ async function withExperimentProgress(
       );
     else
       process.stdout.write(
-        `${escapeControl(formatExperimentSummary(escapeStrings(summary), dir))}\n`,
+        `${escapeControl(formatExperimentSummary(escapeStrings(summary), dir, process.stdout.isTTY ? (process.stdout.columns ?? null) : null))}\n`,
       );
     if (signal !== null) return exitCodeOf(signal);
     if (summary.status !== "completed") return 1;

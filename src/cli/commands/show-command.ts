@@ -103,7 +103,7 @@ async function showExperiment(dir: string, o: ShowOptions): Promise<boolean> {
     ]);
   const config = experimentDir.readExperimentConfig(dir);
   if (config === null) return false;
-  const { formatExperimentSummary } = await import("../experiment-command.js");
+  const { formatExperimentSummary } = await import("../format-experiment.js");
   let written: ExperimentSummary | null;
   try {
     written = readJsonFile(sweepFile(dir, "summary")) as typeof written;
@@ -124,7 +124,8 @@ async function showExperiment(dir: string, o: ShowOptions): Promise<boolean> {
   const status: string = written === null ? (listed?.status ?? "interrupted") : summary.status;
   const shown = { ...summary, status: status as ExperimentSummary["status"] };
   printReport(shown, o.json, (s) => {
-    const text = formatExperimentSummary(s, dir);
+    const width = process.stdout.isTTY ? (process.stdout.columns ?? null) : null;
+    const text = formatExperimentSummary(s, dir, width);
     return written === null
       ? `${text}\n${status === "running" ? "Still running" : `agenticbt resume ${s.id} runs the ${s.total - s.done} left`}: these figures are of the ${s.done} runs finished so far.`
       : text;
