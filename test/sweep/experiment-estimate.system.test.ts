@@ -77,7 +77,7 @@ describe("an experiment's cost estimate", () => {
     expect(r.stderr).toContain("add --yes");
     expect(r.stdout).toContain("Estimate: 24 runs");
     for (const cell of ["memory=none", "memory=files", "memory=layered", "memory=persistent"])
-      expect(r.stdout).toContain(`${cell}: 6 runs`);
+      expect(r.stdout).toMatch(new RegExp(`\\n${cell} +6 +~`));
     expect(r.stdout).toContain("the default price table");
     expect(sweepsIn("refused")).toEqual([]);
     expect(chatCount()).toBe(before);
