@@ -493,7 +493,7 @@ export const AGENT_SETTINGS = {
     group: "agent",
     flag: "--rpm",
     arg: "<n>",
-    help: "the provider's requests per minute, shared by every run of the process (none by default: a 429's Retry-After still pauses every run)",
+    help: "the provider's requests per minute, shared by every run of the process; without it a 429's Retry-After still pauses every run",
     unit: "requests/min",
     min: 1,
     integer: true,
