@@ -13,7 +13,6 @@ import {
   type PriceTable,
   priceFor,
 } from "../agent/llm/pricing.js";
-import { ProviderLimiter, RATE_WINDOW_MS } from "../agent/llm/provider-limiter.js";
 import { ReplaySource } from "../agent/llm/replay-source.js";
 import { DEFAULT_CACHE_DIR, ResponseCache } from "../agent/llm/response-cache.js";
 import { readTranscript, TranscriptWriter } from "../agent/llm/transcript.js";
@@ -228,12 +227,8 @@ export async function distillRunsWithModel(
     timeoutMs: m.timeoutMs,
     maxRetries: m.maxRetries,
     maxRetryWaitMs: Math.round(m.maxRetryWaitS * 1000),
-    limiter: new ProviderLimiter({
-      concurrency: 1,
-      rpm: null,
-      tpm: null,
-      windowMs: RATE_WINDOW_MS,
-    }),
+    // One request at a time, no rate limit: the client's own limiter.
+    concurrency: 1,
     cache,
     replay: recorded === null ? null : new ReplaySource(recorded, replayFile ?? ""),
     transcript,
