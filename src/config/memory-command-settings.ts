@@ -9,6 +9,10 @@ import { choice, num, text } from "./setting.js";
 export const DISTILL_REVIEWS = ["month", "all", "none"] as const;
 export type DistillReviews = (typeof DISTILL_REVIEWS)[number];
 
+/** What dates a model's entry: the runs it names, or every run the model read. */
+export const DISTILL_DATE_BY = ["sources", "all"] as const;
+export type DistillDateBy = (typeof DISTILL_DATE_BY)[number];
+
 /** A model distillation's transcript, in the store's directory (the previous one kept as .bak). */
 export const DISTILL_TRANSCRIPT_FILE = "distill-transcript.jsonl";
 
@@ -39,6 +43,14 @@ export const DISTILL_SETTINGS = {
     arg: "<name>",
     help: "distil with this model: it reads the runs' lessons and reviews and writes the entries (none: the deterministic distillation; with --replay: the recording's model)",
     rule: { ok: (s) => s.trim() !== "", message: "it is empty: pass a model name." },
+  }),
+  dateBy: choice({
+    group: "memory",
+    flag: "--date-by",
+    arg: "<runs>",
+    help: "with --model, the period an entry is dated by (the look-ahead guard reads its end): sources (the union of the runs it names) or all (every distilled run: the model read them all, so an entry cannot carry a later run's knowledge into an earlier run even if the model names its sources wrongly)",
+    choices: DISTILL_DATE_BY,
+    default: "sources",
   }),
   baseURL: A.baseURL,
   temperature: A.temperature,

@@ -18,7 +18,7 @@ import { DEFAULT_CACHE_DIR, ResponseCache } from "../agent/llm/response-cache.js
 import { readTranscript, TranscriptWriter } from "../agent/llm/transcript.js";
 import { CHARS_PER_TOKEN, UsageMeter } from "../agent/llm/usage-meter.js";
 import { type ChatRequest, FATAL_FAILURES, LlmError } from "../agent/types.js";
-import { DISTILL_TRANSCRIPT_FILE } from "../config/memory-command-settings.js";
+import { DISTILL_TRANSCRIPT_FILE, type DistillDateBy } from "../config/memory-command-settings.js";
 import { UsageError } from "../errors/run-errors.js";
 import { oneLine } from "../memory/persistent/entry-file.js";
 import { slugify } from "../memory/persistent/slug.js";
@@ -49,6 +49,8 @@ export interface DistillModelOptions {
   timeoutMs: number;
   maxRetries: number;
   maxRetryWaitS: number;
+  /** The runs an entry is dated by: those it names, or every distilled run. */
+  dateBy: DistillDateBy;
   /** Times a bad answer is asked again before the rules' distillation is used. */
   answerRetries: number;
   maxTokens: number | null;
@@ -258,7 +260,8 @@ export async function distillRunsWithModel(
       }
       const body = `${e.text}\n\nDrawn from ${from.length} of ${runs.length} distilled runs: ${sourcesText(from)}.`;
       const description = `distilled by ${model} from ${from.length} run(s)`;
-      entries.push(writeEntry(store, "lesson", e.title, body, description, from, unionText));
+      const dated = m.dateBy === "all" ? runs : from;
+      entries.push(writeEntry(store, "lesson", e.title, body, description, from, unionText, dated));
     }
     out = outputOf(runs, store, entries, below, o);
   } else {

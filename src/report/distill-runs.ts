@@ -173,8 +173,8 @@ const hullText = (from: readonly Period[]) =>
 
 /**
  * Saves one entry through the store (lock, atomic write, backup of a replaced one). Its
- * provenance spans its sources (the look-ahead guard reads the end: the latest source's last
- * bar); `period` words the entry's period in the command's answer.
+ * provenance spans the runs it is `dated` by, by default its sources (the look-ahead guard reads
+ * the end: the latest one's last bar); `period` words that period in the command's answer.
  */
 export function writeEntry(
   store: PersistentStore,
@@ -184,9 +184,10 @@ export function writeEntry(
   description: string,
   from: readonly SourceRun[],
   period: (from: readonly Period[]) => string,
+  dated: readonly SourceRun[] = from,
 ): DistilledEntry {
-  const start = Math.min(...from.map((r) => r.start));
-  const end = Math.max(...from.map((r) => r.end));
+  const start = Math.min(...dated.map((r) => r.start));
+  const end = Math.max(...dated.map((r) => r.end));
   const provenance: Provenance = {
     runId: from.map((r) => r.id).join("+"),
     periodStart: start,
@@ -199,7 +200,7 @@ export function writeEntry(
     title,
     kind: type === "lesson" ? "lesson" : "review",
     runs: from.map((r) => r.id),
-    period: period(from),
+    period: period(dated),
   };
 }
 

@@ -142,6 +142,12 @@ describe("agenticbt memory distill --model", () => {
     );
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("--temperature applies to a model's distillation");
+    const dated = cli(
+      ["memory", "distill", "run-a", "--into", "x", "--date-by", "all", "--runs-dir", runs],
+      work,
+    );
+    expect(dated.status).toBe(2);
+    expect(dated.stderr).toContain("--date-by applies to a model's distillation");
     const none = cli(
       [
         "memory",

@@ -91,6 +91,7 @@ function model(more: Partial<DistillModelOptions> = {}): DistillModelOptions {
     timeoutMs: 5000,
     maxRetries: 0,
     maxRetryWaitS: 1,
+    dateBy: "sources",
     answerRetries: 1,
     maxTokens: null,
     maxCost: null,
@@ -209,6 +210,28 @@ describe("memory distill --model against the scripted server", () => {
     await expect(
       distillRunsWithModel([a, b], opts("m4"), model({ replay: path.join(memoryRoot, "m1") })),
     ).rejects.toThrow(/diverged at call 1.*--replay: distil the same runs/s);
+  });
+
+  it("--date-by all dates every entry by every distilled run", async () => {
+    script({ content: JSON.stringify(ANSWER) });
+    const out = await distillRunsWithModel([a, b, c], opts("dated"), model({ dateBy: "all" }));
+    // a, c and b chain into one stretch; each entry keeps the runs it names.
+    expect(out.entries.map((e) => [e.title, e.runs, e.period])).toEqual([
+      ["Cut losses at 2%", ["run-a", "run-b"], "2020-01-02 00:00 .. 2020-06-30 00:00"],
+      ["Earnings weeks", ["run-a"], "2020-01-02 00:00 .. 2020-06-30 00:00"],
+      ["Opening gaps fade", ["run-c", "run-b"], "2020-01-02 00:00 .. 2020-06-30 00:00"],
+    ]);
+    const earnings = PersistentStore.readOnly(path.join(memoryRoot, "dated"))
+      .entries()
+      .find((e) => e.fields.name === "Earnings weeks")!;
+    expect(earnings.fields.provenance).toEqual({
+      runId: "run-a",
+      periodStart: utc("2020-01-02"),
+      periodEnd: utc("2020-06-30"),
+      writtenAt: utc("2020-06-30"),
+    });
+    // Dated by its source alone, a run from 2020-04-01 saw it; dated by all, it does not.
+    expect(reachesPast(earnings, utc("2020-04-01"), "next")).toBe(true);
   });
 
   it("asks again after a bad answer, telling the model what was wrong; drops entries below --min-runs", async () => {

@@ -115,6 +115,11 @@ export async function distillCommand(runs: string[], o: DistillCommandOptions): 
 
 /** The model's settings mean nothing without a model: given alone, they are bad usage. */
 function refuseModelSettings(s: Record<string, unknown>): void {
+  if (s.dateBy !== DISTILL_SETTINGS.dateBy.default) {
+    throw new UsageError(
+      `${DISTILL_SETTINGS.dateBy.flag} applies to a model's distillation: pass --model <name> too (without it each entry is dated by the runs whose lesson it is).`,
+    );
+  }
   for (const [key, setting] of Object.entries(DISTILL_SETTINGS)) {
     if (setting.group !== "agent" || setting.default !== null || s[key] === null) continue;
     throw new UsageError(
