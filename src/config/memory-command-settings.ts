@@ -48,7 +48,7 @@ export const DISTILL_SETTINGS = {
     group: "memory",
     flag: "--date-by",
     arg: "<runs>",
-    help: "with --model, the period an entry is dated by (the look-ahead guard reads its end): sources (the union of the runs it names) or all (every distilled run: the model read them all, so an entry cannot carry a later run's knowledge into an earlier run even if the model names its sources wrongly)",
+    help: "with --model, the runs an entry's period is the union of (the look-ahead guard reads its end): sources (the runs it names) or all (every distilled run, as the model read them all)",
     choices: DISTILL_DATE_BY,
     default: "sources",
   }),
