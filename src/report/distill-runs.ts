@@ -23,7 +23,7 @@ export interface DistillOptions {
   reviews: DistillReviews;
 }
 
-interface SourceRun {
+export interface SourceRun {
   id: string;
   dir: string;
   start: Millis;
@@ -45,6 +45,12 @@ const TITLE_CHARS = 48;
  * that starts before that period ends. Re-distilling the same runs rewrites the same entries.
  */
 export function distillRuns(dirs: readonly string[], o: DistillOptions): DistillOutput {
+  const runs = readSources(dirs, o);
+  return distillByRules(runs, openStore(o), o);
+}
+
+/** The source runs, checked (finished, each named once), ordered by their end, then id. */
+export function readSources(dirs: readonly string[], o: DistillOptions): SourceRun[] {
   validateNamespace(o.namespace);
   const runs = dirs.map(readSource).sort((a, b) => a.end - b.end || cmp(a.id, b.id));
   const ids = new Set<string>();
@@ -52,8 +58,27 @@ export function distillRuns(dirs: readonly string[], o: DistillOptions): Distill
     if (ids.has(r.id)) throw new UsageError(`Run ${r.id} is named twice: name each run once.`);
     ids.add(r.id);
   }
+  return runs;
+}
+
+/** The store `--into` names, created when absent (no level of it may be a link). */
+export function openStore(o: DistillOptions): PersistentStore {
   const root = memoryRootFor(o.runsRoot);
-  const store = PersistentStore.open(root, path.join(root, o.namespace));
+  return PersistentStore.open(root, path.join(root, o.namespace));
+}
+
+/** The reviews `--reviews` selects from a run, in key order. */
+export function selectedReviews(r: SourceRun, which: DistillReviews): SourceRun["reviews"] {
+  if (which === "none") return [];
+  return which === "month" ? r.reviews.filter((x) => x.key.startsWith("month_")) : r.reviews;
+}
+
+/** The deterministic distillation (no model) of `runs` into `store`. */
+export function distillByRules(
+  runs: readonly SourceRun[],
+  store: PersistentStore,
+  o: DistillOptions,
+): DistillOutput {
   const entries: DistilledEntry[] = [];
   // Lessons by folded text, in the order first learned (runs sorted by their end).
   const lessons = new Map<string, { text: string; runs: SourceRun[] }>();
@@ -72,20 +97,30 @@ export function distillRuns(dirs: readonly string[], o: DistillOptions): Distill
       continue;
     }
     const title = `${cut(text, TITLE_CHARS)} [${hash(key)}]`;
-    const body = `${text}\n\nLearned in ${from.length} of ${runs.length} distilled runs: ${from
-      .map((r) => `${r.id} (${periodText(r.start, r.end)})`)
-      .join(", ")}.`;
-    entries.push(write(store, "lesson", title, body, `lesson of ${from.length} run(s)`, from));
+    const body = `${text}\n\nLearned in ${from.length} of ${runs.length} distilled runs: ${sourcesText(from)}.`;
+    entries.push(
+      writeEntry(store, "lesson", title, body, `lesson of ${from.length} run(s)`, from, hullText),
+    );
   }
-  if (o.reviews !== "none") {
-    for (const r of runs) {
-      for (const review of r.reviews) {
-        if (o.reviews === "month" && !review.key.startsWith("month_")) continue;
-        const title = `Review ${review.key} ${r.id}`;
-        entries.push(write(store, "market", title, review.text, `review ${review.key}`, [r]));
-      }
+  for (const r of runs) {
+    for (const review of selectedReviews(r, o.reviews)) {
+      const title = `Review ${review.key} ${r.id}`;
+      entries.push(
+        writeEntry(store, "market", title, review.text, `review ${review.key}`, [r], hullText),
+      );
     }
   }
+  return outputOf(runs, store, entries, below, o);
+}
+
+/** The command's answer: the runs read and the entries written. */
+export function outputOf(
+  runs: readonly SourceRun[],
+  store: PersistentStore,
+  entries: DistilledEntry[],
+  below: number,
+  o: DistillOptions,
+): DistillOutput {
   return {
     namespace: o.namespace,
     store: store.dir,
@@ -100,16 +135,59 @@ export function distillRuns(dirs: readonly string[], o: DistillOptions): Distill
   };
 }
 
-function write(
+/** Each source run with its period: `run-a (2020-01-02 00:00 .. 2020-03-31 00:00), …`. */
+export const sourcesText = (from: readonly SourceRun[]) =>
+  from.map((r) => `${r.id} (${periodText(r.start, r.end)})`).join(", ");
+
+/** A simulated window, or a stretch of several runs' windows. */
+export interface Period {
+  start: Millis;
+  end: Millis;
+}
+
+/**
+ * The union of periods: sorted by start, those that overlap or share an instant merged into one.
+ * Two runs with a gap between them stay two periods (the bar interval is not known here, so the
+ * night between one run's last bar and the next run's first is a gap).
+ */
+export function periodUnion(periods: readonly Period[]): Period[] {
+  const sorted = [...periods].sort((a, b) => a.start - b.start || a.end - b.end);
+  const out: Period[] = [];
+  for (const p of sorted) {
+    const last = out.at(-1);
+    if (last !== undefined && p.start <= last.end) last.end = Math.max(last.end, p.end);
+    else out.push({ start: p.start, end: p.end });
+  }
+  return out;
+}
+
+/** A union of periods as text, its stretches joined by " + ". */
+export const unionText = (from: readonly Period[]) =>
+  periodUnion(from)
+    .map((p) => periodText(p.start, p.end))
+    .join(" + ");
+
+/** The span from the first run's first bar to the last run's last (the rules' entries' period). */
+const hullText = (from: readonly Period[]) =>
+  periodText(Math.min(...from.map((r) => r.start)), Math.max(...from.map((r) => r.end)));
+
+/**
+ * Saves one entry through the store (lock, atomic write, backup of a replaced one). Its
+ * provenance spans the runs it is `dated` by, by default its sources (the look-ahead guard reads
+ * the end: the latest one's last bar); `period` words that period in the command's answer.
+ */
+export function writeEntry(
   store: PersistentStore,
   type: EntryType,
   title: string,
   content: string,
   description: string,
   from: readonly SourceRun[],
+  period: (from: readonly Period[]) => string,
+  dated: readonly SourceRun[] = from,
 ): DistilledEntry {
-  const start = Math.min(...from.map((r) => r.start));
-  const end = Math.max(...from.map((r) => r.end));
+  const start = Math.min(...dated.map((r) => r.start));
+  const end = Math.max(...dated.map((r) => r.end));
   const provenance: Provenance = {
     runId: from.map((r) => r.id).join("+"),
     periodStart: start,
@@ -122,7 +200,7 @@ function write(
     title,
     kind: type === "lesson" ? "lesson" : "review",
     runs: from.map((r) => r.id),
-    period: periodText(start, end),
+    period: period(dated),
   };
 }
 
@@ -191,7 +269,8 @@ export function playbookLessons(playbook: string): string[] {
 /** Case and spacing folded: the same lesson written twice is one. */
 const fold = (text: string) => text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
 const hash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 6);
-const periodText = (start: Millis, end: Millis) => `${minuteStamp(start)} .. ${minuteStamp(end)}`;
+export const periodText = (start: Millis, end: Millis) =>
+  `${minuteStamp(start)} .. ${minuteStamp(end)}`;
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function cut(text: string, n: number): string {

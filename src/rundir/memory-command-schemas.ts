@@ -36,7 +36,33 @@ export const distillOutputSchema = z.object({
     z.object({ id: z.string(), period: z.string(), lessons: z.number(), reviews: z.number() }),
   ),
   entries: z.array(distilledEntrySchema),
-  /** Distinct lessons left out: fewer than `--min-runs` runs learned them. */
+  /** Distinct lessons left out: fewer than `--min-runs` runs learned them (with `--model`: the
+   * model's entries drawing on fewer runs). */
   lessonsBelowMinRuns: z.number(),
+  /** With `--model` only: the model, its calls, and why the rules' distillation was used instead
+   * (`fallback`, null when the model's entries were written). */
+  model: z
+    .object({
+      name: z.string(),
+      baseURL: z.string(),
+      cache: z.boolean(),
+      /** The recording answered from (`--replay`), or null. */
+      replayOf: z.string().nullable(),
+      /** The store's distill transcript, or null when no call was made. */
+      transcript: z.string().nullable(),
+      calls: z.object({
+        total: z.number(),
+        network: z.number(),
+        cache: z.number(),
+        replay: z.number(),
+        failed: z.number(),
+      }),
+      billedTokens: z.object({ prompt: z.number(), completion: z.number(), cached: z.number() }),
+      costUsd: z.number().nullable(),
+      fallback: z.string().nullable(),
+    })
+    .optional(),
+  /** With `--model` only: what the user was warned of (also said on stderr). */
+  warnings: z.array(z.string()).optional(),
 });
 export type DistillOutput = z.infer<typeof distillOutputSchema>;

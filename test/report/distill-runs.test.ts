@@ -4,48 +4,30 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { reachesPast } from "../../src/memory/persistent/look-ahead.js";
 import { PersistentStore } from "../../src/memory/persistent/persistent-store.js";
-import { distillRuns, playbookLessons } from "../../src/report/distill-runs.js";
+import {
+  DISTILL_SYSTEM_PROMPT,
+  distillPrompt,
+  readDistillAnswer,
+} from "../../src/report/distill-model.js";
+import {
+  distillRuns,
+  periodUnion,
+  playbookLessons,
+  readSources,
+  unionText,
+} from "../../src/report/distill-runs.js";
+import { finishedRunDir, utc } from "../helpers/finished-run.js";
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agenticbt-distill-"));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 const runsRoot = path.join(work, ".agenticbt", "runs");
 
-/** A finished run directory as the runner leaves it: result.json, playbook, reviews. */
-function runDir(
+const runDir = (
   id: string,
   period: { start: string; end: string },
   lessons: string[],
   reviews: Record<string, string> = {},
-): string {
-  const dir = path.join(runsRoot, id);
-  fs.mkdirSync(path.join(dir, "reviews"), { recursive: true });
-  const result = {
-    id,
-    status: "completed",
-    strategy: { name: "t", kind: "llm", path: "t.md" },
-    data: [{ symbol: "SPY" }],
-    period: { ...period, bars: 20 },
-    metrics: null,
-    benchmark: { metrics: null },
-    startedAt: "2026-01-01T00:00:00Z",
-    finishedAt: "2026-01-01T00:01:00Z",
-  };
-  fs.writeFileSync(path.join(dir, "result.json"), JSON.stringify(result));
-  const bullets = lessons.map((l, i) => `- [${period.start} 0${i}:00] ${l}`).join("\n");
-  fs.writeFileSync(
-    path.join(dir, "playbook.md"),
-    `# Manual\n\nBuy dips.\n\n## Lessons\n\n${bullets}\n`,
-  );
-  for (const [key, text] of Object.entries(reviews)) {
-    fs.writeFileSync(
-      path.join(dir, "reviews", `${key}.md`),
-      `<!-- written ${period.end} 00:00 by run ${id} -->\n${text}\n`,
-    );
-  }
-  return dir;
-}
-
-const utc = (d: string) => Date.parse(`${d}T00:00:00Z`);
+) => finishedRunDir(runsRoot, id, period, lessons, reviews);
 
 describe("memory distill", () => {
   const a = runDir(
@@ -132,6 +114,86 @@ describe("memory distill", () => {
     expect(() => distillRuns([c], o)).toThrow(/still running/);
     expect(() => distillRuns([a], { ...o, namespace: "../x" })).toThrow(
       /Invalid --memory-namespace/,
+    );
+  });
+});
+
+describe("memory distill --model: the pure parts", () => {
+  it("takes the union of periods: overlapping or touching ones merge, a gap keeps two", () => {
+    const p = (start: string, end: string) => ({ start: utc(start), end: utc(end) });
+    // Jan–Mar, Feb–May and Apr–Jun chain into one stretch (each overlaps the one before it);
+    // Aug–Sep stands apart.
+    expect(
+      periodUnion([
+        p("2020-08-03", "2020-09-30"),
+        p("2020-01-02", "2020-03-31"),
+        p("2020-02-03", "2020-05-29"),
+        p("2020-04-01", "2020-06-30"),
+      ]),
+    ).toEqual([p("2020-01-02", "2020-06-30"), p("2020-08-03", "2020-09-30")]);
+    // Sharing an instant merges; a day apart does not (the bar interval is not known).
+    expect(periodUnion([p("2020-01-02", "2020-03-31"), p("2020-03-31", "2020-04-30")])).toEqual([
+      p("2020-01-02", "2020-04-30"),
+    ]);
+    expect(periodUnion([p("2020-01-02", "2020-03-31"), p("2020-04-01", "2020-06-30")])).toEqual([
+      p("2020-01-02", "2020-03-31"),
+      p("2020-04-01", "2020-06-30"),
+    ]);
+    expect(unionText([p("2020-04-01", "2020-06-30"), p("2020-01-02", "2020-03-31")])).toBe(
+      "2020-01-02 00:00 .. 2020-03-31 00:00 + 2020-04-01 00:00 .. 2020-06-30 00:00",
+    );
+    expect(periodUnion([])).toEqual([]);
+  });
+
+  it("shows the model every run with its period, lessons and the selected reviews", () => {
+    const x = runDir(
+      "run-x",
+      { start: "2021-01-04", end: "2021-02-26" },
+      ["Two lines\n  of one lesson"],
+      { "month_2021-01": "January: trend.", "week_2021-W02": "Quiet." },
+    );
+    const y = runDir("run-y", { start: "2021-03-01", end: "2021-03-31" }, []);
+    const runs = readSources([y, x], { namespace: "p", runsRoot, minRuns: 2, reviews: "month" });
+    expect(distillPrompt(runs, { minRuns: 2, reviews: "month" })).toBe(
+      [
+        "2 run(s). Each entry must draw on at least 2 run(s).",
+        "## Run run-x\nPeriod: 2021-01-04 00:00 .. 2021-02-26 00:00",
+        "### Lessons\n- Two lines\n  of one lesson",
+        "### Reviews\n#### month_2021-01\nJanuary: trend.",
+        "## Run run-y\nPeriod: 2021-03-01 00:00 .. 2021-03-31 00:00",
+        "### Lessons\n(none)",
+        "### Reviews\n(none)",
+      ].join("\n\n"),
+    );
+    expect(distillPrompt(runs, { minRuns: 1, reviews: "none" })).not.toContain("Reviews");
+    expect(DISTILL_SYSTEM_PROMPT).toContain('"runs"');
+  });
+
+  it("reads the answer: JSON in or out of a fence; refuses bad JSON, unknown runs, twin titles", () => {
+    const ids = ["run-a", "run-b"];
+    const good = { entries: [{ title: " Stops ", text: "Cut at 2%.", runs: ["run-b"] }] };
+    expect(readDistillAnswer(JSON.stringify(good), ids)).toEqual({
+      entries: [{ title: "Stops", text: "Cut at 2%.", runs: ["run-b"] }],
+    });
+    expect(readDistillAnswer(`Here:\n\`\`\`json\n${JSON.stringify(good)}\n\`\`\``, ids)).toEqual(
+      readDistillAnswer(JSON.stringify(good), ids),
+    );
+    expect(readDistillAnswer("{entries: []}", ids)).toBe("it is not valid JSON");
+    expect(readDistillAnswer('{"entries": [{"title": "t", "runs": ["run-a"]}]}', ids)).toMatch(
+      /^it does not have the asked form at entries\.0\.text/,
+    );
+    const unknown = { entries: [{ title: "t", text: "x", runs: ["run-a", "run-z"] }] };
+    expect(readDistillAnswer(JSON.stringify(unknown), ids)).toBe(
+      'entry 1 names unknown run(s) "run-z"; the runs are run-a, run-b',
+    );
+    const twins = {
+      entries: [
+        { title: "Stops!", text: "x", runs: ["run-a"] },
+        { title: "stops", text: "y", runs: ["run-b"] },
+      ],
+    };
+    expect(readDistillAnswer(JSON.stringify(twins), ids)).toBe(
+      "entry 2 repeats the title of an earlier entry",
     );
   });
 });

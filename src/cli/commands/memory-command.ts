@@ -1,5 +1,7 @@
 import type { Command } from "commander";
-import { DISTILL_SETTINGS } from "../../config/memory-command-settings.js";
+import { DISTILL_SETTINGS, DISTILL_TRANSCRIPT_FILE } from "../../config/memory-command-settings.js";
+import { UsageError } from "../../errors/usage-error.js";
+import type { DistillOutput } from "../../rundir/memory-command-schemas.js";
 import { addSettingOptions, runsDirOption } from "../run-options.js";
 import { registerMemoryPolicyCommand } from "./memory-policy-command.js";
 import { printReport, runsRootOf } from "./runs-root.js";
@@ -37,9 +39,16 @@ Examples:
 
 Builds (or adds to) the persistent store .agenticbt/memory/<namespace>/ from finished runs: each
 playbook lesson (the same text in several runs is one entry) and each review becomes an entry,
-with no model. Every entry records the period its knowledge comes from; a run started before that
-period ends does not see it (the look-ahead guard of --memory persistent).
-Exit codes: 0 success, 2 bad usage (unknown or running run, bad namespace or option).`;
+with no model. With --model, the model reads the runs' lessons and reviews and answers the
+entries (JSON: title, text, the runs each draws on), through the response cache, the store's
+${DISTILL_TRANSCRIPT_FILE}, the budget and --replay; a bad answer is asked again (--answer-retries),
+then the deterministic distillation is written, with a warning. Every entry records the period
+its knowledge comes from; a run started before that period ends does not see it (the look-ahead
+guard of --memory persistent).
+  $ agenticbt memory distill runA runB --into shared --model gpt-4o-mini --temperature 0
+  $ agenticbt memory distill runA runB --into shared2 --replay .agenticbt/memory/shared
+Exit codes: 0 success, 1 the model cannot be reached (key, model name, URL), 2 bad usage
+(unknown or running run, bad namespace or option, a replay that does not match).`;
 
 /** `agenticbt memory reindex <run>`: returns the exit code; bad usage throws (exit code 2). */
 export async function reindexCommand(run: string, o: MemoryCommandOptions): Promise<number> {
@@ -68,24 +77,59 @@ export async function distillCommand(runs: string[], o: DistillCommandOptions): 
   ]);
   const s = settingValuesOf(DISTILL_SETTINGS, o as unknown as Record<string, unknown>);
   const root = runsRootOf(o.runsDir);
-  const out = distillRuns(
-    runs.map((r) => resolveRunDir(r, root)),
-    { namespace: o.into, runsRoot: root, minRuns: s.minRuns, reviews: s.reviews },
-  );
+  const dirs = runs.map((r) => resolveRunDir(r, root));
+  const options = { namespace: o.into, runsRoot: root, minRuns: s.minRuns, reviews: s.reviews };
+  let out: DistillOutput;
+  if (s.model === null && s.replay === null) {
+    refuseModelSettings(s);
+    out = distillRuns(dirs, options);
+  } else {
+    const { distillRunsWithModel } = await import("../../report/distill-model.js");
+    out = await distillRunsWithModel(dirs, options, {
+      ...s,
+      onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
+    });
+  }
   printReport(out, o.json, (r) =>
     [
-      `Distilled ${r.runs.length} run(s) into ${r.store}:`,
+      `Distilled ${r.runs.length} run(s) into ${r.store}` +
+        (r.model === undefined
+          ? ":"
+          : r.model.fallback === null
+            ? ` with ${r.model.name} (${callsText(r.model.calls)}):`
+            : ` by the rules (${r.model.name} not used: see the warning):`),
       ...r.runs.map((x) => `  ${x.id}  ${x.period}  ${x.lessons} lessons, ${x.reviews} reviews`),
       `${r.entries.filter((e) => e.kind === "lesson").length} lesson entries, ` +
         `${r.entries.filter((e) => e.kind === "review").length} review entries` +
         (r.lessonsBelowMinRuns > 0
-          ? `; ${r.lessonsBelowMinRuns} lessons learned by fewer runs than --min-runs left out`
+          ? r.model?.fallback === null
+            ? `; ${r.lessonsBelowMinRuns} entries drawing on fewer runs than --min-runs left out`
+            : `; ${r.lessonsBelowMinRuns} lessons learned by fewer runs than --min-runs left out`
           : ""),
       ...r.entries.map((e) => `  ${e.file}  (${e.period})`),
+      ...(r.model?.transcript ? [`Model calls recorded in ${r.model.transcript}`] : []),
     ].join("\n"),
   );
   return 0;
 }
+
+/** The model's settings mean nothing without a model: given alone, they are bad usage. */
+function refuseModelSettings(s: Record<string, unknown>): void {
+  if (s.dateBy !== DISTILL_SETTINGS.dateBy.default) {
+    throw new UsageError(
+      `${DISTILL_SETTINGS.dateBy.flag} applies to a model's distillation: pass --model <name> too (without it each entry is dated by the runs whose lesson it is).`,
+    );
+  }
+  for (const [key, setting] of Object.entries(DISTILL_SETTINGS)) {
+    if (setting.group !== "agent" || setting.default !== null || s[key] === null) continue;
+    throw new UsageError(
+      `${setting.flag} applies to a model's distillation: pass --model <name> too (without it the distillation is deterministic).`,
+    );
+  }
+}
+
+const callsText = (c: { total: number; network: number; cache: number; replay: number }) =>
+  `${c.total} call(s): ${c.network} network, ${c.cache} cache, ${c.replay} replay`;
 
 /**
  * `agenticbt memory …`: one group, each subcommand added by its own function (another file may
