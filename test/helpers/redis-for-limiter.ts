@@ -4,6 +4,8 @@ import net from "node:net";
 /** A throwaway redis-server on 127.0.0.1 (no persistence), for the limiter's tests. */
 export interface LimiterRedis {
   url: string;
+  /** Stops it, waits `downMs`, and starts it again on the same port (empty: no persistence). */
+  restart(downMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,8 +37,8 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-export async function startLimiterRedis(): Promise<LimiterRedis> {
-  const port = await freePort();
+/** A redis-server on `port`, answering PING; `stop` ends it. */
+async function spawnRedis(port: number): Promise<() => Promise<void>> {
   const child: ChildProcess = spawn(
     "redis-server",
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
@@ -49,11 +51,22 @@ export async function startLimiterRedis(): Promise<LimiterRedis> {
       throw new Error(`redis-server did not answer on port ${port} (is it installed?)`);
     await new Promise((r) => setTimeout(r, 50));
   }
+  return async () => {
+    if (child.exitCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+}
+
+export async function startLimiterRedis(): Promise<LimiterRedis> {
+  const port = await freePort();
+  let stop = await spawnRedis(port);
   return {
     url: `redis://127.0.0.1:${port}`,
-    async close() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
+    async restart(downMs) {
+      await stop();
+      await new Promise((r) => setTimeout(r, downMs));
+      stop = await spawnRedis(port);
     },
+    close: () => stop(),
   };
 }

@@ -183,4 +183,30 @@ describe("RedisProviderLimiter", () => {
     // Room for one: it was not taken by the aborted request.
     expect(await within(a.admit(0))).toBe(true);
   });
+
+  it("waits through a Redis restart, then goes on", async () => {
+    const own = await startLimiterRedis();
+    const a = new RedisProviderLimiter(
+      { url: own.url, namespace: "restart" },
+      "http://provider/v1",
+      "m",
+      limits({ concurrency: 1 }),
+      { pollMs: 5 },
+    );
+    try {
+      const release = await a.acquireSlot();
+      release();
+      const restarted = own.restart(1_000);
+      await new Promise((r) => setTimeout(r, 200));
+      // Asked while Redis is down: neither refused nor let through unchecked.
+      const slot = a.acquireSlot();
+      const admitted = a.admit(0);
+      expect(await within(slot, 500)).toBe(false);
+      await restarted;
+      expect(await within(slot, 5_000)).toBe(true);
+      expect(await within(admitted, 5_000)).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
 });
