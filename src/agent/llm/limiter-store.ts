@@ -1,3 +1,4 @@
+import { UsageError } from "../../errors/usage-error.js";
 import {
   keptLimiter,
   type LimiterStore,
@@ -7,6 +8,11 @@ import {
 } from "./provider-limiter.js";
 
 export type { LimiterStore };
+
+/** The URL without its password, for a message. */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@");
+}
 
 /** The environment variables that make every run of a process count its provider limits in
  * Redis (a queue's worker sets them for the runs it starts). */
@@ -23,6 +29,10 @@ export function limiterStoreFromEnv(
 ): LimiterStore | null {
   const url = env[LIMITER_STORE_ENV.url]?.trim();
   if (!url) return null;
+  if (!/^rediss?:\/\/[^/]/.test(url))
+    throw new UsageError(
+      `${LIMITER_STORE_ENV.url} must be a Redis URL, redis://[user:pass@]host:port[/db] or rediss:// for TLS; got "${redactUrl(url)}". Unset it to keep each process's limits to itself.`,
+    );
   const namespace = env[LIMITER_STORE_ENV.namespace]?.trim() || DEFAULT_LIMITER_NAMESPACE;
   return { url, namespace };
 }

@@ -11,6 +11,7 @@ import {
   sharedProviderLimiter,
 } from "../../../src/agent/llm/provider-limiter.js";
 import { RedisProviderLimiter } from "../../../src/agent/llm/redis-provider-limiter.js";
+import { UsageError } from "../../../src/errors/usage-error.js";
 
 const LIMITS: ProviderLimits = { concurrency: 2, rpm: 60, tpm: null, windowMs: 1_000 };
 
@@ -31,6 +32,23 @@ describe("the provider limiter's store", () => {
         [LIMITER_STORE_ENV.namespace]: "q1",
       }),
     ).toEqual({ url: "rediss://h:1", namespace: "q1" });
+  });
+
+  it("refuses what is not a Redis URL, without showing a password", () => {
+    const refusal = (url: string) => {
+      try {
+        limiterStoreFromEnv({ [LIMITER_STORE_ENV.url]: url });
+      } catch (err) {
+        return err;
+      }
+      return null;
+    };
+    for (const url of ["localhost:6379", "http://h:1", "redis://"])
+      expect(refusal(url)).toBeInstanceOf(UsageError);
+    const err = refusal("redis//u:secret@h:1");
+    expect(err).toBeInstanceOf(UsageError);
+    expect(String(err)).toContain("u:***@h:1");
+    expect(String(err)).not.toContain("secret");
   });
 
   it("without a store, is the process's own limiter, the one every run shares", async () => {
