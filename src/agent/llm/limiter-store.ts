@@ -23,6 +23,12 @@ export const LIMITER_STORE_ENV = {
 
 export const DEFAULT_LIMITER_NAMESPACE = "agenticbt";
 
+/** The environment that selects `store` (a worker sets it before it starts its runs' processes
+ * or threads, which inherit it). */
+export function limiterStoreEnv(store: LimiterStore): Record<string, string> {
+  return { [LIMITER_STORE_ENV.url]: store.url, [LIMITER_STORE_ENV.namespace]: store.namespace };
+}
+
 /** The store the environment names; null (the default): limits are this process's own. */
 export function limiterStoreFromEnv(
   env: Readonly<Record<string, string | undefined>>,

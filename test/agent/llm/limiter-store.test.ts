@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_LIMITER_NAMESPACE,
   LIMITER_STORE_ENV,
+  limiterStoreEnv,
   limiterStoreFromEnv,
   providerLimiterFor,
 } from "../../../src/agent/llm/limiter-store.js";
@@ -32,6 +33,9 @@ describe("the provider limiter's store", () => {
         [LIMITER_STORE_ENV.namespace]: "q1",
       }),
     ).toEqual({ url: "rediss://h:1", namespace: "q1" });
+    // What a worker sets is read back as the same store.
+    const store = { url: "redis://u:p@h:6379/3", namespace: "sweeps" };
+    expect(limiterStoreFromEnv(limiterStoreEnv(store))).toEqual(store);
   });
 
   it("refuses what is not a Redis URL, without showing a password", () => {
