@@ -133,7 +133,9 @@ export async function prepareLlmStrategy(
     cutShort: () => cutShort(),
     async create(args) {
       const { LlmClient } = await import("../agent/llm/llm-client.js");
-      const { sharedProviderLimiter } = await import("../agent/llm/provider-limiter.js");
+      const { limiterStoreFromEnv, providerLimiterFor } = await import(
+        "../agent/llm/limiter-store.js"
+      );
       const { DEFAULT_CACHE_DIR, ResponseCache } = await import("../agent/llm/response-cache.js");
       const { TranscriptWriter } = await import("../agent/llm/transcript.js");
       const { CHARS_PER_TOKEN, UsageMeter } = await import("../agent/llm/usage-meter.js");
@@ -168,6 +170,20 @@ export async function prepareLlmStrategy(
               );
             })
           : null;
+      // One limiter per provider for the whole process: the runs of an experiment share it. With
+      // a store in the environment (a queue's worker), every process using it shares it too.
+      const limiter = await providerLimiterFor(
+        limiterStoreFromEnv(process.env),
+        normaliseBaseUrl(settings.baseURL),
+        o.model,
+        {
+          // An experiment's config.json written before these settings existed lacks them.
+          concurrency: o.concurrency ?? DEFAULT_AGENT_OPTIONS.concurrency,
+          rpm: o.rpm ?? null,
+          tpm: o.tpm ?? null,
+          windowMs: Math.round((o.rateWindowS ?? DEFAULT_AGENT_OPTIONS.rateWindowS) * 1000),
+        },
+      );
       const client = new LlmClient({
         resumed: args.resumed ?? null,
         model: o.model,
@@ -176,14 +192,7 @@ export async function prepareLlmStrategy(
         timeoutMs: o.timeoutMs,
         maxRetries: o.maxRetries,
         maxRetryWaitMs: Math.round(o.maxRetryWaitS * 1000),
-        // One limiter per provider for the whole process: the runs of an experiment share it.
-        limiter: sharedProviderLimiter(normaliseBaseUrl(settings.baseURL), o.model, {
-          // An experiment's config.json written before these settings existed lacks them.
-          concurrency: o.concurrency ?? DEFAULT_AGENT_OPTIONS.concurrency,
-          rpm: o.rpm ?? null,
-          tpm: o.tpm ?? null,
-          windowMs: Math.round((o.rateWindowS ?? DEFAULT_AGENT_OPTIONS.rateWindowS) * 1000),
-        }),
+        limiter,
         cache,
         replay,
         transcript,

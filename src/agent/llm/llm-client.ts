@@ -21,7 +21,12 @@ import {
   waitTooLongMessage,
 } from "./classify-failure.js";
 import { DEFAULT_BASE_URL, NO_API_KEY } from "./llm-settings.js";
-import { type AdmittedRequest, ProviderLimiter, RATE_WINDOW_MS } from "./provider-limiter.js";
+import {
+  type AdmittedRequest,
+  ProviderLimiter,
+  type ProviderRateLimiter,
+  RATE_WINDOW_MS,
+} from "./provider-limiter.js";
 import { type AnswerNote, readCompletion } from "./read-completion.js";
 import { type RecordedAnswer, ZERO_USAGE } from "./recorded-answer.js";
 import { redactSecret } from "./redact.js";
@@ -65,7 +70,7 @@ export interface LlmClientOptions {
   /** The provider's limiter, shared with other clients (the runs of an experiment): calls in
    * flight, requests and tokens per minute, Retry-After pauses. Default: one of this client's
    * own, with `concurrency` and no rate limit. */
-  limiter?: ProviderLimiter | null;
+  limiter?: ProviderRateLimiter | null;
   cache?: ResponseCache | null;
   /** Set: every answer comes from this recording, with zero network. */
   replay?: ReplaySource | null;
@@ -114,7 +119,7 @@ export class LlmClient implements ChatModel {
   /** Aborted by stop(): ends every wait and request of this client at once. */
   private readonly stopper = new AbortController();
   private waitRefused = false;
-  private readonly limiter: ProviderLimiter;
+  private readonly limiter: ProviderRateLimiter;
   private readonly cache: ResponseCache | null;
   private readonly replay: ReplaySource | null;
   private readonly resumed: ResumedCalls | null;
@@ -397,8 +402,10 @@ export class LlmClient implements ChatModel {
       let admitted: AdmittedRequest;
       try {
         admitted = await this.limiter.admit(estimate, stopping);
-      } catch {
-        throw stoppedError();
+      } catch (err) {
+        // Aborted by stop(); anything else is the limiter's own failure (its store), told as is.
+        if (stopping.aborted) throw stoppedError();
+        throw err;
       }
       // Kept (null) for a failure the server may have billed; a refusal (429) cost nothing.
       let billed: number | null = null;

@@ -15,6 +15,13 @@ export interface ProviderLimits {
   windowMs: number;
 }
 
+/** Where the limits of processes on several machines are kept together: a Redis server, and a
+ * namespace (the queue's name) so two queues on one server count apart. */
+export interface LimiterStore {
+  url: string;
+  namespace: string;
+}
+
 /** The limiter's view of time: injected so that tests decide when it is. */
 export interface LimiterClock {
   /** Milliseconds, epoch-based (pausedUntil is shown to users). */
@@ -56,6 +63,36 @@ export interface AdmittedRequest {
   settle(billedTokens: number | null): void;
 }
 
+/**
+ * What a call needs of its provider's limiter: in this process (ProviderLimiter), or shared by
+ * processes on several machines through Redis (RedisProviderLimiter).
+ */
+export interface ProviderRateLimiter {
+  /** New limits (the latest run's settings): slots and waiters carry on under them. */
+  setLimits(limits: ProviderLimits): void;
+  readonly current: ProviderLimits;
+  /** Waits for a call slot; the returned function gives it back (once). */
+  acquireSlot(): Promise<() => void>;
+  /** Waits until one request of about `estimatedTokens` fits in the window and no pause holds,
+   * then counts it as sent. Rejects with the signal's reason when it is aborted first. */
+  admit(estimatedTokens: number, signal?: AbortSignal): Promise<AdmittedRequest>;
+  /** A server asked every caller to wait `ms` (Retry-After): nothing is sent before then. */
+  pause(ms: number): void;
+  snapshot(): LimiterSnapshot;
+}
+
+/** The most requests and tokens one window holds (rpm and tpm scaled to the window). */
+export function windowCaps(limits: ProviderLimits): {
+  requests: number | null;
+  tokens: number | null;
+} {
+  const share = limits.windowMs / RATE_WINDOW_MS;
+  return {
+    requests: limits.rpm === null ? null : Math.max(1, Math.floor(limits.rpm * share)),
+    tokens: limits.tpm === null ? null : Math.max(1, Math.floor(limits.tpm * share)),
+  };
+}
+
 interface Waiter {
   since: number;
   tokens: number;
@@ -72,7 +109,7 @@ interface Waiter {
  * falls below what the server's own window holds, however late the request reached it. Waiters
  * are served first come, first served (a large request is not passed over by small ones).
  */
-export class ProviderLimiter {
+export class ProviderLimiter implements ProviderRateLimiter {
   private limits: ProviderLimits;
   private active = 0;
   private readonly slotWaiters: { since: number; resolve: () => void }[] = [];
@@ -214,13 +251,12 @@ export class ProviderLimiter {
   }
 
   private fits(tokens: number): boolean {
-    const { rpm, tpm, windowMs } = this.limits;
-    const share = windowMs / RATE_WINDOW_MS;
-    if (rpm !== null && this.sent.length >= Math.max(1, Math.floor(rpm * share))) return false;
-    if (tpm !== null && this.sent.length > 0) {
+    const caps = windowCaps(this.limits);
+    if (caps.requests !== null && this.sent.length >= caps.requests) return false;
+    if (caps.tokens !== null && this.sent.length > 0) {
       // A request larger than the whole window's tokens still goes, alone.
       const used = this.sent.reduce((n, s) => n + s.tokens, 0);
-      if (used + tokens > Math.max(1, Math.floor(tpm * share))) return false;
+      if (used + tokens > caps.tokens) return false;
     }
     return true;
   }
@@ -237,7 +273,7 @@ export class ProviderLimiter {
   }
 }
 
-function checkLimits(l: ProviderLimits): ProviderLimits {
+export function checkLimits(l: ProviderLimits): ProviderLimits {
   if (!Number.isInteger(l.concurrency) || l.concurrency < 1)
     throw new RangeError(`Concurrency must be a whole number of at least 1, got ${l.concurrency}.`);
   for (const [name, v] of [
@@ -251,8 +287,8 @@ function checkLimits(l: ProviderLimits): ProviderLimits {
   return { ...l };
 }
 
-/** Every provider's limiter of this process, by base URL and model. */
-const shared = new Map<string, { baseURL: string; model: string; limiter: ProviderLimiter }>();
+/** Every provider's limiter of this process, by base URL and model (and Redis store). */
+const shared = new Map<string, { baseURL: string; model: string; limiter: ProviderRateLimiter }>();
 
 /**
  * The limiter every run of this process shares for one provider (base URL + model). The run
@@ -262,14 +298,33 @@ export function sharedProviderLimiter(
   baseURL: string,
   model: string,
   limits: ProviderLimits,
-): ProviderLimiter {
-  const key = `${baseURL}\n${model}`;
+): ProviderRateLimiter {
+  return keptLimiter(
+    `${baseURL}\n${model}`,
+    baseURL,
+    model,
+    limits,
+    () => new ProviderLimiter(limits),
+  );
+}
+
+/**
+ * The limiter kept under `key` for the whole process, made by `make` the first time; the one
+ * asking last sets its limits. Every kept limiter is in the snapshots.
+ */
+export function keptLimiter(
+  key: string,
+  baseURL: string,
+  model: string,
+  limits: ProviderLimits,
+  make: () => ProviderRateLimiter,
+): ProviderRateLimiter {
   const known = shared.get(key);
   if (known) {
     known.limiter.setLimits(limits);
     return known.limiter;
   }
-  const limiter = new ProviderLimiter(limits);
+  const limiter = make();
   shared.set(key, { baseURL, model, limiter });
   return limiter;
 }
