@@ -181,7 +181,7 @@ export class LlmClient implements ChatModel {
     return this.stopper.signal.aborted || this.waitRefused;
   }
 
-  async complete(request: ChatRequest): Promise<ChatResponse> {
+  async complete(request: ChatRequest, purpose?: string): Promise<ChatResponse> {
     const effective = canonicalRequest({ ...request, model: request.model || this.model || "" });
     const requestHash = hashRequest(effective);
     const started = performance.now();
@@ -208,6 +208,7 @@ export class LlmClient implements ChatModel {
           latencyMs: Math.round(performance.now() - started),
           attempts: outcome.attempts,
           source,
+          ...(purpose === undefined ? {} : { purpose }),
         });
       }
       this.meter?.record({
@@ -247,6 +248,7 @@ export class LlmClient implements ChatModel {
       latencyMs: outcome.latencyMs,
       attempts: outcome.attempts,
       source: outcome.source,
+      ...(purpose === undefined ? {} : { purpose }),
     });
     this.recordUsage(effective, response);
     this.onEvent?.({
