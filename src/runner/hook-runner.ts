@@ -120,7 +120,11 @@ export class HookRunner {
       const moment = this.momentOf(e);
       // A memory asking the model (a model mode) finishes before the strategy's hook.
       const r = moment === null ? undefined : this.onMemoryMoment(moment);
-      if (r instanceof Promise) return r.then(() => this.handleEvent(e, index));
+      if (r instanceof Promise) {
+        // Named for a hook timeout's message (the wait is the memory's, not a hook's).
+        this.lastHook = "memory system's model call";
+        return r.then(() => this.handleEvent(e, index));
+      }
     }
     return this.handleEvent(e, index);
   }
