@@ -370,7 +370,7 @@ export class LayeredMemory implements MemorySystem {
     this.model.scoreFallbacks++;
     this.fellBack(
       "importance",
-      "the model's importance answer was not one JSON object of five factors in [0, 1]; the rule scored the memory (counted in result.json memory.modelImportanceFallbacks).",
+      "the model gave no usable importance (not one JSON object of five factors in [0, 1], a failed call or a spent budget); the rule scored the memory (counted in result.json memory.modelImportanceFallbacks).",
     );
     return { factors: facts.rule, by: "fallback" };
   }
