@@ -57,7 +57,8 @@ export interface ChatResponse {
 
 /** What the agent needs of a model; `LlmClient` is the real one. */
 export interface ChatModel {
-  complete(request: ChatRequest): Promise<ChatResponse>;
+  /** `purpose`: names a call that is not a decision's in the transcript (a memory system's). */
+  complete(request: ChatRequest, purpose?: string): Promise<ChatResponse>;
 }
 
 /** Every way a model call can fail, counted by type in result.json (and recorded in transcripts). */

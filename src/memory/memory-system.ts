@@ -113,8 +113,9 @@ export interface MemorySystem {
   /** Extra prompt for the bar's memory turn even when no agent moment is due (e.g. a reflection
    * the system wants now); null when nothing is due. */
   pendingPrompt(at: MemoryCallSite): string | null;
-  /** A memory moment happened (before the strategy's hook for it). */
-  onMoment(moment: MemoryMoment): void;
+  /** A memory moment happened (before the strategy's hook for it). A promise (a system asking the
+   * run's model, `MemorySystemEnv.complete`) is awaited before that hook (added for model modes). */
+  onMoment(moment: MemoryMoment): void | Promise<void>;
   /**
    * False when `onMoment` does nothing: the run then computes no calendar moments for the memory
    * (in a daily run, a day end at every bar). Absent: true.
@@ -209,7 +210,29 @@ export interface MemorySystemEnv {
    * tells the recall index; returns the backup's path. Optional (added for playbook compression).
    */
   rewritePlaybook?: (text: string, at: Millis) => string | null;
+  /**
+   * The run's model, for a system's own judgements (importance scoring, compression): through the
+   * same client, response cache, transcript, budget and replay as the agent's decisions. Absent in
+   * a code strategy's run: the system uses its deterministic rule. Optional (added for model modes).
+   */
+  complete?: MemoryModel;
 }
+
+/** A message of a memory system's model call. */
+export interface MemoryModelMessage {
+  role: "system" | "user";
+  content: string;
+}
+
+/**
+ * Asks the run's model; `purpose` names the call in transcript.jsonl (e.g. "layered.importance").
+ * Resolves to the answer's text, or null when there is none (an error, a spent budget, an empty
+ * answer): the caller then falls back to its deterministic rule.
+ */
+export type MemoryModel = (
+  purpose: string,
+  messages: readonly MemoryModelMessage[],
+) => Promise<string | null>;
 
 export interface MemorySystemFactory {
   name: string;

@@ -46,8 +46,8 @@ export abstract class WrappedMemory implements MemorySystem {
     return this.inner.pendingPrompt(at);
   }
 
-  onMoment(moment: MemoryMoment): void {
-    this.inner.onMoment(moment);
+  onMoment(moment: MemoryMoment): void | Promise<void> {
+    return this.inner.onMoment(moment);
   }
 
   recall(query: string, limit: number, asOf: Millis): RecallAnswer | Promise<RecallAnswer> {

@@ -50,7 +50,7 @@ export class HookRunner {
     /** Keep orders.jsonl and decisions.jsonl lines (a run directory needs them; memory does not). */
     private readonly records = true,
     /** The memory system hears each memory moment before the strategy's hook for it. */
-    private readonly onMemoryMoment: ((moment: MemoryMoment) => void) | null = null,
+    private readonly onMemoryMoment: ((moment: MemoryMoment) => void | Promise<void>) | null = null,
     /** Hears each recorded decision after it (the decision traces). */
     private readonly onDecision: DecisionListener | null = null,
   ) {
@@ -118,8 +118,18 @@ export class HookRunner {
   private handle(e: EngineEvent, index: number): Maybe {
     if (this.onMemoryMoment) {
       const moment = this.momentOf(e);
-      if (moment !== null) this.onMemoryMoment(moment);
+      // A memory asking the model (a model mode) finishes before the strategy's hook.
+      const r = moment === null ? undefined : this.onMemoryMoment(moment);
+      if (r instanceof Promise) {
+        // Named for a hook timeout's message (the wait is the memory's, not a hook's).
+        this.lastHook = "memory system's model call";
+        return r.then(() => this.handleEvent(e, index));
+      }
     }
+    return this.handleEvent(e, index);
+  }
+
+  private handleEvent(e: EngineEvent, index: number): Maybe {
     const s = this.strategy;
     const ctx = this.ctx;
     const state = this.state;

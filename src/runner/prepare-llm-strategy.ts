@@ -17,7 +17,7 @@ import {
 import { contextWindowOf } from "../config/context-window.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
 import { StrategyLoadError, UsageError } from "../errors/run-errors.js";
-import type { MemorySystem } from "../memory/memory-system.js";
+import type { MemoryModel, MemorySystem } from "../memory/memory-system.js";
 import { runFile } from "../rundir/layout.js";
 import type { LlmRunInfo } from "../rundir/run-result.js";
 import type { Strategy } from "../strategy/types.js";
@@ -62,6 +62,9 @@ export interface PreparedLlm {
   stop(): void;
   /** Whether a model call was cut short (stop(), or a wait over the cap): the bar is not whole. */
   cutShort(): boolean;
+  /** The memory system's port to the run's model (its own judgements), once the strategy exists;
+   * null before. Same client, cache, transcript, budget and replay as the decisions. */
+  memoryModel(): MemoryModel | null;
 }
 
 /**
@@ -114,6 +117,7 @@ export async function prepareLlmStrategy(
   let progress: PreparedLlm["progress"] = () => null;
   let stopCalls = () => {};
   let cutShort = () => false;
+  let memoryPort: MemoryModel | null = null;
   const warnings: string[] = [];
   let endWarning: () => string | null = () => null;
   return {
@@ -131,6 +135,7 @@ export async function prepareLlmStrategy(
     },
     stop: () => stopCalls(),
     cutShort: () => cutShort(),
+    memoryModel: () => memoryPort,
     async create(args) {
       const { LlmClient } = await import("../agent/llm/llm-client.js");
       const { limiterStoreFromEnv, providerLimiterFor } = await import(
@@ -239,6 +244,21 @@ export async function prepareLlmStrategy(
       };
       const anon = args.anonymizer ?? null;
       const settingsForStrategy = llmStrategySettings(name, prompt, o, args.broker, anon);
+      const { memoryModel } = await import("../agent/memory-model.js");
+      memoryPort = memoryModel(
+        client,
+        {
+          model: settingsForStrategy.model,
+          ...(settingsForStrategy.temperature === undefined
+            ? {}
+            : { temperature: settingsForStrategy.temperature }),
+          ...(settingsForStrategy.maxOutputTokens === undefined
+            ? {}
+            : { maxTokens: settingsForStrategy.maxOutputTokens }),
+          ...(settingsForStrategy.seed === undefined ? {} : { seed: settingsForStrategy.seed }),
+        },
+        checkBudget,
+      );
       const strategy = createLlmStrategy(settingsForStrategy, {
         stats: agentStats,
         model: client,

@@ -14,6 +14,7 @@ import {
   UnknownMemorySystemError,
 } from "../memory/memory-registry.js";
 import type {
+  MemoryModelMessage,
   MemoryMoment,
   MemorySystemEntry,
   MemorySystemFactory,
@@ -578,6 +579,13 @@ function startMemory(config: RunConfig, p: Prepared, o: Opened, emit: RunEventLi
       startIndex,
       policy,
       warn: (message) => emit({ type: "warning", message }),
+      // Bound late: the agent's client exists once the strategy is built, before the first bar.
+      ...(llm
+        ? {
+            complete: (purpose: string, messages: readonly MemoryModelMessage[]) =>
+              llm.memoryModel()?.(purpose, messages) ?? Promise.resolve(null),
+          }
+        : {}),
       rewritePlaybook: (text, at) => {
         const written = workspace.rewritePlaybook(text, at);
         recall.written(written.path, at);

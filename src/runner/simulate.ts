@@ -51,7 +51,7 @@ export interface SimulateInput {
   /** The run's memory system as `ctx.memory` tools (null: ctx.memory.use throws). */
   toolbox?: MemoryToolbox | null;
   /** Told every memory moment (fill, close, day/week/month end, run end) before the strategy. */
-  onMemoryMoment?: ((moment: MemoryMoment) => void) | null;
+  onMemoryMoment?: ((moment: MemoryMoment) => void | Promise<void>) | null;
   /** Told each recorded decision (a hook that placed or cancelled orders, wrote memory,
    * recalled or annotated), after it: the decision traces (`--recall-sources traces`). */
   onDecision?: DecisionListener | null;

@@ -186,7 +186,7 @@ export class LlmClient implements ChatModel {
     return this.stopper.signal.aborted || this.waitRefused;
   }
 
-  async complete(request: ChatRequest): Promise<ChatResponse> {
+  async complete(request: ChatRequest, purpose?: string): Promise<ChatResponse> {
     const effective = canonicalRequest({ ...request, model: request.model || this.model || "" });
     const requestHash = hashRequest(effective);
     const started = performance.now();
@@ -213,6 +213,7 @@ export class LlmClient implements ChatModel {
           latencyMs: Math.round(performance.now() - started),
           attempts: outcome.attempts,
           source,
+          ...(purpose === undefined ? {} : { purpose }),
         });
       }
       this.meter?.record({
@@ -252,6 +253,7 @@ export class LlmClient implements ChatModel {
       latencyMs: outcome.latencyMs,
       attempts: outcome.attempts,
       source: outcome.source,
+      ...(purpose === undefined ? {} : { purpose }),
     });
     this.recordUsage(effective, response);
     this.onEvent?.({

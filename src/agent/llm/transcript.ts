@@ -34,6 +34,8 @@ export interface TranscriptEntry {
   latencyMs: number;
   attempts: number;
   source: ResponseSource;
+  /** What a call that is not a decision's was for ("layered.importance"…); absent: a decision. */
+  purpose?: string;
 }
 
 /** The transcript file cannot be read as one. */
@@ -57,6 +59,7 @@ const entrySchema = z.object({
   latencyMs: z.number().nonnegative(),
   attempts: z.number().int().nonnegative(),
   source: z.enum(["network", "cache", "replay"]),
+  purpose: z.string().optional(),
 });
 
 /**
@@ -151,5 +154,6 @@ function parseEntry(line: string): TranscriptEntry | null {
     latencyMs: e.latencyMs,
     attempts: e.attempts,
     source: e.source,
+    ...(e.purpose === undefined ? {} : { purpose: e.purpose }),
   };
 }

@@ -38,7 +38,7 @@ const configSchema = z.strictObject({
   reflectionLoss: finite.gt(0).lt(1).optional(),
   lossWindowDays: z.number().int().min(1).max(10_000).optional(),
   dedupSimilarity: finite.gt(0).max(1).optional(),
-  importanceMode: z.enum(["scored", "agent"]).optional(),
+  importanceMode: z.enum(["scored", "agent", "model"]).optional(),
   importanceWeights: z
     .strictObject({
       marketImpact: points.optional(),
@@ -57,6 +57,7 @@ const configSchema = z.strictObject({
   recallTopK: z.number().int().min(1).max(50).optional(),
   compressMin: z.number().int().min(0).max(1000).optional(),
   compressSimilarity: finite.gt(0).max(1).optional(),
+  compressMode: z.enum(["rule", "model"]).optional(),
   strategyChangeTrigger: z.boolean().optional(),
   regimeWindow: z.number().int().min(0).max(10_000).optional(),
   regimeThreshold: finite.gt(0).max(10).optional(),
@@ -124,6 +125,8 @@ export function resolveLayeredParams(raw: unknown): LayeredParams {
     recallTopK: c.recallTopK ?? d.recallTopK,
     compressMin: c.compressMin ?? d.compressMin,
     compressSimilarity: c.compressSimilarity ?? d.compressSimilarity,
+    // Recorded only when given: the resolved settings of a run without it stay as they were.
+    ...(c.compressMode === undefined ? {} : { compressMode: c.compressMode }),
     strategyChangeTrigger: c.strategyChangeTrigger ?? d.strategyChangeTrigger,
     regimeWindow: c.regimeWindow ?? d.regimeWindow,
     regimeThreshold: c.regimeThreshold ?? d.regimeThreshold,

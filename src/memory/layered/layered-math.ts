@@ -50,9 +50,10 @@ export interface LayeredParams {
   /** A reflection at least this similar to a kept one is a duplicate (not stored); at a day end,
    * two memories of one layer at least this similar are merged. Seed: 0.95. */
   dedupSimilarity: number;
-  /** "scored": a memory stored without an importance gets the five-factor score; "agent": the
-   * layer's initial importance (the behaviour before the scorer). */
-  importanceMode: "scored" | "agent";
+  /** "scored": a memory stored without an importance gets the five-factor score; "model": the
+   * run's model rates the five factors (the rule when it cannot: a code strategy, a bad answer);
+   * "agent": the layer's initial importance (the behaviour before the scorer). */
+  importanceMode: "scored" | "agent" | "model";
   /** Points of each factor (they sum to the 100 an importance is capped at). */
   importanceWeights: Record<ImportanceFactor, number>;
   /** A bar's |close-to-close return| that scores the full market impact. */
@@ -73,6 +74,9 @@ export interface LayeredParams {
    * count are compressed into one mid memory (seed: more than 3). 0: never. */
   compressMin: number;
   compressSimilarity: number;
+  /** Who writes a compressed group's summary: "model", the run's model (the rule when it cannot);
+   * absent or "rule": the newest memory's text. */
+  compressMode?: "rule" | "model";
   /** A day end after a trade that opens the other direction (long after short, short after long)
    * triggers a reflection. */
   strategyChangeTrigger: boolean;

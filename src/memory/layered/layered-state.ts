@@ -38,6 +38,9 @@ export interface StoreOp {
   factors?: Factors;
   /** Its consistency with the memories the context showed (absent: none shown, or not checked). */
   consistency?: number;
+  /** Importance mode "model": the model rated the factors, or its answer was unusable and the
+   * rule did ("fallback"). */
+  scoredBy?: "model" | "fallback";
 }
 
 /** A reflection that was not stored: too similar to a kept one. Logged for the record. */
@@ -63,8 +66,9 @@ export interface DayEndOp {
   equity: number;
   /** What the maintenance did (derived: a rebuild recomputes it). */
   moves: Move[];
-  /** Mid memories made by compressing short ones at this day end (derived). */
-  compressed?: { id: number; of: number[] }[];
+  /** Mid memories made by compressing short ones at this day end (derived), with the model's
+   * summary when it wrote one (compress mode "model"; a rebuild reads it from here). */
+  compressed?: { id: number; of: number[]; content?: string }[];
   reflection: ReflectionTrigger | null;
   /** Inputs from the market and the trades (a rebuild reads them): the market regime after this
    * day end, and a strategy change since the last one. */
@@ -151,6 +155,8 @@ export class LayeredState {
   private readonly tokenIds = new Map<string, number>();
   /** Embeddings of the kept reflections, by id (runs with `--embed-model` only). */
   private readonly vectors = new Map<number, number[]>();
+  /** The groups the last day end compressed, with their members (for a model's summary). */
+  lastGroups: { id: number; members: LayeredItem[] }[] = [];
 
   constructor(readonly params: LayeredParams) {}
 
@@ -166,7 +172,7 @@ export class LayeredState {
     importance: number,
     content: string,
     vector?: number[],
-    scored?: { factors?: Factors; consistency?: number | null },
+    scored?: { factors?: Factors; consistency?: number | null; scoredBy?: "model" | "fallback" },
   ): StoreOp {
     this.started(time);
     const op: StoreOp = {
@@ -184,6 +190,7 @@ export class LayeredState {
       this.vectors.set(op.id, vector);
     }
     if (scored?.factors !== undefined) op.factors = scored.factors;
+    if (scored?.scoredBy !== undefined) op.scoredBy = scored.scoredBy;
     const c = scored?.consistency;
     if (c !== undefined && c !== null) {
       op.consistency = c;
@@ -422,6 +429,7 @@ export class LayeredState {
     moves: Move[],
   ): { id: number; of: number[] }[] {
     const out: { id: number; of: number[] }[] = [];
+    this.lastGroups = [];
     const min = this.params.compressMin;
     if (min <= 0) return out;
     const gone = new Set<number>(merged);
@@ -433,11 +441,9 @@ export class LayeredState {
       );
       if (group.length <= min) continue;
       group.sort((a, b) => a.id - b.id);
-      const first = group[0] as LayeredItem;
       const newest = group[group.length - 1] as LayeredItem;
       const of = group.map((g) => g.id);
-      // No "short" / "long" in the wording: they are sentiment words (consistency).
-      const content = `${newest.content}\n(summary of ${group.length} similar memories: ${of.map((i) => `#${i}`).join(", ")}; stored ${dayKey(first.created)} to ${dayKey(newest.created)})`;
+      const content = summaryContent(newest.content, group);
       const summary: LayeredItem = {
         id: this.nextId++,
         layer: "mid",
@@ -455,6 +461,7 @@ export class LayeredState {
       }
       this.items.push(summary);
       out.push({ id: summary.id, of });
+      this.lastGroups.push({ id: summary.id, members: group });
     }
     if (out.length > 0) {
       this.items = this.items.filter((i) => !gone.has(i.id));
@@ -463,6 +470,19 @@ export class LayeredState {
       this.counts.compressed += members;
     }
     return out;
+  }
+
+  /** Replaces a compressed group's summary text (the model's, as logged at its day end). */
+  rewriteSummary(id: number, content: string): void {
+    const item = this.items.find((i) => i.id === id);
+    if (item === undefined) {
+      throw new LayeredLogError(
+        `layered.jsonl: the summary #${id} of a day end is not in the store: the log is damaged.`,
+      );
+    }
+    item.content = content;
+    this.termCache.delete(id);
+    this.vecCache.delete(id);
   }
 
   /** Treats every kept memory as compared already, as after a day end (a store built without
@@ -567,6 +587,9 @@ export class LayeredState {
         regime: op.regime ?? null,
         strategyChange: op.strategyChange === true,
       });
+      for (const c of op.compressed ?? []) {
+        if (c.content !== undefined) this.rewriteSummary(c.id, c.content);
+      }
     }
     if (op.seq !== this.seq) {
       throw new LayeredLogError(
@@ -604,6 +627,22 @@ export class LayeredState {
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/**
+ * A compressed group's summary: `text` (the newest member's, or the model's) and where it came
+ * from: the count, the ids and the days they were stored. No "short" / "long" in the wording:
+ * they are sentiment words (consistency).
+ */
+export function summaryContent(text: string, group: readonly LayeredItem[]): string {
+  const first = group[0];
+  const newest = group[group.length - 1];
+  const ids = group.map((g) => `#${g.id}`).join(", ");
+  const days =
+    first === undefined || newest === undefined
+      ? ""
+      : `; stored ${dayKey(first.created)} to ${dayKey(newest.created)}`;
+  return `${text}\n(summary of ${group.length} similar memories: ${ids}${days})`;
+}
 
 interface TermVec {
   ids: Int32Array;

@@ -9,6 +9,7 @@ import { plainText } from "../../util/plain-text.js";
 import {
   type AgentMomentKind,
   defineMemoryTool,
+  type MemoryModel,
   type MemoryMoment,
   type MemorySection,
   type MemorySystem,
@@ -30,6 +31,15 @@ import {
   recency,
 } from "./layered-math.js";
 import {
+  COMPRESS_PURPOSE,
+  compressRequest,
+  IMPORTANCE_PURPOSE,
+  type ImportanceFacts,
+  importanceRequest,
+  parseFactors,
+  parseSummary,
+} from "./layered-model.js";
+import {
   barSignals,
   type Factors,
   marketImpact,
@@ -40,7 +50,13 @@ import {
   scoreImportance,
   urgency,
 } from "./layered-signals.js";
-import { LayeredLogError, type LayeredOp, LayeredState } from "./layered-state.js";
+import {
+  type DayEndOp,
+  LayeredLogError,
+  type LayeredOp,
+  LayeredState,
+  summaryContent,
+} from "./layered-state.js";
 
 /** Characters of a memory shown in the decision's context. */
 const CONTEXT_CHARS = 500;
@@ -112,6 +128,9 @@ export class LayeredMemory implements MemorySystem {
   private strategyChanged = false;
   /** The last bar with a fill or a closed trade (a memory stored then records an executed fact). */
   private tradeIndex = -1;
+  /** The model modes' calls: answers used, and answers the rule replaced (result.json). */
+  private model = { scored: 0, scoreFallbacks: 0, summaries: 0, summaryFallbacks: 0 };
+  private warnedFallback = new Set<string>();
 
   constructor(
     private readonly dir: string,
@@ -125,17 +144,20 @@ export class LayeredMemory implements MemorySystem {
     /** The name the model sees for a symbol (an alias under --anonymize): what relevance looks
      * for in a memory's text. */
     private readonly symbolName: (symbol: string) => string = (s) => s,
+    /** The run's model (importance and compress mode "model"); null: the rules decide. */
+    private readonly complete: MemoryModel | null = null,
+    private readonly warn: (message: string) => void = () => {},
   ) {
     this.state = new LayeredState(params);
     const p = params;
-    this.rules = p.importanceMode === "scored" ? RULES.replace(/^[^\n]*/, SCORED_RULE) : RULES;
+    this.rules = p.importanceMode !== "agent" ? RULES.replace(/^[^\n]*/, SCORED_RULE) : RULES;
     this.tools = [
       defineMemoryTool({
         name: "memory_store",
         description:
           "Store a memory in a layer. With a layer and no importance, the importance is the layer's " +
           `initial value (short ${p.layers.short.initialImportance}, mid ${p.layers.mid.initialImportance}, long ${p.layers.long.initialImportance}). ` +
-          (p.importanceMode === "scored"
+          (p.importanceMode !== "agent"
             ? "With neither, the memory scores the importance (0-100) from the market's move and volume, novelty, relevance to your holdings and the source, and the layer follows it. "
             : "With neither, short at its initial value. ") +
           "Without a layer but with an importance, the layer follows it: below " +
@@ -151,34 +173,41 @@ export class LayeredMemory implements MemorySystem {
         guide:
           "- memory_store(content, layer?, importance?): store a memory in the short, mid or long layer.",
         run: (args, at) => {
-          let factors: Factors | undefined;
-          let layer: Layer;
-          let imp: number;
-          if (
+          const scoring =
             args.importance === undefined &&
             args.layer === undefined &&
-            p.importanceMode === "scored"
-          ) {
-            factors = this.factors(args.content, at.index);
-            imp = scoreImportance(factors, p);
-            layer = layerForImportance(imp, p);
-          } else {
-            layer =
-              args.layer ??
-              (args.importance === undefined ? "short" : layerForImportance(args.importance, p));
-            imp = args.importance ?? p.layers[layer].initialImportance;
-          }
-          const consistency =
-            p.consistencyThreshold > 0 ? this.state.consistencyOf(args.content) : null;
-          const op = this.state.store(at.time, at.index, layer, imp, args.content, undefined, {
-            ...(factors === undefined ? {} : { factors }),
-            consistency,
-          });
-          this.write(op);
-          return {
-            result: { ok: true, id: op.id, layer, importance: imp },
-            record: { memory: { tool: "store", key: layer, chars: args.content.length } },
+            p.importanceMode !== "agent";
+          const store = (factors?: Factors, scoredBy?: "model" | "fallback") => {
+            let layer: Layer;
+            let imp: number;
+            if (factors !== undefined) {
+              imp = scoreImportance(factors, p);
+              layer = layerForImportance(imp, p);
+            } else {
+              layer =
+                args.layer ??
+                (args.importance === undefined ? "short" : layerForImportance(args.importance, p));
+              imp = args.importance ?? p.layers[layer].initialImportance;
+            }
+            const consistency =
+              p.consistencyThreshold > 0 ? this.state.consistencyOf(args.content) : null;
+            const op = this.state.store(at.time, at.index, layer, imp, args.content, undefined, {
+              ...(factors === undefined ? {} : { factors }),
+              ...(scoredBy === undefined ? {} : { scoredBy }),
+              consistency,
+            });
+            this.write(op);
+            return {
+              result: { ok: true, id: op.id, layer, importance: imp },
+              record: { memory: { tool: "store", key: layer, chars: args.content.length } },
+            };
           };
+          if (!scoring) return store();
+          // Without the run's model (a code strategy) the rule scores, synchronously.
+          if (p.importanceMode !== "model" || this.complete === null) {
+            return store(this.factors(args.content, at.index));
+          }
+          return this.modelFactors(args.content, at.index).then((r) => store(r.factors, r.by));
         },
       }),
       defineMemoryTool({
@@ -253,7 +282,7 @@ export class LayeredMemory implements MemorySystem {
   }
 
   momentPrompt(kind: AgentMomentKind): string {
-    const scored = this.params.importanceMode === "scored" ? SCORED_PROMPTS[kind] : undefined;
+    const scored = this.params.importanceMode !== "agent" ? SCORED_PROMPTS[kind] : undefined;
     return scored ?? MOMENT_PROMPTS[kind];
   }
 
@@ -264,7 +293,7 @@ export class LayeredMemory implements MemorySystem {
     return `${REFLECTION_PROMPT[due]} Use memory_recall to look back, then write one reflection with memory_reflect: what your memories show about your trading, and the principle to follow from now on.`;
   }
 
-  onMoment(m: MemoryMoment): void {
+  onMoment(m: MemoryMoment): void | Promise<void> {
     if (m.kind === "fill") {
       this.tradeIndex = m.index;
       this.onFill(m.fill.symbol, m.fill.side === "buy" ? m.fill.qty : -m.fill.qty);
@@ -282,7 +311,75 @@ export class LayeredMemory implements MemorySystem {
         : nextRegime(this.state.regime, regimeReturn(this.market, m.index, p.regimeWindow), p);
     const strategyChange = this.strategyChanged && p.strategyChangeTrigger;
     this.strategyChanged = false;
-    this.write(this.state.dayEnd(m.time, m.index, m.equity, { regime, strategyChange }));
+    const op = this.state.dayEnd(m.time, m.index, m.equity, { regime, strategyChange });
+    const groups = this.state.lastGroups;
+    if (p.compressMode !== "model" || this.complete === null || groups.length === 0) {
+      this.write(op);
+      return;
+    }
+    return this.summarise(op, groups);
+  }
+
+  /**
+   * Compress mode "model": the model writes each group's summary, logged in the day end's line
+   * (a rebuild reads it there); an unusable answer keeps the rule's summary (counted, warned).
+   */
+  private async summarise(op: DayEndOp, groups: LayeredState["lastGroups"]): Promise<void> {
+    const complete = this.complete as MemoryModel;
+    for (const g of groups) {
+      const answer = await complete(COMPRESS_PURPOSE, compressRequest(g.members));
+      const text = answer === null ? null : parseSummary(answer);
+      const entry = op.compressed?.find((c) => c.id === g.id);
+      if (text === null || entry === undefined) {
+        this.model.summaryFallbacks++;
+        this.fellBack(
+          "summary",
+          `the model gave no usable summary of ${g.members.length} similar memories (empty, failed or over 4000 characters); the newest memory's text stands in (counted in result.json memory.modelSummaryFallbacks).`,
+        );
+        continue;
+      }
+      entry.content = summaryContent(text, g.members);
+      this.state.rewriteSummary(g.id, entry.content);
+      this.model.summaries++;
+    }
+    this.write(op);
+  }
+
+  /** Importance mode "model": the model's five factors, or the rule's when its answer is not
+   * five numbers in [0, 1] (counted, warned once). */
+  private async modelFactors(
+    content: string,
+    index: number,
+  ): Promise<{ factors: Factors; by: "model" | "fallback" }> {
+    const complete = this.complete as MemoryModel;
+    const facts = this.facts(content, index);
+    // The kept memories most alike, for novelty (read before this one is stored).
+    const alike = this.state
+      .search(content)
+      .slice(0, 3)
+      .map((r) => clipLine(r.item.content, CONTEXT_CHARS));
+    const answer = await complete(
+      IMPORTANCE_PURPOSE,
+      importanceRequest(content, { ...facts.shown, alike }, this.params),
+    );
+    const factors = answer === null ? null : parseFactors(answer);
+    if (factors !== null) {
+      this.model.scored++;
+      return { factors, by: "model" };
+    }
+    this.model.scoreFallbacks++;
+    this.fellBack(
+      "importance",
+      "the model gave no usable importance (not one JSON object of five factors in [0, 1], a failed call or a spent budget); the rule scored the memory (counted in result.json memory.modelImportanceFallbacks).",
+    );
+    return { factors: facts.rule, by: "fallback" };
+  }
+
+  /** Once per kind: the run goes on with the rule. */
+  private fellBack(kind: string, message: string): void {
+    if (this.warnedFallback.has(kind)) return;
+    this.warnedFallback.add(kind);
+    this.warn(`layered memory: ${message}`);
   }
 
   /** A fill that opens a position (from flat, or through zero) in the direction other than the
@@ -302,6 +399,14 @@ export class LayeredMemory implements MemorySystem {
 
   /** The five importance factors of a memory stored now (each in [0, 1], rounded to 1e-6). */
   private factors(content: string, index: number): Factors {
+    return this.facts(content, index).rule;
+  }
+
+  /** The rule's five factors, and the facts they come from as the model is shown them. */
+  private facts(
+    content: string,
+    index: number,
+  ): { rule: Factors; shown: Omit<ImportanceFacts, "alike"> } {
     const p = this.params;
     // The symbols the text names (by the names the model sees), else every symbol of the run.
     const mentioned =
@@ -317,19 +422,24 @@ export class LayeredMemory implements MemorySystem {
             p.volumeWindow,
             mentioned.length > 0 ? new Set(mentioned) : undefined,
           );
+    const held = [...this.positions.keys()].map(this.symbolName);
+    const symbols = (this.market?.symbols ?? []).map(this.symbolName);
     const x: Factors = {
       marketImpact: marketImpact(bar.move, p),
       novelty: this.state.novelty(content),
-      relevance: relevance(
-        content,
-        [...this.positions.keys()].map(this.symbolName),
-        (this.market?.symbols ?? []).map(this.symbolName),
-      ),
+      relevance: relevance(content, held, symbols),
       source: index === this.tradeIndex ? p.tradeCredibility : p.agentCredibility,
       urgency: urgency(bar.volumeRatio, p),
     };
     for (const f of IMPORTANCE_FACTORS) x[f] = Math.round(x[f] * 1e6) / 1e6;
-    return x;
+    const shown: Omit<ImportanceFacts, "alike"> = {
+      move: bar.move,
+      volumeRatio: bar.volumeRatio,
+      held,
+      symbols,
+      trade: index === this.tradeIndex,
+    };
+    return { rule: x, shown };
   }
 
   recall(query: string, limit: number): RecallAnswer {
@@ -367,6 +477,19 @@ export class LayeredMemory implements MemorySystem {
       promotionsPerDayEnd: perDayEnd(c.promotions),
       demotionsPerDayEnd: perDayEnd(c.demotions),
       recallScanned: this.recallScanned,
+      // Only with a model mode: the result of a run without one keeps its keys.
+      ...(this.params.importanceMode === "model"
+        ? {
+            modelImportance: this.model.scored,
+            modelImportanceFallbacks: this.model.scoreFallbacks,
+          }
+        : {}),
+      ...(this.params.compressMode === "model"
+        ? {
+            modelSummaries: this.model.summaries,
+            modelSummaryFallbacks: this.model.summaryFallbacks,
+          }
+        : {}),
     };
   }
 
@@ -380,7 +503,12 @@ export class LayeredMemory implements MemorySystem {
       direction: this.direction,
       strategyChanged: this.strategyChanged,
       tradeIndex: this.tradeIndex,
+      ...(this.usesModel() ? { model: { ...this.model } } : {}),
     };
+  }
+
+  private usesModel(): boolean {
+    return this.params.importanceMode === "model" || this.params.compressMode === "model";
   }
 
   /** A resume: the state is rebuilt from the log up to the checkpoint's line; what the log does
@@ -396,8 +524,17 @@ export class LayeredMemory implements MemorySystem {
         direction: z.union([z.literal(1), z.literal(-1), z.null()]).optional(),
         strategyChanged: z.boolean().optional(),
         tradeIndex: z.number().optional(),
+        model: z
+          .object({
+            scored: z.number(),
+            scoreFallbacks: z.number(),
+            summaries: z.number(),
+            summaryFallbacks: z.number(),
+          })
+          .optional(),
       })
       .parse(state);
+    if (cp.model !== undefined) this.model = { ...cp.model };
     for (const op of readLayeredLog(this.dir)) {
       if (op.seq > cp.seq) break;
       this.state.apply(op);
@@ -537,6 +674,8 @@ export const layeredMemoryFactory: MemorySystemFactory = {
       policy ? (t) => policy.at(t).retrieve_limit : null,
       env.market ?? null,
       env.symbolName,
+      env.complete ?? null,
+      env.warn,
     );
   },
   recallRun(r) {

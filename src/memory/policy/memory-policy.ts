@@ -17,6 +17,11 @@ const int = (min: number, max: number, what: string) =>
 export const SESSION_SUMMARY_MODES = ["stub", "model"] as const;
 export type SessionSummaryMode = (typeof SESSION_SUMMARY_MODES)[number];
 
+/** Who compresses the files memory's playbook: the deterministic merge, or the model (with the
+ * merge as its fallback). */
+export const PLAYBOOK_COMPRESS_MODES = ["rule", "model"] as const;
+export type PlaybookCompressMode = (typeof PLAYBOOK_COMPRESS_MODES)[number];
+
 export const POLICY_SHAPE = {
   retrieve_limit: int(1, 20, "most recall results returned or injected per query"),
   recent_days: int(1, 366, "trading days of journal kept recallable in full"),
@@ -55,6 +60,9 @@ export const POLICY_SHAPE = {
     100_000_000,
     "characters of the files memory's playbook before it is compressed; 0 = never",
   ),
+  playbook_compress_mode: z.enum(PLAYBOOK_COMPRESS_MODES, {
+    error: `must be ${PLAYBOOK_COMPRESS_MODES.map((m) => JSON.stringify(m)).join(" or ")} (rule: duplicate lessons merged by their text; model: the model rewrites the lessons, the rule when its answer fails the checks)`,
+  }),
 } as const;
 
 export const memoryPolicySchema = z.strictObject(POLICY_SHAPE);
@@ -80,6 +88,7 @@ export const DEFAULT_MEMORY_POLICY: Readonly<MemoryPolicy> = Object.freeze({
   session_relevant_fallback_keep: 8,
   session_summary_mode: "stub",
   playbook_compress_char_threshold: 0,
+  playbook_compress_mode: "rule",
 });
 
 /**

@@ -110,9 +110,9 @@ export class PolicyLayer extends WrappedMemory {
     return own === null ? prompt : `${own}\n\n${prompt}`;
   }
 
-  override onMoment(moment: MemoryMoment): void {
+  override onMoment(moment: MemoryMoment): void | Promise<void> {
     if (moment.kind === "month_end") this.state.openMonthEnd(moment.month, moment.index);
-    super.onMoment(moment);
+    return super.onMoment(moment);
   }
 
   override recall(query: string, limit: number, asOf: Millis) {

@@ -2,6 +2,7 @@ import type { Millis } from "../../engine/types.js";
 import type { MemoryPort } from "../../strategy/types.js";
 import type {
   MemoryDecisionView,
+  MemoryModel,
   MemoryMoment,
   MemoryPolicyView,
   MemorySection,
@@ -9,7 +10,14 @@ import type {
   MemorySystemFactory,
 } from "../memory-system.js";
 import { filesTools } from "./files-tools.js";
-import { compressPlaybook, playbookLessons } from "./playbook-compress.js";
+import {
+  type Compressed,
+  compressPlaybook,
+  modelCompressed,
+  PLAYBOOK_COMPRESS_PURPOSE,
+  playbookCompressRequest,
+  playbookLessons,
+} from "./playbook-compress.js";
 
 /** The memory bullets of the system prompt for the files memory. */
 export const FILES_RULES = [
@@ -23,6 +31,10 @@ export interface PlaybookCompression {
   rewritePlaybook: (text: string, at: Millis) => string | null;
   /** The run's first bar time: the compression threshold is read there (it does not evolve). */
   start: Millis;
+  /** The run's model (`playbook_compress_mode` "model"); absent: the rule compresses. */
+  complete?: MemoryModel;
+  /** Said once, when the rule replaces a bad answer of the model. */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -46,6 +58,9 @@ export class FilesMemory implements MemorySystem {
   private compressions = 0;
   private merged = 0;
   private dropped = 0;
+  /** The model's compressions, and those the rule did in its place (mode "model" only). */
+  private readonly byModel: { used: number; fallbacks: number } | null;
+  private warned = false;
 
   constructor(
     private readonly port: MemoryPort,
@@ -56,6 +71,9 @@ export class FilesMemory implements MemorySystem {
     this.threshold =
       compression?.policy.at(compression.start).playbook_compress_char_threshold ?? 0;
     this.usesMoments = this.threshold > 0;
+    const mode = compression?.policy.at(compression.start).playbook_compress_mode ?? "rule";
+    this.byModel =
+      mode === "model" && compression?.complete !== undefined ? { used: 0, fallbacks: 0 } : null;
   }
 
   private playbook(): string {
@@ -98,12 +116,42 @@ export class FilesMemory implements MemorySystem {
   }
 
   /** At a day end (at most once a simulated day), a playbook over the threshold is compressed. */
-  onMoment(moment: MemoryMoment): void {
+  onMoment(moment: MemoryMoment): void | Promise<void> {
     if (this.threshold === 0 || moment.kind !== "day_end" || this.compression === null) return;
     const current = this.playbook();
     if (current.length <= this.threshold) return;
-    const c = compressPlaybook(current, this.threshold);
-    if (c.text !== current) this.compression.rewritePlaybook(c.text, moment.time);
+    const complete = this.compression.complete;
+    if (this.byModel !== null && complete !== undefined) {
+      return this.compressByModel(current, moment.time, complete);
+    }
+    this.compressed(current, compressPlaybook(current, this.threshold), moment.time);
+  }
+
+  /**
+   * `playbook_compress_mode` "model": the model rewrites the lessons; its answer is checked (no
+   * lesson alike twice, no stamp invented, no more lessons) and the rule replaces a bad one.
+   */
+  private async compressByModel(current: string, at: Millis, complete: MemoryModel) {
+    const request = playbookCompressRequest(current, this.threshold);
+    const answer = request === null ? null : await complete(PLAYBOOK_COMPRESS_PURPOSE, request);
+    const c = answer === null ? null : modelCompressed(current, answer, this.threshold);
+    const counts = this.byModel as { used: number; fallbacks: number };
+    if (c !== null) counts.used++;
+    else {
+      counts.fallbacks++;
+      if (!this.warned) {
+        this.warned = true;
+        this.compression?.warn?.(
+          "files memory: the model's playbook compression failed its checks (a duplicate lesson, an invented stamp, text that is not a lesson, or no answer); the rule merged the duplicates instead (counted in result.json memory.playbookModelFallbacks).",
+        );
+      }
+    }
+    this.compressed(current, c ?? compressPlaybook(current, this.threshold), at);
+  }
+
+  private compressed(current: string, c: Compressed, at: Millis): void {
+    if (this.compression === null) return;
+    if (c.text !== current) this.compression.rewritePlaybook(c.text, at);
     this.compressions++;
     this.merged += c.merged;
     this.dropped += c.dropped;
@@ -124,16 +172,34 @@ export class FilesMemory implements MemorySystem {
           playbookCompressions: this.compressions,
           playbookLessonsMerged: this.merged,
           playbookLessonsDropped: this.dropped,
+          ...(this.byModel === null
+            ? {}
+            : {
+                playbookModelCompressions: this.byModel.used,
+                playbookModelFallbacks: this.byModel.fallbacks,
+              }),
         };
   }
 
   checkpoint(): unknown {
-    return this.threshold === 0 ? {} : { frozenPlaybook: this.frozen };
+    if (this.threshold === 0) return {};
+    return this.byModel === null
+      ? { frozenPlaybook: this.frozen }
+      : { frozenPlaybook: this.frozen, byModel: { ...this.byModel } };
   }
 
   restore(state: unknown): void {
-    const frozen = (state as { frozenPlaybook?: unknown } | null)?.frozenPlaybook;
+    const s = state as {
+      frozenPlaybook?: unknown;
+      byModel?: { used?: unknown; fallbacks?: unknown };
+    };
+    const frozen = s?.frozenPlaybook;
     if (typeof frozen === "string") this.frozen = frozen;
+    const m = s?.byModel;
+    if (this.byModel !== null && typeof m?.used === "number" && typeof m.fallbacks === "number") {
+      this.byModel.used = m.used;
+      this.byModel.fallbacks = m.fallbacks;
+    }
   }
 
   finish(): void {}
@@ -165,6 +231,8 @@ export const filesMemoryFactory: MemorySystemFactory = {
             policy: env.policy,
             rewritePlaybook: env.rewritePlaybook,
             start: env.barTimes[env.startIndex ?? 0] ?? 0,
+            ...(env.complete ? { complete: env.complete } : {}),
+            ...(env.warn ? { warn: env.warn } : {}),
           }
         : null,
     ),

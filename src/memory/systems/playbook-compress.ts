@@ -1,8 +1,9 @@
 import { LESSONS_HEADING } from "../memory-layout.js";
+import type { MemoryModelMessage } from "../memory-system.js";
 
 // The files memory's long-term compression (docs/memory-policy.md, Playbook compression): the
 // playbook's dated lessons, with duplicates merged and, if still too long, the oldest dropped.
-// Deterministic (no model call): the same playbook compresses the same way in a replay.
+// The rule is deterministic; the model mode's answer is checked and the rule replaces a bad one.
 
 /** A lesson's first line: `- [YYYY-MM-DD HH:MM] text` (workspace.ts appends them so). */
 const LESSON_START = /^- \[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] ?/;
@@ -92,4 +93,69 @@ export function compressPlaybook(text: string, threshold: number): Compressed {
     dropped++;
   }
   return { text: merged + dropped > 0 ? render(p) : text, merged, dropped };
+}
+
+/** The transcript purpose of the model's playbook compression. */
+export const PLAYBOOK_COMPRESS_PURPOSE = "files.playbook_compress";
+
+/** The model's request: the lessons alone (the manual and later sections are kept as they are). */
+export function playbookCompressRequest(
+  text: string,
+  threshold: number,
+): MemoryModelMessage[] | null {
+  const parsed = parse(text);
+  if (parsed === null || parsed.lessons.length === 0) return null;
+  const system = [
+    "You maintain a trader's playbook: a list of dated lessons. Rewrite the list:",
+    "- merge lessons that say the same thing into one lesson (keep the stamp of the earliest);",
+    "- keep every distinct lesson, its meaning and its numbers;",
+    "- keep each lesson's stamp exactly as written: every line starts with - [YYYY-MM-DD HH:MM] ;",
+    "- oldest first, one lesson per line, nothing else in the answer.",
+    `The playbook must stay under ${threshold} characters; the oldest lessons are dropped past it.`,
+  ].join("\n");
+  return [
+    { role: "system", content: system },
+    { role: "user", content: parsed.lessons.map((l) => l.join("\n")).join("\n") },
+  ];
+}
+
+/**
+ * The playbook with the model's lessons in place of its own, then (past `threshold`) the oldest
+ * dropped; null when the answer fails a check: no lesson, text that is not a lesson, a stamp the
+ * playbook does not hold, more lessons than before, or two lessons alike (lessonKey).
+ */
+export function modelCompressed(
+  text: string,
+  answer: string,
+  threshold: number,
+): Compressed | null {
+  const parsed = parse(text);
+  if (parsed === null) return null;
+  const stamps = new Set(parsed.lessons.map(stampOf));
+  const lessons: string[][] = [];
+  for (const line of answer.replace(/\r/g, "").split("\n")) {
+    if (line.trim() === "" || /^\s*```/.test(line)) continue;
+    if (LESSON_START.test(line)) lessons.push([line.trimEnd()]);
+    else if (lessons.length > 0 && /^\s+\S/.test(line)) (lessons.at(-1) as string[]).push(line);
+    else return null;
+  }
+  if (lessons.length === 0 || lessons.length > parsed.lessons.length) return null;
+  const keys = new Set<string>();
+  for (const l of lessons) {
+    if (!stamps.has(stampOf(l))) return null;
+    const key = lessonKey(l);
+    if (key === "" || keys.has(key)) return null;
+    keys.add(key);
+  }
+  const rewritten = render({ ...parsed, lessons });
+  const fitted = compressPlaybook(rewritten, threshold);
+  return {
+    text: fitted.text,
+    merged: parsed.lessons.length - lessons.length,
+    dropped: fitted.dropped,
+  };
+}
+
+function stampOf(lesson: readonly string[]): string {
+  return (lesson[0] ?? "").match(LESSON_START)?.[0].trim() ?? "";
 }

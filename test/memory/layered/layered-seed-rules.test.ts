@@ -505,7 +505,11 @@ describe("the knobs of memory.layered", () => {
     expect(() => resolveLayeredParams({ importanceWeights: { momentum: 5 } })).toThrow(
       /importanceWeights|momentum|Unrecognized/,
     );
-    expect(() => resolveLayeredParams({ importanceMode: "model" })).toThrow(/importanceMode/);
+    expect(() => resolveLayeredParams({ importanceMode: "llm" })).toThrow(/importanceMode/);
+    expect(() => resolveLayeredParams({ compressMode: "llm" })).toThrow(/compressMode/);
+    expect(resolveLayeredParams({ compressMode: "model" }).compressMode).toBe("model");
+    // Absent: not recorded, so a run without it keeps its resolved settings as they were.
+    expect(resolveLayeredParams({})).not.toHaveProperty("compressMode");
     expect(() => resolveLayeredParams({ recallThreshold: 1.2 })).toThrow(/recallThreshold/);
     expect(() => resolveLayeredParams({ layers: { mid: { capacity: 0 } } })).toThrow(
       /layers\.mid\.capacity/,
