@@ -4,6 +4,7 @@ import { optionKey } from "../config/setting.js";
 import { SWEEP_SETTINGS } from "../config/sweep-settings.js";
 import { type LoadCsvOptions, loadCsv } from "../data/load-csv.js";
 import { UsageError } from "../errors/usage-error.js";
+import { POLICY_KEYS } from "../memory/policy/memory-policy.js";
 import type { RunConfig } from "../runner/run-config.js";
 import { type ExperimentCell, readExperimentConfig } from "../sweep/experiment/experiment-dir.js";
 import type { ExperimentEstimate } from "../sweep/experiment/experiment-estimate.js";
@@ -39,6 +40,15 @@ import { exitCodeOf, listenForStopSignals, type StopSignal } from "./stop-signal
 /** The axes that are not a flag of `run`: the strategy file of each cell. */
 const STRATEGY_AXIS = "strategy";
 
+const isPolicyKey = (name: string) => (POLICY_KEYS as readonly string[]).includes(name);
+
+/** A policy axis's value as JSON would give it: a number, true/false, or the text. */
+function policyValue(text: string): unknown {
+  if (text === "true" || text === "false") return text === "true";
+  const n = Number(text);
+  return text.trim() !== "" && Number.isFinite(n) ? n : text;
+}
+
 /** Flags of the code sweep that mean nothing to an LLM experiment. */
 const CODE_SWEEP_ONLY = ["constraint", "walkForward", "maxTries", "minimize"] as const;
 
@@ -48,9 +58,9 @@ function experimentAxes(args: readonly string[]): ExperimentAxis[] {
   const axes: ExperimentAxis[] = [];
   for (const arg of args) {
     const { name, values } = splitGridArg(arg);
-    if (name !== STRATEGY_AXIS && !flags.has(name))
+    if (name !== STRATEGY_AXIS && !flags.has(name) && !isPolicyKey(name))
       throw new UsageError(
-        `--grid ${name}: an LLM experiment's axis is strategy, model, memory or a flag of agenticbt run without its -- (temperature, every, max-steps...).`,
+        `--grid ${name}: an LLM experiment's axis is strategy, model, memory, a flag of agenticbt run without its -- (temperature, every, max-steps...) or a memory policy key (retrieve_limit, session_summary_keep_count...).`,
       );
     if (["data", "from", "to", "seed", "replay", "name", "runs-dir"].includes(name))
       throw new UsageError(
@@ -82,10 +92,14 @@ function cellRuns(
     const opts: Record<string, unknown> = { ...o };
     // The sweep's --seed draws repeats' seeds; the agent's seed is set per repeat.
     delete opts.seed;
+    const policyValues: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(settings)) {
       if (name === STRATEGY_AXIS) continue;
-      opts[optionKey(`--${name}`)] = switches.has(name) ? value === "true" : value;
+      if (isPolicyKey(name)) policyValues[name] = policyValue(value);
+      else opts[optionKey(`--${name}`)] = switches.has(name) ? value === "true" : value;
     }
+    // Checked as --policy-overrides' values are, and recorded in each run's config.json.
+    if (Object.keys(policyValues).length > 0) opts.policyValues = policyValues;
     const file = settings[STRATEGY_AXIS] ?? strategy;
     if (file === undefined)
       throw new UsageError(

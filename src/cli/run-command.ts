@@ -21,6 +21,7 @@ import { PolicyError } from "../memory/policy/policy-errors.js";
 import {
   POLICY_OVERRIDES_FILE,
   parsePolicyBlock,
+  parsePolicyValues,
   type ResolvedPolicy,
   readOverridesFile,
   resolvePolicy,
@@ -82,6 +83,8 @@ export interface RunCommandOptions {
   policyOverrides?: string;
   /** `--policy-from <run>`: that run's policy_overrides.json (its evolved policy) carried over. */
   policyFrom?: string;
+  /** Policy values over all the others: an experiment cell's policy axes (`--grid <key>=…`). */
+  policyValues?: Record<string, unknown>;
 }
 
 /** Whether a strategy argument (or --prompt) means an LLM trader rather than code. */
@@ -208,6 +211,7 @@ export function memoryPolicyOf(
     const overrides = {
       ...from,
       ...(overridesFile === null ? {} : readOverridesFile(overridesFile)),
+      ...(o.policyValues === undefined ? {} : parsePolicyValues(o.policyValues, "--grid")),
     };
     return {
       policy: resolvePolicy(config, overrides),

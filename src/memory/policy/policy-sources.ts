@@ -58,6 +58,14 @@ export function parsePolicyBlock(
   return parseKeys(block, `${source}: memory.`, systemKeys);
 }
 
+/** Policy values given one by one (an experiment's `--grid <key>=…`), each checked. */
+export function parsePolicyValues(
+  values: Record<string, unknown>,
+  source: string,
+): PolicyOverrides {
+  return parseKeys(values, `${source} `, []);
+}
+
 /** A policy_overrides.json: policy keys only. */
 export function readOverridesFile(file: string): PolicyOverrides {
   const label = path.basename(file) === POLICY_OVERRIDES_FILE ? file : `${file} (policy overrides)`;
