@@ -27,3 +27,15 @@ export function isHttpUrl(raw: string): boolean {
     return false;
   }
 }
+
+/** A URL as it may be recorded or shown: any user name and password taken out. */
+export function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    return url;
+  }
+}

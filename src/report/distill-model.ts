@@ -18,6 +18,7 @@ import { DEFAULT_CACHE_DIR, ResponseCache } from "../agent/llm/response-cache.js
 import { readTranscript, TranscriptWriter } from "../agent/llm/transcript.js";
 import { CHARS_PER_TOKEN, UsageMeter } from "../agent/llm/usage-meter.js";
 import { type ChatRequest, FATAL_FAILURES, LlmError } from "../agent/types.js";
+import { withoutCredentials } from "../config/base-url.js";
 import { DISTILL_TRANSCRIPT_FILE, type DistillDateBy } from "../config/memory-command-settings.js";
 import { UsageError } from "../errors/run-errors.js";
 import { oneLine } from "../memory/persistent/entry-file.js";
@@ -406,15 +407,4 @@ function keepTranscript(partial: string, file: string): void {
   refuseSymlink(bak);
   if (lstatOrNull(file) !== null) fs.renameSync(file, bak);
   fs.renameSync(partial, file);
-}
-
-function withoutCredentials(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    return u.toString().replace(/\/$/, "");
-  } catch {
-    return url;
-  }
 }

@@ -14,6 +14,7 @@ import {
   type LlmStrategySettings,
   neverDecided,
 } from "../agent/llm-strategy.js";
+import { withoutCredentials } from "../config/base-url.js";
 import { contextWindowOf } from "../config/context-window.js";
 import type { BrokerConfig } from "../engine/broker-config.js";
 import { StrategyLoadError, UsageError } from "../errors/run-errors.js";
@@ -354,15 +355,4 @@ function anonymizedTradingTerms(b: BrokerConfig, a: Anonymizer): string {
       "Fractional quantities allowed.",
       "Quantities are in fractional units: each order is executed in the nearest amount the market trades, and its fill says how much.",
     );
-}
-
-function withoutCredentials(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    return u.toString().replace(/\/$/, "");
-  } catch {
-    return url;
-  }
 }
