@@ -10,6 +10,7 @@ import { registerResumeCommand } from "./cli/commands/resume-command.js";
 import { registerRmCommand } from "./cli/commands/rm-command.js";
 import { registerShowCommand } from "./cli/commands/show-command.js";
 import { registerSweepCommand } from "./cli/commands/sweep-command.js";
+import { registerWorkerCommand } from "./cli/commands/worker-command.js";
 import { wantsLiveView } from "./cli/live-view-choice.js";
 import { addRunOptions } from "./cli/run-options.js";
 import { escapeControl } from "./util/terminal-text.js";
@@ -83,6 +84,7 @@ export function buildProgram(): Command {
   registerDiffCommand(program);
   registerCompareCommand(program);
   registerSweepCommand(program);
+  registerWorkerCommand(program);
   registerRecallCommand(program);
   registerMemoryCommand(program);
   registerReportCommand(program);
