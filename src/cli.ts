@@ -4,6 +4,7 @@ import { registerDiffCommand } from "./cli/commands/diff-command.js";
 import { registerListCommand } from "./cli/commands/list-command.js";
 import { registerMemoryCommand } from "./cli/commands/memory-command.js";
 import { registerPruneCommand } from "./cli/commands/prune-command.js";
+import { registerQueueCommand } from "./cli/commands/queue-command.js";
 import { registerRecallCommand } from "./cli/commands/recall-command.js";
 import { registerReportCommand } from "./cli/commands/report-command.js";
 import { registerResumeCommand } from "./cli/commands/resume-command.js";
@@ -85,6 +86,7 @@ export function buildProgram(): Command {
   registerCompareCommand(program);
   registerSweepCommand(program);
   registerWorkerCommand(program);
+  registerQueueCommand(program);
   registerRecallCommand(program);
   registerMemoryCommand(program);
   registerReportCommand(program);
