@@ -156,12 +156,30 @@ export function queueExecutor(url: string): SweepExecutor {
       }
       if (failed.error !== null && !(failed.error instanceof SweepCancelledError))
         throw failed.error;
+      if (pending.size === 0) await removeSweepJobs(queue, config.id);
       return { stopped: pending.size > 0 };
     } finally {
       await Promise.allSettled([events.close(), flows.close(), queue.close()]);
       for (const c of connections) c.disconnect();
     }
   };
+}
+
+/**
+ * Every result read: the sweep's jobs leave Redis (their return values hold each curve, which
+ * would fill its memory sweep after sweep). A kill before the lines are flushed costs a resume
+ * their re-run, nothing more.
+ */
+async function removeSweepJobs(queue: Queue, sweepId: string): Promise<void> {
+  const sweeps = new Queue(SWEEPS_QUEUE, { connection: queue.opts.connection });
+  try {
+    const parent = await Job.fromId(sweeps, sweepId);
+    await parent?.remove({ removeChildren: true });
+  } catch {
+    // A job still locked (taken over, its old worker not yet told): `queue cancel` clears it.
+  } finally {
+    await sweeps.close();
+  }
 }
 
 function failedOutcome(

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { cliAsync, DATA, readJson, tempDir } from "../helpers/cli.js";
+import { cli, cliAsync, DATA, readJson, tempDir } from "../helpers/cli.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 import { waitExit } from "../helpers/wait.js";
 import {
@@ -59,6 +59,9 @@ it("runs the GOOG 175-combination sweep on 2 worker processes to the local sweep
   for (const key of ["status", "best", "statistics", "done", "failed", "total"])
     expect(summary[key], key).toEqual(localSummary[key]);
   expect(fs.existsSync(path.join(dir, "report.html"))).toBe(true);
+  // Its results read, the sweep's jobs (each holding curves) are gone from Redis.
+  const status = cli(["queue", "status", redis.url, "--json"], work);
+  expect(JSON.parse(status.stdout)).toMatchObject({ sweeps: [] });
   // config.json records the queue, for a resume.
   expect(readJson(path.join(dir, "config.json")).queue).toBe(redis.url);
 }, 120_000);
