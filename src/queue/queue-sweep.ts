@@ -105,25 +105,28 @@ export function queueExecutor(url: string): SweepExecutor {
       const settle = async (jobId: string): Promise<void> => {
         const spec = pending.get(jobId);
         if (spec === undefined) return;
+        // The state first, then the job: a job read before it completed has no return value yet.
+        // (failedReason alone says nothing: a job that failed an attempt keeps it when it later
+        // completes.)
+        const state = await queue.getJobState(jobId);
+        if (state !== "completed" && state !== "failed" && state !== "unknown") return;
         const job = await Job.fromId<SweepJobData, SweepJobResult>(queue, jobId);
+        if (!pending.has(jobId)) return;
         if (job === undefined) {
           pending.delete(jobId);
           throw new SweepCancelledError(
             `job ${jobId} of sweep ${config.id} is gone from the queue (cancelled?)`,
           );
         }
-        if (!pending.has(jobId)) return;
-        if (job.finishedOn !== undefined && job.returnvalue !== null && !job.failedReason) {
+        if (state === "completed" && job.returnvalue !== null) {
           pending.delete(jobId);
           for (const r of job.returnvalue.runs)
             give({ outcome: r.outcome, equity: decodeEquity(r.equity), lease: null });
-          return;
+        } else if (state === "failed") {
+          pending.delete(jobId);
+          for (const item of spec.items)
+            give({ outcome: failedOutcome(item, job.failedReason), equity: null, lease: null });
         }
-        const state = await job.getState();
-        if (state !== "failed" || !pending.has(jobId)) return;
-        pending.delete(jobId);
-        for (const item of spec.items)
-          give({ outcome: failedOutcome(item, job.failedReason), equity: null, lease: null });
       };
       const failed: { error: Error | null } = { error: null };
       const settleSafely = (jobId: string) =>
