@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { cliAsync, DATA, readJson, tempDir } from "../helpers/cli.js";
+import { cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 import { waitExit, waitFor } from "../helpers/wait.js";
 import {
@@ -13,6 +13,7 @@ import {
   onlySweep,
   SLOW_STRATEGY,
   startWorker,
+  startWorkerWithEnv,
   stopWorker,
   type WorkerProcess,
 } from "./queue-kit.js";
@@ -189,6 +190,35 @@ it("a worker with other data fails the jobs for good: each combination is record
   }
   const summary = readJson(path.join(onlySweep(runsDir), "summary.json"));
   expect(summary.failed).toBe(4);
+}, 120_000);
+
+it("a job that fails an attempt is retried, and its retry's results are the sweep's", async () => {
+  work = tempDir("agenticbt-queue-faults-");
+  fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
+  const flag = path.join(work, "flag");
+  fs.writeFileSync(flag, "");
+  const args = [
+    path.join(ROOT, "test", "fixtures", "strategies", "fails-to-load-while-flagged.ts"),
+    "--data",
+    "GOOG.csv",
+    "--grid",
+    "size=0.5,1",
+  ];
+  const runsDir = path.join(work, "queued", "runs");
+  const sweep = startSweep(args, runsDir);
+  await queued(runsDir);
+  const worker = await startWorkerWithEnv(redis.url, work, {
+    ...process.env,
+    AGENTICBT_TEST_LOAD_FLAG: flag,
+  });
+  workers.push(worker);
+  // The first attempt fails (its strategy cannot load); the retry, a second later, can.
+  await waitFor(() => worker.log().includes("not now:"), 30_000);
+  fs.rmSync(flag);
+  expect(await waitExit(sweep.child), sweep.err()).toBe(0);
+  const lines = linesByIndex(onlySweep(runsDir));
+  expect(lines).toHaveLength(2);
+  expect(lines).toEqual(localSweep(work, args));
 }, 120_000);
 
 function readSha(file: string): string {

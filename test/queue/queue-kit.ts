@@ -28,7 +28,17 @@ export async function startWorker(
   cwd: string,
   ...more: string[]
 ): Promise<WorkerProcess> {
-  const child = cliAsync(["worker", "--queue", url, ...more], cwd);
+  return startWorkerWithEnv(url, cwd, process.env, ...more);
+}
+
+/** startWorker with its own environment. */
+export async function startWorkerWithEnv(
+  url: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  ...more: string[]
+): Promise<WorkerProcess> {
+  const child = cliAsync(["worker", "--queue", url, ...more], cwd, env);
   let text = "";
   child.stderr?.on("data", (d: Buffer) => {
     text += d.toString();
