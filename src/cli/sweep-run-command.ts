@@ -1,4 +1,5 @@
 import path from "node:path";
+import { QUEUE_SETTINGS } from "../config/queue-settings.js";
 import { DEFAULT_CSCV_BLOCKS, SWEEP_SETTINGS } from "../config/sweep-settings.js";
 import { UsageError } from "../errors/usage-error.js";
 import { formatMetric } from "../metrics/metric-labels.js";
@@ -7,8 +8,13 @@ import { parseWalkForward } from "../metrics/overfitting/walk-forward-windows.js
 import type { SweepHandle } from "../sweep/execute.js";
 import { parseGridValues, splitGridArg } from "../sweep/grid-values.js";
 import { checkObjective } from "../sweep/plan.js";
-import { resumeSweep, runNewSweep, type SweepEvent } from "../sweep/run-sweep.js";
-import type { SweepSummaryFile } from "../sweep/sweep-dir.js";
+import {
+  resumeSweep,
+  runNewSweep,
+  type SweepEvent,
+  type SweepExecutor,
+} from "../sweep/run-sweep.js";
+import { readSweepConfig, type SweepSummaryFile } from "../sweep/sweep-dir.js";
 import { sweepFile, sweepsRootOf } from "../sweep/sweep-layout.js";
 import { escapeControl, escapeStrings, jsonForTerminal } from "../util/terminal-text.js";
 import { relativeIfInside } from "./format-run-error.js";
@@ -136,6 +142,7 @@ async function withProgress(
   go: (events: {
     onEvent: (e: SweepEvent) => void;
     onStart: (h: SweepHandle) => void;
+    execute?: SweepExecutor;
   }) => Promise<{ dir: string; summary: SweepSummaryFile }>,
 ): Promise<number> {
   const quiet = o.quiet === true || o.json === true;
@@ -182,6 +189,10 @@ export async function sweepCommand(
     (strategy !== undefined && isLlmStrategy(strategy, o)) ||
     (strategy === undefined && grid.some((g) => g.trim().startsWith("strategy=")))
   ) {
+    if (o.queue !== undefined)
+      throw new UsageError(
+        "--queue runs code sweeps (a .ts strategy) for now: an LLM experiment runs on this machine.",
+      );
     const { experimentCommand } = await import("./experiment-command.js");
     return experimentCommand(strategy, o);
   }
@@ -220,6 +231,8 @@ export async function sweepCommand(
   const run = buildRunConfig(strategy, o);
   const name = run.name ?? path.basename(strategy).replace(/\.[^.]+$/, "");
   const root = sweepsRootOf(run.runsRoot);
+  const { queue } = settingValuesOf(QUEUE_SETTINGS, o);
+  const execute = queue === null ? undefined : await queueExecutorOf(queue);
   return withProgress(o, (events) =>
     runNewSweep(
       root,
@@ -238,14 +251,30 @@ export async function sweepCommand(
         top: s.top,
         cscvBlocks: s.cscvBlocks,
         walkForward: s.walkForward,
+        ...(queue !== null ? { queue: execute?.shown ?? queue } : {}),
       },
-      events,
+      execute ? { ...events, execute: execute.executor } : events,
     ),
   );
 }
 
+/** The queue's executor, loaded only when --queue is given (no BullMQ otherwise). */
+async function queueExecutorOf(url: string): Promise<{ executor: SweepExecutor; shown: string }> {
+  const [{ queueExecutor }, { redactedUrl }] = await Promise.all([
+    import("../queue/queue-sweep.js"),
+    import("../queue/connection.js"),
+  ]);
+  return { executor: queueExecutor(url), shown: redactedUrl(url) };
+}
+
 /** `agenticbt resume <sweep>`: the combinations a stopped or killed sweep lacks. */
-export function resumeSweepCommand(dir: string, o: Record<string, unknown>): Promise<number> {
+export async function resumeSweepCommand(dir: string, o: Record<string, unknown>): Promise<number> {
   checkOutputSettings(o);
-  return withProgress(o, (events) => resumeSweep(dir, events));
+  // A sweep started with --queue goes on through its queue (--queue again when it has a password).
+  const { queue } = settingValuesOf(QUEUE_SETTINGS, o);
+  const url = queue ?? readSweepConfig(dir)?.queue ?? null;
+  const execute = url === null ? undefined : await queueExecutorOf(url);
+  return withProgress(o, (events) =>
+    resumeSweep(dir, execute ? { ...events, execute: execute.executor } : events),
+  );
 }

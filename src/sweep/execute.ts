@@ -7,6 +7,14 @@ export interface SweepHandle {
   stop(): void;
 }
 
+export interface ExecuteOptions {
+  jobs: number;
+  strategyPath: string | null;
+  skip?: ReadonlySet<number>;
+  onRun: (run: CombinationRun) => void;
+  onStart?: (handle: SweepHandle) => void;
+}
+
 /**
  * Runs the combinations not in `skip` (a resume's finished ones), telling `onRun` each as it
  * arrives: on this thread and `jobs` − 1 worker threads (a strategy file; a strategy object runs
@@ -15,13 +23,7 @@ export interface SweepHandle {
  */
 export async function executeSweep(
   p: PreparedSweep,
-  o: {
-    jobs: number;
-    strategyPath: string | null;
-    skip?: ReadonlySet<number>;
-    onRun: (run: CombinationRun) => void;
-    onStart?: (handle: SweepHandle) => void;
-  },
+  o: ExecuteOptions,
 ): Promise<{ stopped: boolean }> {
   const skip = o.skip ?? new Set<number>();
   const items: WorkItem[] = [];

@@ -8,7 +8,7 @@ import { loadStrategy } from "../runner/load-strategy.js";
 import type { RunConfig } from "../runner/run-config.js";
 import { applyCombination, type Combination } from "./axes.js";
 import { CurveReader } from "./curves.js";
-import { executeSweep, type SweepHandle } from "./execute.js";
+import { type ExecuteOptions, executeSweep, type SweepHandle } from "./execute.js";
 import { jobsOf, type PreparedSweep, prepareSweep } from "./plan.js";
 import type { CombinationOutcome } from "./run-combination.js";
 import { barReturns, searchStatistics } from "./search-statistics.js";
@@ -70,9 +70,17 @@ export type SweepEvent =
   | { type: "walk_forward_window"; result: WalkForwardWindowResult; windows: number }
   | { type: "sweep_finished"; dir: string; summary: SweepSummaryFile };
 
+/** What runs a sweep's combinations: `executeSweep` on this machine, or another (a job queue). */
+export type SweepExecutor = (
+  p: PreparedSweep,
+  o: ExecuteOptions & { dir: string; config: SweepConfig },
+) => Promise<{ stopped: boolean }>;
+
 export interface SweepDirOptions {
   onEvent?: (e: SweepEvent) => void;
   onStart?: (handle: SweepHandle) => void;
+  /** Runs the combinations elsewhere (a job queue); by default on this machine's threads. */
+  execute?: SweepExecutor;
 }
 
 /** A new sweep's settings (config.json without what the sweep adds: id, date, total). */
@@ -187,7 +195,10 @@ async function sweepInDir(
   let ranNow = 0;
   let stopped: boolean;
   try {
-    ({ stopped } = await executeSweep(prepared, {
+    const execute = o.execute ?? executeSweep;
+    ({ stopped } = await execute(prepared, {
+      dir,
+      config,
       jobs,
       strategyPath: config.run.strategyPath,
       skip,

@@ -32,6 +32,8 @@ export interface SweepConfig {
   walkForward?: string | null;
   /** Combinations in the sweep. */
   total: number;
+  /** `--queue`'s Redis URL, its password left out (absent: the sweep ran on one machine). */
+  queue?: string;
 }
 
 /** How a sweep ended (summary.json's `status`); `running` while it runs. */

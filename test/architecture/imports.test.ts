@@ -24,6 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["report"],
   ["runner"],
   ["sweep"],
+  ["queue"],
   ["ui"],
   ["cli"],
   ["index.ts", "cli.ts"],

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
+import { QUEUE_SETTINGS } from "../../config/queue-settings.js";
 import { OUTPUT_SETTINGS, RUN_SETTINGS } from "../../config/run-settings.js";
-import { addSomeRunOptions } from "../run-options.js";
+import { addSettingOptions, addSomeRunOptions } from "../run-options.js";
 
 // Only commander at import time: the runner is loaded by the action.
 
@@ -10,6 +11,7 @@ export interface ResumeOptions {
   quiet?: boolean;
   ui?: boolean;
   metrics?: string;
+  queue?: string;
 }
 
 const EXAMPLES = `
@@ -38,6 +40,7 @@ export function registerResumeCommand(program: Command): void {
     )
     .argument("<run>", "run or sweep directory, id, or unique id prefix");
   const { json, quiet, metrics, ui } = OUTPUT_SETTINGS;
+  addSettingOptions(resume, { queue: QUEUE_SETTINGS.queue });
   addSomeRunOptions(resume, [RUN_SETTINGS.runsDir, json, quiet, metrics, ui]);
   resume.addHelpText("after", EXAMPLES).action(async (run: string, opts: ResumeOptions) => {
     // A sweep's directory or id: only the combinations its results.jsonl lacks run.

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { QUEUE_SETTINGS } from "../../config/queue-settings.js";
 import {
   AGENT_SETTINGS,
   BROKER_SETTINGS,
@@ -26,6 +27,8 @@ Examples:
   $ agenticbt sweep strategies/rsi-mean-reversion.md --data data/GOOG.csv --grid memory=none,files,layered,persistent \\
       --windows 2012-01-01:2012-06-30,2012-07-01:2012-12-31 --repeats 3
   $ agenticbt sweep --replay <sweep-id>
+  $ agenticbt sweep strategies/sma-crossover.ts --data data/GOOG.csv --grid fast=5:50:5 --grid slow=10:200:10 \\
+      --constraint "fast < slow" --queue redis://127.0.0.1:6379   # on \`agenticbt worker\` processes
 
 An axis is a strategy parameter or a broker setting (its flag without --: commission, slippage,
 allow-short, max-position-weight...). Every other option applies to every combination, as it
@@ -74,6 +77,7 @@ export function registerSweepCommand(program: Command): void {
       "strategy file: strategies/<name>.ts (a code sweep) or strategies/<name>.md (an LLM experiment)",
     );
   addSettingOptions(sweep, SWEEP_SETTINGS);
+  addSettingOptions(sweep, { queue: QUEUE_SETTINGS.queue });
   addSomeRunOptions(
     sweep,
     RUN_GROUPS.flatMap((g) => Object.values(g)),
