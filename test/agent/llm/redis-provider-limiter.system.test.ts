@@ -129,9 +129,12 @@ describe("RedisProviderLimiter", () => {
     expect(await within(third)).toBe(false);
     expect(a.snapshot()).toMatchObject({ inFlight: 1, waiting: 1 });
     release();
+    // Twice: a slot is given back once.
     release();
-    expect(await within(third, SETTLES_MS)).toBe(true);
-    expect(await within(fourth)).toBe(false);
+    // One waiter gets the freed slot, whichever process asks first (no order across processes);
+    // the other still waits, since the winner holds it.
+    const got = await Promise.all([within(third, SETTLES_MS), within(fourth, SETTLES_MS)]);
+    expect(got.filter(Boolean)).toHaveLength(1);
   });
 
   it("takes back the slot of a process that stopped renewing once its lease is over", async () => {
