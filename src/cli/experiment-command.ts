@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { QUEUE_SETTINGS } from "../config/queue-settings.js";
 import { optionKey } from "../config/setting.js";
 import { SWEEP_SETTINGS } from "../config/sweep-settings.js";
 import { type LoadCsvOptions, loadCsv } from "../data/load-csv.js";
@@ -20,6 +21,7 @@ import type { ExperimentSummary } from "../sweep/experiment/experiment-summary.j
 import {
   type ExperimentEvents,
   type NewExperiment,
+  type RemoteRuns,
   replaySpec,
   resumeExperiment,
   runNewExperiment,
@@ -295,11 +297,30 @@ export async function experimentCommand(
     // Kept in config.json, beside what the runs are billed.
     spec = { ...spec, estimate };
   }
-  return withExperimentProgress(o, (events) => runNewExperiment(root, spec, events), estimate);
+  const remote = await queueRunsOf(o);
+  return withExperimentProgress(
+    o,
+    (events) => runNewExperiment(root, spec, remote ? { ...events, remote } : events),
+    estimate,
+  );
+}
+
+/** `--queue`: the queue's runs, loaded only then (no BullMQ otherwise). */
+async function queueRunsOf(o: Record<string, unknown>): Promise<RemoteRuns | undefined> {
+  const { queue } = settingValuesOf(QUEUE_SETTINGS, o);
+  if (queue === null) return undefined;
+  const { queueRuns } = await import("../queue/queue-experiment.js");
+  return queueRuns(queue);
 }
 
 /** `agenticbt resume <experiment>`. */
-export function resumeExperimentCommand(dir: string, o: Record<string, unknown>): Promise<number> {
+export async function resumeExperimentCommand(
+  dir: string,
+  o: Record<string, unknown>,
+): Promise<number> {
   checkOutputSettings(o);
-  return withExperimentProgress(o, (events) => resumeExperiment(dir, events));
+  const remote = await queueRunsOf(o);
+  return withExperimentProgress(o, (events) =>
+    resumeExperiment(dir, remote ? { ...events, remote } : events),
+  );
 }

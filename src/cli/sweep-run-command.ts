@@ -189,10 +189,6 @@ export async function sweepCommand(
     (strategy !== undefined && isLlmStrategy(strategy, o)) ||
     (strategy === undefined && grid.some((g) => g.trim().startsWith("strategy=")))
   ) {
-    if (o.queue !== undefined)
-      throw new UsageError(
-        "--queue runs code sweeps (a .ts strategy) for now: an LLM experiment runs on this machine.",
-      );
     const { experimentCommand } = await import("./experiment-command.js");
     return experimentCommand(strategy, o);
   }

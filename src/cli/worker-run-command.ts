@@ -14,6 +14,7 @@ export async function workerCommand(o: Record<string, unknown>): Promise<number>
     url: s.queue,
     concurrency: s.concurrency,
     lockMs: s.lockMs,
+    runsDir: s.runsDir,
     onJob: (e) =>
       process.stderr.write(
         e.status === "completed" ? `job ${e.id} done\n` : `job ${e.id} failed: ${e.error}\n`,

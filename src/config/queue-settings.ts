@@ -28,7 +28,7 @@ export const QUEUE_SETTINGS = {
     group: "run",
     flag: "--queue",
     arg: "<redis-url>",
-    help: "run the combinations on `agenticbt worker` processes through this Redis (redis://[user:pass@]host:port[/db], rediss:// for TLS); docs/scale-out.md",
+    help: "run the combinations (or an LLM experiment's runs) on `agenticbt worker` processes through this Redis (redis://[user:pass@]host:port[/db], rediss:// for TLS); docs/scale-out.md",
     rule: {
       ok: isQueueUrl,
       message: "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379",
@@ -43,6 +43,12 @@ export const QUEUE_SETTINGS = {
     min: 1,
     max: 256,
     integer: true,
+  }),
+  runsDir: text({
+    group: "run",
+    flag: "--runs-dir",
+    arg: "<dir>",
+    help: "where this worker puts the run directories of LLM experiment runs (default: the coordinator's runs directory, as each job names it); a path every worker shares lets the coordinator read them",
   }),
   lockMs: num({
     group: "run",

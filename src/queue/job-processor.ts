@@ -5,16 +5,21 @@
 import type { SandboxedJob } from "bullmq";
 import { loadData } from "../runner/load-data.js";
 import { loadStrategy } from "../runner/load-strategy.js";
+import { runPlannedRun } from "../sweep/experiment/run-experiment.js";
 import { prepareSweep } from "../sweep/plan.js";
 import { CombinationRunner, releaseEquity } from "../sweep/run-combination.js";
 import {
   canonicalJson,
+  EXPERIMENT_RUN_JOB,
+  type ExperimentJobData,
+  type ExperimentJobResult,
   encodeEquity,
   fileSha256,
   type HashedFile,
   type SweepJobData,
   type SweepJobResult,
   sha256,
+  WORKER_RUNS_DIR_ENV,
 } from "./sweep-job.js";
 
 /** A job this machine cannot run as asked: BullMQ fails it at once, without retries. */
@@ -56,10 +61,21 @@ async function runnerFor(d: SweepJobData): Promise<CombinationRunner> {
   return runner;
 }
 
+/** One run of an LLM experiment, its run directory under this worker's --runs-dir (else the
+ * coordinator's runs directory, as the job names it). */
+async function processExperimentRun(d: ExperimentJobData): Promise<ExperimentJobResult> {
+  check("strategy", d.strategy);
+  for (const f of d.data) check("data", f);
+  const runsDir = process.env[WORKER_RUNS_DIR_ENV];
+  const config = runsDir ? { ...d.config, runsRoot: runsDir } : d.config;
+  return { outcome: await runPlannedRun(d.run, config) };
+}
+
 export default async function processJob(
-  job: SandboxedJob<SweepJobData, SweepJobResult>,
-): Promise<SweepJobResult> {
-  const d = job.data;
+  job: SandboxedJob<SweepJobData | ExperimentJobData, SweepJobResult | ExperimentJobResult>,
+): Promise<SweepJobResult | ExperimentJobResult> {
+  if (job.name === EXPERIMENT_RUN_JOB) return processExperimentRun(job.data as ExperimentJobData);
+  const d = job.data as SweepJobData;
   check("strategy", d.strategy);
   for (const f of d.data) check("data", f);
   const runner = await runnerFor(d);

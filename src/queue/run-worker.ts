@@ -1,6 +1,9 @@
 import os from "node:os";
+import path from "node:path";
 import { Worker } from "bullmq";
+import { LIMITER_STORE_ENV, limiterStoreEnv } from "../agent/llm/limiter-store.js";
 import { connectRedis, JOBS_QUEUE } from "./connection.js";
+import { WORKER_RUNS_DIR_ENV } from "./sweep-job.js";
 
 /** A worker's name as `agenticbt queue status` lists it. */
 export const WORKER_NAME_PREFIX = "agenticbt-worker";
@@ -9,6 +12,8 @@ export interface WorkerSettings {
   url: string;
   concurrency: number;
   lockMs: number;
+  /** Where experiment runs' directories go (null: the coordinator's runs directory). */
+  runsDir?: string | null;
   /** Told of each job as it ends. */
   onJob?: (e: { id: string; status: "completed" | "failed"; error?: string }) => void;
 }
@@ -23,6 +28,11 @@ export async function startQueueWorker(
   s: WorkerSettings,
 ): Promise<{ close(): Promise<void>; name: string }> {
   const connection = await connectRedis(s.url);
+  // The job threads inherit this environment: every run counts its provider limits in the
+  // queue's Redis, with every other worker's (unless the environment names a store already).
+  if (!process.env[LIMITER_STORE_ENV.url])
+    Object.assign(process.env, limiterStoreEnv({ url: s.url, namespace: JOBS_QUEUE }));
+  if (s.runsDir) process.env[WORKER_RUNS_DIR_ENV] = path.resolve(s.runsDir);
   const name = `${WORKER_NAME_PREFIX}:${os.hostname()}:${process.pid}`;
   const processor = new URL("./job-processor.js", import.meta.url);
   const worker = new Worker(JOBS_QUEUE, processor, {

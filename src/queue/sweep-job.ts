@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import type { RunConfig } from "../runner/run-config.js";
+import type { PlannedRun } from "../sweep/experiment/experiment-plan.js";
+import type { PlannedRunOutcome } from "../sweep/experiment/run-experiment.js";
 import type { SearchSettings } from "../sweep/plan.js";
 import type { CombinationOutcome } from "../sweep/run-combination.js";
 import type { WorkItem } from "../sweep/worker-pool.js";
@@ -25,6 +27,33 @@ export interface SweepJobData {
  * float64 bytes in base64: exact, and NaN survives, which JSON numbers would not). */
 export interface SweepJobResult {
   runs: { outcome: CombinationOutcome; equity: string | null }[];
+}
+
+/** Where a worker's threads put the run directories of experiment jobs (`worker --runs-dir`);
+ * unset: the coordinator's runs directory, as each job names it. */
+export const WORKER_RUNS_DIR_ENV = "AGENTICBT_WORKER_RUNS_DIR";
+
+/** The name of an LLM experiment's job (one planned run); a code sweep's are "combinations". */
+export const EXPERIMENT_RUN_JOB = "experiment-run";
+
+/** An LLM experiment's job: one planned run, its full run config (its repeat's seed in it). */
+export interface ExperimentJobData {
+  experimentId: string;
+  run: PlannedRun;
+  config: RunConfig;
+  data: HashedFile[];
+  strategy: HashedFile;
+}
+
+/** An experiment job's return value: the run's line of results.jsonl and its directory. */
+export interface ExperimentJobResult {
+  outcome: PlannedRunOutcome;
+}
+
+/** An experiment job's id: the sha256 of its run config, data and strategy sha256 and the
+ * experiment's id (all of its data). */
+export function experimentJobIdOf(data: ExperimentJobData): string {
+  return sha256(canonicalJson(data));
 }
 
 /** About this many jobs a sweep is cut into (fewer when it has fewer combinations). */

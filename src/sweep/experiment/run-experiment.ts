@@ -46,6 +46,69 @@ export interface ExperimentEvents {
   onWarning?: (run: PlannedRun, message: string) => void;
   /** Every event above, typed, with the runs' own events (what a live view is drawn from). */
   onEvent?: (event: ExperimentEvent) => void;
+  /** Where the runs run when not here (`sweep --queue`: a queue's workers). */
+  remote?: RemoteRuns;
+}
+
+/** One run as it is sent to be run elsewhere: its plan and its full run config. */
+export interface RemoteRunSpec {
+  run: PlannedRun;
+  config: RunConfig;
+}
+
+/** How a run sent elsewhere ended: its line of results.jsonl (null: interrupted) and its run
+ * directory, or the failure of its job (its attempts used up). */
+export type RemoteRunOutcome =
+  | { kind: "done"; outcome: PlannedRunOutcome }
+  | { kind: "failed"; error: string };
+
+/** Runs an experiment's runs on other processes or machines (the queue's workers). */
+export interface RemoteRuns {
+  /** Sends every run at once; `result(key)` waits for one; `close()` stops waiting (the runs
+   * not yet back resolve as interrupted). */
+  submit(
+    experimentId: string,
+    runs: RemoteRunSpec[],
+  ): Promise<{ result(key: string): Promise<RemoteRunOutcome>; close(): Promise<void> }>;
+}
+
+/** A finished run, as runPlannedRun gives it. */
+export interface PlannedRunOutcome {
+  /** null: interrupted (no line: a resume continues it). */
+  line: ExperimentResultLine | null;
+  runId: string;
+  /** The run's directory ("" when none was made). */
+  dir: string;
+}
+
+/**
+ * One planned run through the same runner as a local experiment, with no experiment directory:
+ * what a queue's worker runs. A run refused before its directory existed gets the failed line a
+ * local experiment writes.
+ */
+export async function runPlannedRun(
+  run: PlannedRun,
+  config: RunConfig,
+  onStart?: (h: RunHandle) => void,
+): Promise<PlannedRunOutcome> {
+  const { runBacktest } = await import("../../runner/run-backtest.js");
+  let started = { runId: "", dir: "" };
+  try {
+    const result = await runBacktest(config, {
+      onEvent: (e) => {
+        if (e.type === "run_started" && e.dir !== "") started = { runId: e.id, dir: e.dir };
+      },
+      ...(onStart ? { onStart } : {}),
+    });
+    if (result.status === "interrupted") return { line: null, ...started };
+    return {
+      line: resultLine(run, result, path.join(config.runsRoot, result.id)),
+      runId: result.id,
+      dir: started.dir || path.join(config.runsRoot, result.id),
+    };
+  } catch (err) {
+    return { line: failedLine(run, err), ...started };
+  }
 }
 
 /** What a new experiment is made of (its id and dir are made here). */
@@ -169,6 +232,11 @@ function resultLine(run: PlannedRun, result: RunResult, dir: string): Experiment
   };
 }
 
+/** A run whose queue job failed on every attempt: recorded failed, with the job's error. */
+class RemoteRunError extends Error {
+  override readonly name = "QueueJobFailed";
+}
+
 function failedLine(run: PlannedRun, err: unknown): ExperimentResultLine {
   const none = { returnPct: null, sharpe: null, maxDrawdownPct: null, trades: null };
   return {
@@ -225,14 +293,71 @@ async function runExperiment(
     }
     let stopping = false;
     const inFlight = new Set<RunHandle>();
+    const remote = events.remote ?? null;
+    if (remote !== null && (config.budgetUsd ?? null) !== null)
+      throw new UsageError(
+        "--budget-usd holds runs back one by one, which a queue does not: leave out --queue or --budget-usd.",
+      );
+    // Through a queue every run is sent at once, each with the config a local run would have
+    // (a run that had started starts again: its checkpoint is on the machine that ran it).
+    const batch =
+      remote === null
+        ? null
+        : await remote.submit(
+            config.id,
+            queue.map((run) => ({ run, config: firstConfig(run, starts.get(run.key) ?? null) })),
+          );
     events.onStart?.({
       stop() {
         stopping = true;
         for (const h of inFlight) h.interrupt();
+        void batch?.close();
       },
     });
 
+    /** A run's config when it does not go on from a checkpoint: a replay's, or the plan's. */
+    function firstConfig(run: PlannedRun, before: ExperimentStartLine | null): RunConfig {
+      if (original !== null && config.cells[run.cell]?.code !== true) {
+        const from = original.get(run.key);
+        if (from === undefined) throw new UsageError(`${run.key} has no completed run to replay`);
+        return replayRunConfig(from, path.dirname(from), `${config.name}-${run.key}`);
+      }
+      return plannedRunConfig(config, run, (before?.attempt ?? 0) + 1);
+    }
+
+    const runRemote = async (
+      run: PlannedRun,
+      wait: (key: string) => Promise<RemoteRunOutcome>,
+    ): Promise<ExperimentResultLine | null> => {
+      const attempt = (starts.get(run.key)?.attempt ?? 0) + 1;
+      const cell = config.cells[run.cell];
+      const window = config.windows[run.window];
+      events.onRunStarted?.(run, false);
+      emit({
+        type: "run_started",
+        run,
+        cell: cell ? cellLabel(cell.settings) : String(run.cell),
+        window: window ? windowLabel(window) : String(run.window),
+        resumed: false,
+      });
+      const got = await wait(run.key);
+      if (got.kind === "failed") throw new RemoteRunError(got.error);
+      const { line, runId, dir: runDir } = got.outcome;
+      if (runDir !== "") {
+        const start: ExperimentStartLine = { key: run.key, runId, dir: runDir, attempt };
+        starts.set(run.key, start);
+        appendJsonLine(startedFile, start);
+      }
+      if (line === null) return null;
+      appendJsonLine(resultsFile, line);
+      finished += 1;
+      events.onRunFinished?.(line, finished, config.total);
+      emit({ type: "run_finished", line, done: finished, total: config.total });
+      return line;
+    };
+
     const runOne = async (run: PlannedRun): Promise<ExperimentResultLine | null> => {
+      if (batch !== null) return runRemote(run, (key) => batch.result(key));
       const before = starts.get(run.key) ?? null;
       const attempt = (before?.attempt ?? 0) + 1;
       let config1: RunConfig;
@@ -246,11 +371,7 @@ async function runExperiment(
         }
       }
       if (resume !== null) config1 = resume.config;
-      else if (original !== null && config.cells[run.cell]?.code !== true) {
-        const from = original.get(run.key);
-        if (from === undefined) throw new UsageError(`${run.key} has no completed run to replay`);
-        config1 = replayRunConfig(from, path.dirname(from), `${config.name}-${run.key}`);
-      } else config1 = plannedRunConfig(config, run, attempt);
+      else config1 = firstConfig(run, before);
       events.onRunStarted?.(run, resume !== null);
       const cell = config.cells[run.cell];
       const window = config.windows[run.window];
@@ -351,8 +472,19 @@ async function runExperiment(
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, config.jobs) }, worker));
-    const lines = readExperimentResults(dir);
+    // Through a queue, the workers set the pace: every run is waited for at once.
+    const waiters = batch !== null ? Math.max(1, queue.length) : Math.max(1, config.jobs);
+    try {
+      await Promise.all(Array.from({ length: waiters }, worker));
+    } finally {
+      await batch?.close();
+    }
+    // In the plan's order, whatever order the runs finished in (several at once, or a queue's
+    // workers): the bootstrap resamples the lines in order, so the summary is the same.
+    const order = new Map(experimentRuns(config).map((r, k) => [r.key, k]));
+    const lines = readExperimentResults(dir).sort(
+      (a, b) => (order.get(a.key) ?? 0) - (order.get(b.key) ?? 0),
+    );
     const complete = new Set(lines.map((l) => l.key)).size === config.total;
     const summary = summarizeExperiment(
       config,

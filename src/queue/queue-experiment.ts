@@ -1,0 +1,150 @@
+import { FlowProducer, Job, Queue, QueueEvents } from "bullmq";
+import type { Redis } from "ioredis";
+import { JOB_ATTEMPTS, JOB_BACKOFF_MS } from "../config/queue-settings.js";
+import type {
+  RemoteRunOutcome,
+  RemoteRunSpec,
+  RemoteRuns,
+} from "../sweep/experiment/run-experiment.js";
+import { connectRedis, JOBS_QUEUE, redisOf, SWEEPS_QUEUE } from "./connection.js";
+import {
+  EXPERIMENT_RUN_JOB,
+  type ExperimentJobData,
+  type ExperimentJobResult,
+  experimentJobIdOf,
+  fileSha256,
+} from "./sweep-job.js";
+
+/** How often the coordinator asks for the state of the runs it waits for (an event missed while
+ * Redis was away is found this way). */
+const POLL_MS = 1000;
+
+/**
+ * An LLM experiment's runs through a BullMQ queue on the Redis at `url`: the experiment is a
+ * flow parent (in SWEEPS_QUEUE, id the experiment's), each planned run a child (in JOBS_QUEUE,
+ * id the hash of its full run config, data and strategy sha256 and the experiment's id), run by
+ * `agenticbt worker` processes through the same runner as a local run. Each job's return value
+ * is the run's line of results.jsonl, which the coordinator writes as a local experiment does.
+ */
+export function queueRuns(url: string): RemoteRuns {
+  return {
+    async submit(experimentId: string, runs: RemoteRunSpec[]) {
+      const connection = await connectRedis(url);
+      const connections: Redis[] = [connection];
+      const more = () => {
+        const r = redisOf(url);
+        connections.push(r);
+        return r;
+      };
+      const queue = new Queue(JOBS_QUEUE, { connection });
+      const events = new QueueEvents(JOBS_QUEUE, { connection: more(), autorun: false });
+      const flows = new FlowProducer({ connection: more() });
+      const waiting = new Map<string, { key: string; give: (o: RemoteRunOutcome) => void }>();
+      const outcomes = new Map<string, Promise<RemoteRunOutcome>>();
+      let closed = false;
+      let timer: NodeJS.Timeout | undefined;
+      const close = async () => {
+        if (closed) return;
+        closed = true;
+        clearTimeout(timer);
+        // The runs not back yet: interrupted here (their jobs stay queued; a resume adds them
+        // again under the same ids).
+        for (const w of waiting.values()) w.give({ kind: "done", outcome: interrupted });
+        waiting.clear();
+        await Promise.allSettled([events.close(), flows.close(), queue.close()]);
+        for (const c of connections) c.disconnect();
+      };
+      try {
+        const children = runs.map(({ run, config }) => {
+          const data: ExperimentJobData = {
+            experimentId,
+            run,
+            config,
+            data: config.data.map((d) => ({ file: d.file, sha256: fileSha256(d.file) })),
+            strategy: { file: config.strategyPath, sha256: fileSha256(config.strategyPath) },
+          };
+          const jobId = experimentJobIdOf(data);
+          outcomes.set(
+            run.key,
+            new Promise<RemoteRunOutcome>((give) => waiting.set(jobId, { key: run.key, give })),
+          );
+          return {
+            name: EXPERIMENT_RUN_JOB,
+            queueName: JOBS_QUEUE,
+            data,
+            opts: {
+              jobId,
+              attempts: JOB_ATTEMPTS,
+              backoff: { type: "exponential", delay: JOB_BACKOFF_MS },
+              ignoreDependencyOnFailure: true,
+            },
+          };
+        });
+        /** Gives a finished job's outcome to its run, once. */
+        const settle = async (jobId: string): Promise<void> => {
+          if (!waiting.has(jobId)) return;
+          const state = await queue.getJobState(jobId);
+          if (state !== "completed" && state !== "failed") return;
+          const job = await Job.fromId<ExperimentJobData, ExperimentJobResult>(queue, jobId);
+          const w = waiting.get(jobId);
+          if (w === undefined || job === undefined) return;
+          if (state === "completed" && job.returnvalue !== null) {
+            waiting.delete(jobId);
+            w.give({ kind: "done", outcome: job.returnvalue.outcome });
+          } else if (state === "failed") {
+            waiting.delete(jobId);
+            w.give({
+              kind: "failed",
+              error: `its job failed on every attempt: ${job.failedReason}`,
+            });
+          }
+        };
+        events.on("completed", ({ jobId }) => void settle(jobId).catch(() => {}));
+        events.on("failed", ({ jobId }) => void settle(jobId).catch(() => {}));
+        void events.run();
+        await events.waitUntilReady();
+        if (children.length > 0)
+          await flows.add({
+            name: "experiment",
+            queueName: SWEEPS_QUEUE,
+            data: { experimentId, total: runs.length },
+            opts: { jobId: experimentId },
+            children,
+          });
+        const poll = async () => {
+          for (const jobId of [...waiting.keys()]) await settle(jobId).catch(() => {});
+          if (waiting.size === 0) {
+            // Every run back: the experiment's jobs leave Redis.
+            await removeExperimentJobs(queue, experimentId);
+            return;
+          }
+          if (!closed) timer = setTimeout(() => void poll(), POLL_MS);
+        };
+        void poll();
+      } catch (err) {
+        await close();
+        throw err;
+      }
+      return {
+        result(key: string) {
+          return outcomes.get(key) ?? Promise.resolve({ kind: "done", outcome: interrupted });
+        },
+        close,
+      };
+    },
+  };
+}
+
+const interrupted = { line: null, runId: "", dir: "" };
+
+async function removeExperimentJobs(queue: Queue, experimentId: string): Promise<void> {
+  const parents = new Queue(SWEEPS_QUEUE, { connection: queue.opts.connection });
+  try {
+    const parent = await Job.fromId(parents, experimentId);
+    await parent?.remove({ removeChildren: true });
+  } catch {
+    // A job still locked (taken over, its old worker not yet told): `queue cancel` clears it.
+  } finally {
+    await parents.close();
+  }
+}

@@ -1,0 +1,160 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
+import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
+import { startScriptedServer } from "../helpers/scripted-openai-server.js";
+import { seededTrader } from "../helpers/seeded-trader.js";
+import { waitExit } from "../helpers/wait.js";
+import { startWorkerWithEnv, stopWorker, type WorkerProcess } from "./queue-kit.js";
+
+// A 12-run LLM experiment (2 memory systems × 2 windows × 3 repeats) through Redis on 2 worker
+// processes, against a server that answers by the request's seed, equals the same experiment run
+// here: every line's figures and the summary's statistics.
+
+const server = await startScriptedServer((req) => seededTrader(req));
+let redis: RedisServer;
+const work = tempDir("agenticbt-queue-experiment-");
+const workers: WorkerProcess[] = [];
+const STRATEGY = path.join(ROOT, "strategies", "rsi-mean-reversion.md");
+const ENV = { ...process.env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "test" };
+const ARGS = [
+  "sweep",
+  STRATEGY,
+  "--data",
+  "GOOG.csv",
+  "--grid",
+  "memory=none,files",
+  "--windows",
+  "2012-01-01:2012-03-31,2012-04-01:2012-06-30",
+  "--repeats",
+  "3",
+  "--every",
+  "5",
+  "--yes",
+  "--quiet",
+];
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
+});
+
+afterAll(async () => {
+  for (const w of workers) await stopWorker(w);
+  await redis?.close();
+  await server.close();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+/** One experiment under work/<root>, its own runs and cache; resolves to its sweep directory. */
+async function experiment(root: string, ...more: string[]): Promise<string> {
+  const runsDir = path.join(work, root, "runs");
+  const child = cliAsync(
+    [...ARGS, "--runs-dir", runsDir, "--cache-dir", path.join(work, root, "cache"), ...more],
+    work,
+    ENV,
+  );
+  let err = "";
+  child.stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  child.stdout.resume();
+  expect(await waitExit(child), err).toBe(0);
+  const sweeps = path.join(work, root, "sweeps");
+  const dirs = fs.readdirSync(sweeps);
+  expect(dirs).toHaveLength(1);
+  return path.join(sweeps, dirs[0] ?? "");
+}
+
+interface Line {
+  key: string;
+  runId: string;
+  metrics: Record<string, number | null>;
+  [k: string]: unknown;
+}
+
+/**
+ * The figures that depend on the prompt's length, which carries the run's own id and time: two
+ * local experiments already differ there by a token or two. They are compared apart, nearly.
+ */
+const BILLED = ["tokens", "costUsd"] as const;
+
+/** results.jsonl's lines by run key, without what names the run (its id differs by run). */
+function lines(dir: string): Line[] {
+  return fs
+    .readFileSync(path.join(dir, "results.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line)
+    .sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+function figures(dir: string): Record<string, unknown>[] {
+  return lines(dir).map(({ runId: _runId, metrics, ...rest }) => ({
+    ...rest,
+    metrics: Object.fromEntries(
+      Object.entries(metrics).filter(([k]) => !(BILLED as readonly string[]).includes(k)),
+    ),
+  }));
+}
+
+/** A summary's part without the billed metrics' entries (at any depth). */
+function withoutBilled(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutBilled);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => !(BILLED as readonly string[]).includes(k))
+      .map(([k, v]) => [k, withoutBilled(v)]),
+  );
+}
+
+it("runs a 12-run LLM experiment on 2 workers to the local experiment's every figure", async () => {
+  const local = await experiment("local");
+  workers.push(
+    await startWorkerWithEnv(redis.url, work, ENV),
+    await startWorkerWithEnv(redis.url, work, ENV),
+  );
+  const queued = await experiment("queue", "--queue", redis.url);
+
+  const want = figures(local);
+  const got = figures(queued);
+  expect(want).toHaveLength(12);
+  expect(new Set(got.map((l) => l.key)).size).toBe(12);
+  for (const l of want) expect(l.status).toBe("completed");
+  expect(got).toEqual(want);
+  const localLines = lines(local);
+  for (const [k, l] of lines(queued).entries())
+    for (const m of BILLED) {
+      const a = l.metrics[m] ?? Number.NaN;
+      const b = localLines[k]?.metrics[m] ?? Number.NaN;
+      expect(Math.abs(a - b) / b, `${l.key} ${m}`).toBeLessThan(1e-3);
+    }
+  // Each run is a run directory under the coordinator's runs directory, on started.jsonl.
+  const started = fs
+    .readFileSync(path.join(queued, "started.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { key: string; dir: string });
+  expect(started.map((s) => s.key).sort()).toEqual(want.map((l) => l.key));
+  for (const s of started) expect(fs.existsSync(path.join(s.dir, "result.json"))).toBe(true);
+  // Both workers took runs.
+  for (const w of workers) expect(w.log()).toMatch(/job [0-9a-f]{64} done/);
+
+  const summary = readJson(path.join(queued, "summary.json"));
+  const localSummary = readJson(path.join(local, "summary.json"));
+  for (const key of [
+    "status",
+    "total",
+    "done",
+    "failed",
+    "cells",
+    "comparisons",
+    "sentences",
+    "buyAndHold",
+    "deflatedSharpe",
+  ])
+    expect(withoutBilled(summary[key]), key).toEqual(withoutBilled(localSummary[key]));
+  expect(fs.existsSync(path.join(queued, "report.html"))).toBe(true);
+}, 300_000);
