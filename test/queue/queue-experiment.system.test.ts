@@ -158,3 +158,64 @@ it("runs a 12-run LLM experiment on 2 workers to the local experiment's every fi
     expect(withoutBilled(summary[key]), key).toEqual(withoutBilled(localSummary[key]));
   expect(fs.existsSync(path.join(queued, "report.html"))).toBe(true);
 }, 300_000);
+
+it("2 workers at --rpm 60 --rate-window 1 send nothing over the server's 1 a second", async () => {
+  for (const w of workers.splice(0)) await stopWorker(w);
+  const limited = await startScriptedServer((req) => seededTrader(req), {
+    rateLimit: { requests: 1, windowMs: 1_000 },
+  });
+  try {
+    const env = { ...ENV, OPENAI_BASE_URL: limited.url };
+    workers.push(
+      await startWorkerWithEnv(redis.url, work, env),
+      await startWorkerWithEnv(redis.url, work, env),
+    );
+    const started = Date.now();
+    const runsDir = path.join(work, "limited", "runs");
+    const child = cliAsync(
+      [
+        "sweep",
+        STRATEGY,
+        "--data",
+        "GOOG.csv",
+        "--grid",
+        "memory=none",
+        "--windows",
+        "2012-01-01:2012-02-29",
+        "--repeats",
+        "4",
+        "--every",
+        "20",
+        "--rpm",
+        "60",
+        "--rate-window",
+        "1",
+        "--yes",
+        "--quiet",
+        "--runs-dir",
+        runsDir,
+        "--queue",
+        redis.url,
+      ],
+      work,
+      env,
+    );
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    child.stdout.resume();
+    expect(await waitExit(child), err).toBe(0);
+    const elapsed = Date.now() - started;
+    const chat = limited.requests.filter((q) => q.path.endsWith("/chat/completions")).length;
+    const over = limited.overLimit().length;
+    console.log(`2 workers at 60 RPM: ${chat} requests, ${over} over the limit, ${elapsed} ms`);
+    expect(over).toBe(0);
+    expect(chat).toBeGreaterThanOrEqual(8);
+    // Both workers' runs were held to one request a second between them.
+    expect(elapsed).toBeGreaterThanOrEqual((chat - 1) * 1_000);
+    for (const w of workers) expect(w.log()).toMatch(/job [0-9a-f]{64} done/);
+  } finally {
+    await limited.close();
+  }
+}, 300_000);
