@@ -2,6 +2,7 @@
 // combinations through the same CombinationRunner as a local sweep, after checking that this
 // machine has the very data and strategy the coordinator hashed. The thread keeps its runner
 // between jobs of one sweep: the strategy is compiled and the data loaded once.
+import fs from "node:fs";
 import type { SandboxedJob } from "bullmq";
 import { loadData } from "../runner/load-data.js";
 import { loadStrategy } from "../runner/load-strategy.js";
@@ -63,18 +64,43 @@ async function runnerFor(d: SweepJobData): Promise<CombinationRunner> {
 
 /** One run of an LLM experiment, its run directory under this worker's --runs-dir (else the
  * coordinator's runs directory, as the job names it). */
-async function processExperimentRun(d: ExperimentJobData): Promise<ExperimentJobResult> {
+async function processExperimentRun(
+  job: SandboxedJob<ExperimentJobData, ExperimentJobResult>,
+): Promise<ExperimentJobResult> {
+  const d = job.data;
   check("strategy", d.strategy);
   for (const f of d.data) check("data", f);
   const runsDir = process.env[WORKER_RUNS_DIR_ENV];
   const config = runsDir ? { ...d.config, runsRoot: runsDir } : d.config;
-  return { outcome: await runPlannedRun(d.run, config) };
+  // A job taken over from a worker that died: its run goes on from its own checkpoint when this
+  // worker sees the run directory (a shared --runs-dir), else starts again.
+  const before = runDirOf(job.progress);
+  const outcome = await runPlannedRun(d.run, config, {
+    resumeFrom: before !== null && fs.existsSync(before) ? before : null,
+    onRunDir: (dir) => void job.updateProgress({ runDir: dir }).catch(() => {}),
+  });
+  return { outcome };
+}
+
+/** The run directory an earlier attempt recorded in the job's progress. */
+function runDirOf(progress: unknown): string | null {
+  let p = progress;
+  if (typeof p === "string") {
+    try {
+      p = JSON.parse(p);
+    } catch {
+      return null;
+    }
+  }
+  const dir = (p as { runDir?: unknown } | null)?.runDir;
+  return typeof dir === "string" && dir !== "" ? dir : null;
 }
 
 export default async function processJob(
   job: SandboxedJob<SweepJobData | ExperimentJobData, SweepJobResult | ExperimentJobResult>,
 ): Promise<SweepJobResult | ExperimentJobResult> {
-  if (job.name === EXPERIMENT_RUN_JOB) return processExperimentRun(job.data as ExperimentJobData);
+  if (job.name === EXPERIMENT_RUN_JOB)
+    return processExperimentRun(job as SandboxedJob<ExperimentJobData, ExperimentJobResult>);
   const d = job.data as SweepJobData;
   check("strategy", d.strategy);
   for (const f of d.data) check("data", f);

@@ -5,7 +5,7 @@ import { cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
 import { seededTrader } from "../helpers/seeded-trader.js";
-import { waitExit } from "../helpers/wait.js";
+import { waitExit, waitFor } from "../helpers/wait.js";
 import { startWorkerWithEnv, stopWorker, type WorkerProcess } from "./queue-kit.js";
 
 // A 12-run LLM experiment (2 memory systems × 2 windows × 3 repeats) through Redis on 2 worker
@@ -217,5 +217,82 @@ it("2 workers at --rpm 60 --rate-window 1 send nothing over the server's 1 a sec
     for (const w of workers) expect(w.log()).toMatch(/job [0-9a-f]{64} done/);
   } finally {
     await limited.close();
+  }
+}, 300_000);
+
+it("a worker killed with -9 mid-run: the next one goes on from the run's checkpoint", async () => {
+  for (const w of workers.splice(0)) await stopWorker(w);
+  // A slower provider: the run is still under way when its worker is killed.
+  const slow = await startScriptedServer((req) => ({ delayMs: 40, answer: seededTrader(req) }));
+  try {
+    const env = { ...ENV, OPENAI_BASE_URL: slow.url };
+    const shared = path.join(work, "shared", "runs");
+    const args = [
+      "sweep",
+      STRATEGY,
+      "--data",
+      "GOOG.csv",
+      "--grid",
+      "memory=none",
+      "--windows",
+      "2012-01-01:2012-04-30",
+      "--repeats",
+      "1",
+      "--every",
+      "2",
+      "--yes",
+      "--quiet",
+    ];
+    const first = await startWorkerWithEnv(redis.url, work, env, "--lock-ms", "2000");
+    workers.push(first);
+    const child = cliAsync(
+      [...args, "--runs-dir", shared, "--queue", redis.url, "--cache-dir", path.join(work, "c1")],
+      work,
+      env,
+    );
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    child.stdout.resume();
+    const runDirs = () => (fs.existsSync(shared) ? fs.readdirSync(shared) : []);
+    await waitFor(
+      () => runDirs().some((d) => fs.existsSync(path.join(shared, d, "checkpoint.json"))),
+      60_000,
+    );
+    first.child.kill("SIGKILL");
+    await waitExit(first.child);
+    const [killedRun] = runDirs();
+    const unfinished = readJson<{ status: string }>(
+      path.join(shared, killedRun ?? "", "result.json"),
+    );
+    expect(unfinished.status).not.toBe("completed");
+    workers.push(await startWorkerWithEnv(redis.url, work, env, "--lock-ms", "2000"));
+    expect(await waitExit(child), err).toBe(0);
+
+    // One run directory: the run went on in it rather than starting again.
+    expect(runDirs()).toEqual([killedRun]);
+    const sweeps = path.join(work, "shared", "sweeps");
+    const [queued] = fs.readdirSync(sweeps);
+    const alone = cliAsync(
+      [
+        ...args,
+        "--runs-dir",
+        path.join(work, "nokill", "runs"),
+        "--cache-dir",
+        path.join(work, "c2"),
+      ],
+      work,
+      env,
+    );
+    alone.stdout.resume();
+    alone.stderr.resume();
+    expect(await waitExit(alone)).toBe(0);
+    const [localDir] = fs.readdirSync(path.join(work, "nokill", "sweeps"));
+    const local = path.join(work, "nokill", "sweeps", localDir ?? "");
+    const trading = (dir: string) => figures(dir).map(({ calls: _calls, ...rest }) => rest);
+    expect(trading(path.join(sweeps, queued ?? ""))).toEqual(trading(local));
+  } finally {
+    await slow.close();
   }
 }, 300_000);

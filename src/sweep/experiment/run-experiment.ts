@@ -8,6 +8,7 @@ import { readEquityCsv } from "../../report/html/report-model.js";
 import { readResult } from "../../rundir/run-record.js";
 import type { RunResult } from "../../rundir/run-result.js";
 import { replayRunConfig } from "../../runner/replay-config.js";
+import type { ResumePlan } from "../../runner/resume-run.js";
 import type { RunConfig } from "../../runner/run-config.js";
 import type { RunHandle } from "../../runner/simulate.js";
 import { writeJsonAtomic } from "../../util/atomic-write.js";
@@ -89,16 +90,35 @@ export interface PlannedRunOutcome {
 export async function runPlannedRun(
   run: PlannedRun,
   config: RunConfig,
-  onStart?: (h: RunHandle) => void,
+  o: {
+    /** Go on from this run directory's checkpoint when it can be resumed (else start again). */
+    resumeFrom?: string | null;
+    /** Told the run's directory as soon as it exists. */
+    onRunDir?: (dir: string) => void;
+  } = {},
 ): Promise<PlannedRunOutcome> {
   const { runBacktest } = await import("../../runner/run-backtest.js");
   let started = { runId: "", dir: "" };
+  let resume: ResumePlan | null = null;
+  if (o.resumeFrom) {
+    const { planResume } = await import("../../runner/resume-run.js");
+    try {
+      resume = planResume(o.resumeFrom, path.dirname(o.resumeFrom));
+      started = { runId: path.basename(o.resumeFrom), dir: o.resumeFrom };
+    } catch {
+      // Not resumable (killed before its first checkpoint, a persistent store): run again.
+      resume = null;
+    }
+  }
   try {
-    const result = await runBacktest(config, {
+    const result = await runBacktest(resume?.config ?? config, {
       onEvent: (e) => {
-        if (e.type === "run_started" && e.dir !== "") started = { runId: e.id, dir: e.dir };
+        if (e.type === "run_started" && e.dir !== "" && resume === null) {
+          started = { runId: e.id, dir: e.dir };
+          o.onRunDir?.(e.dir);
+        }
       },
-      ...(onStart ? { onStart } : {}),
+      ...(resume ? { resume } : {}),
     });
     if (result.status === "interrupted") return { line: null, ...started };
     return {
