@@ -297,20 +297,27 @@ export async function experimentCommand(
     // Kept in config.json, beside what the runs are billed.
     spec = { ...spec, estimate };
   }
-  const remote = await queueRunsOf(o);
+  const { queue } = settingValuesOf(QUEUE_SETTINGS, o);
+  const remote = await queueRunsOf(queue);
+  // Kept in config.json: `agenticbt resume` goes on through the same queue.
+  if (remote !== undefined) spec = { ...spec, queue: remote.shown };
   return withExperimentProgress(
     o,
-    (events) => runNewExperiment(root, spec, remote ? { ...events, remote } : events),
+    (events) => runNewExperiment(root, spec, remote ? { ...events, remote: remote.runs } : events),
     estimate,
   );
 }
 
 /** `--queue`: the queue's runs, loaded only then (no BullMQ otherwise). */
-async function queueRunsOf(o: Record<string, unknown>): Promise<RemoteRuns | undefined> {
-  const { queue } = settingValuesOf(QUEUE_SETTINGS, o);
-  if (queue === null) return undefined;
-  const { queueRuns } = await import("../queue/queue-experiment.js");
-  return queueRuns(queue);
+async function queueRunsOf(
+  url: string | null,
+): Promise<{ runs: RemoteRuns; shown: string } | undefined> {
+  if (url === null) return undefined;
+  const [{ queueRuns }, { redactedUrl }] = await Promise.all([
+    import("../queue/queue-experiment.js"),
+    import("../queue/connection.js"),
+  ]);
+  return { runs: queueRuns(url), shown: redactedUrl(url) };
 }
 
 /** `agenticbt resume <experiment>`. */
@@ -319,8 +326,11 @@ export async function resumeExperimentCommand(
   o: Record<string, unknown>,
 ): Promise<number> {
   checkOutputSettings(o);
-  const remote = await queueRunsOf(o);
+  // An experiment started with --queue goes on through its queue (--queue again when it has a
+  // password).
+  const { queue } = settingValuesOf(QUEUE_SETTINGS, o);
+  const remote = await queueRunsOf(queue ?? readExperimentConfig(dir)?.queue ?? null);
   return withExperimentProgress(o, (events) =>
-    resumeExperiment(dir, remote ? { ...events, remote } : events),
+    resumeExperiment(dir, remote ? { ...events, remote: remote.runs } : events),
   );
 }

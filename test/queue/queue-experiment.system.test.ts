@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
@@ -295,4 +296,73 @@ it("a worker killed with -9 mid-run: the next one goes on from the run's checkpo
   } finally {
     await slow.close();
   }
+}, 300_000);
+
+it("a coordinator killed with -9: resume reattaches to the experiment's queue and completes", async () => {
+  for (const w of workers.splice(0)) await stopWorker(w);
+  const root = path.join(work, "coordinator");
+  const args = [
+    "sweep",
+    STRATEGY,
+    "--data",
+    "GOOG.csv",
+    "--grid",
+    "memory=none",
+    "--windows",
+    "2012-01-01:2012-02-29",
+    "--repeats",
+    "3",
+    "--every",
+    "5",
+    "--yes",
+    "--quiet",
+    "--runs-dir",
+    path.join(root, "runs"),
+    "--cache-dir",
+    path.join(root, "cache"),
+  ];
+  // No worker yet: the runs wait in Redis when the coordinator is killed.
+  const coordinator = cliAsync([...args, "--queue", redis.url], work, ENV);
+  coordinator.stdout.resume();
+  coordinator.stderr.resume();
+  const sweeps = path.join(root, "sweeps");
+  const client = new Redis(redis.url, { lazyConnect: true });
+  await client.connect();
+  let dir = "";
+  try {
+    const queued = async () => {
+      const [d] = fs.existsSync(sweeps) ? fs.readdirSync(sweeps) : [];
+      if (d === undefined || !fs.existsSync(path.join(sweeps, d, "config.json"))) return false;
+      dir = path.join(sweeps, d);
+      const { id } = readJson<{ id: string }>(path.join(dir, "config.json"));
+      return (await client.exists(`bull:agenticbt-sweeps:${id}`)) === 1;
+    };
+    const until = Date.now() + 60_000;
+    while (!(await queued())) {
+      if (Date.now() > until) throw new Error("the experiment's jobs never reached Redis");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    client.disconnect();
+  }
+  coordinator.kill("SIGKILL");
+  await waitExit(coordinator);
+  expect(readJson<{ queue?: string }>(path.join(dir, "config.json")).queue).toBe(redis.url);
+
+  const worker = await startWorkerWithEnv(redis.url, work, ENV);
+  workers.push(worker);
+  // No --queue: the experiment's config.json names it.
+  const resumed = cliAsync(["resume", dir, "--quiet"], work, ENV);
+  let err = "";
+  resumed.stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  resumed.stdout.resume();
+  expect(await waitExit(resumed), err).toBe(0);
+  const got = lines(dir);
+  expect(got.map((l) => l.key)).toEqual(["c0-w0-r1", "c0-w0-r2", "c0-w0-r3"]);
+  for (const l of got) expect(l.status).toBe("completed");
+  // Each run ran once: one job done each, one run directory each.
+  expect(worker.log().match(/job [0-9a-f]{64} done/g)).toHaveLength(3);
+  expect(fs.readdirSync(path.join(root, "runs"))).toHaveLength(3);
 }, 300_000);

@@ -44,6 +44,8 @@ export interface ExperimentConfig {
   estimate?: ExperimentEstimate;
   /** The experiment this one replays from its runs' transcripts, or null. */
   replayOf: string | null;
+  /** `--queue`'s Redis URL, its password left out (absent: the runs ran on this machine). */
+  queue?: string;
   total: number;
 }
 
