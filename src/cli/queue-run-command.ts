@@ -4,6 +4,7 @@ import { QUEUE_SETTINGS } from "../config/queue-settings.js";
 import { UsageError } from "../errors/usage-error.js";
 import { redactedUrl } from "../queue/connection.js";
 import { cancelSweep, queueStatus, STATUS_STATES } from "../queue/queue-admin.js";
+import { readExperimentConfig } from "../sweep/experiment/experiment-dir.js";
 import { readSweepConfig } from "../sweep/sweep-dir.js";
 import { sweepsRootOf } from "../sweep/sweep-layout.js";
 import { findSweepDir } from "../sweep/sweep-list.js";
@@ -41,7 +42,8 @@ export async function queueCancelCommand(
   const runsDir = typeof o.runsDir === "string" ? o.runsDir : undefined;
   const dir = findSweepDir(sweep, sweepsRootOf(runsRootOf(runsDir)));
   if (dir === null) throw new UsageError(`No sweep ${sweep}: pass its directory or id.`);
-  const config = readSweepConfig(dir);
+  // A code sweep's or an LLM experiment's: both are a flow parent on the queue.
+  const config = readSweepConfig(dir) ?? readExperimentConfig(dir);
   const { queue } = settingValuesOf(QUEUE_SETTINGS, o);
   const url = queue ?? config?.queue ?? null;
   if (url === null || config === null)

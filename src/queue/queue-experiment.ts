@@ -84,10 +84,17 @@ export function queueRuns(url: string): RemoteRuns {
         const settle = async (jobId: string): Promise<void> => {
           if (!waiting.has(jobId)) return;
           const state = await queue.getJobState(jobId);
-          if (state !== "completed" && state !== "failed") return;
+          if (state !== "completed" && state !== "failed" && state !== "unknown") return;
           const job = await Job.fromId<ExperimentJobData, ExperimentJobResult>(queue, jobId);
           const w = waiting.get(jobId);
-          if (w === undefined || job === undefined) return;
+          if (w === undefined) return;
+          if (job === undefined) {
+            // Gone from the queue (`agenticbt queue cancel`, a Redis without persistence
+            // restarted): the run is interrupted; a resume adds it again.
+            waiting.delete(jobId);
+            w.give({ kind: "done", outcome: interrupted });
+            return;
+          }
           if (state === "completed" && job.returnvalue !== null) {
             waiting.delete(jobId);
             w.give({ kind: "done", outcome: job.returnvalue.outcome });

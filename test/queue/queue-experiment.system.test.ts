@@ -366,3 +366,65 @@ it("a coordinator killed with -9: resume reattaches to the experiment's queue an
   expect(worker.log().match(/job [0-9a-f]{64} done/g)).toHaveLength(3);
   expect(fs.readdirSync(path.join(root, "runs"))).toHaveLength(3);
 }, 300_000);
+
+it("queue cancel <experiment> removes its runs' jobs, and its coordinator stops interrupted", async () => {
+  for (const w of workers.splice(0)) await stopWorker(w);
+  const root = path.join(work, "cancelled");
+  const runsDir = path.join(root, "runs");
+  const coordinator = cliAsync(
+    [
+      "sweep",
+      STRATEGY,
+      "--data",
+      "GOOG.csv",
+      "--grid",
+      "memory=none",
+      "--windows",
+      "2012-01-01:2012-02-29",
+      "--repeats",
+      "2",
+      "--yes",
+      "--quiet",
+      "--runs-dir",
+      runsDir,
+      "--queue",
+      redis.url,
+    ],
+    work,
+    ENV,
+  );
+  coordinator.stdout.resume();
+  coordinator.stderr.resume();
+  const sweeps = path.join(root, "sweeps");
+  const client = new Redis(redis.url, { lazyConnect: true });
+  await client.connect();
+  let id = "";
+  try {
+    const until = Date.now() + 60_000;
+    for (;;) {
+      const [d] = fs.existsSync(sweeps) ? fs.readdirSync(sweeps) : [];
+      if (d !== undefined && fs.existsSync(path.join(sweeps, d, "config.json"))) {
+        id = readJson<{ id: string }>(path.join(sweeps, d, "config.json")).id;
+        if ((await client.exists(`bull:agenticbt-sweeps:${id}`)) === 1) break;
+      }
+      if (Date.now() > until) throw new Error("the experiment's jobs never reached Redis");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const cancel = cliAsync(["queue", "cancel", id, "--runs-dir", runsDir], work, ENV);
+    let out = "";
+    cancel.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    cancel.stderr.resume();
+    expect(await waitExit(cancel)).toBe(0);
+    expect(out).toContain(`Cancelled sweep ${id}: 2 jobs removed`);
+    await waitExit(coordinator);
+    expect(readJson<{ status: string }>(path.join(sweeps, id, "summary.json")).status).toBe(
+      "interrupted",
+    );
+    expect(await client.exists(`bull:agenticbt-sweeps:${id}`)).toBe(0);
+  } finally {
+    client.disconnect();
+    if (coordinator.exitCode === null) coordinator.kill("SIGKILL");
+  }
+}, 120_000);
