@@ -4,7 +4,9 @@ import {
   canonicalJson,
   chunkSize,
   decodeEquity,
+  type ExperimentJobData,
   encodeEquity,
+  experimentJobIdOf,
   jobIdOf,
   type SweepJobData,
 } from "../../src/queue/sweep-job.js";
@@ -61,4 +63,42 @@ it("shows a queue URL without its password", () => {
   expect(redactedUrl("redis://u:secret@h:6379/2")).toBe("redis://u@h:6379/2");
   expect(redactedUrl("rediss://:secret@h:6380")).toBe("rediss://h:6380");
   expect(redactedUrl("redis://127.0.0.1:6379")).toBe("redis://127.0.0.1:6379");
+});
+
+describe("an LLM experiment run's job id", () => {
+  const run = (over: Partial<ExperimentJobData> = {}): ExperimentJobData =>
+    ({
+      experimentId: "e1",
+      run: { key: "c0-w0-r1", cell: 0, window: 0, repeat: 1, seed: 1 },
+      config: {
+        strategyPath: "/x/s.md",
+        data: [{ file: "/x/d.csv" }],
+        agent: { model: "m", seed: 1 },
+      },
+      data: [{ file: "/x/d.csv", sha256: "a".repeat(64) }],
+      strategy: { file: "/x/s.md", sha256: "b".repeat(64) },
+      ...over,
+    }) as unknown as ExperimentJobData;
+
+  it("is the same for the same run whatever its keys' order", () => {
+    const a = run();
+    const reordered = Object.fromEntries(
+      Object.entries(JSON.parse(canonicalJson(a)) as object).reverse(),
+    ) as unknown as ExperimentJobData;
+    expect(experimentJobIdOf(reordered)).toBe(experimentJobIdOf(a));
+  });
+
+  it("changes with the run's config (its seed), the data's and strategy's sha256 and the experiment", () => {
+    const base = run();
+    const ids = new Set([
+      experimentJobIdOf(base),
+      experimentJobIdOf(
+        run({ config: { ...base.config, agent: { ...base.config.agent, seed: 2 } } as never }),
+      ),
+      experimentJobIdOf(run({ data: [{ file: "/x/d.csv", sha256: "c".repeat(64) }] })),
+      experimentJobIdOf(run({ strategy: { file: "/x/s.md", sha256: "d".repeat(64) } })),
+      experimentJobIdOf(run({ experimentId: "e2" })),
+    ]);
+    expect(ids.size).toBe(5);
+  });
 });
