@@ -21,6 +21,7 @@ import { JOBS_QUEUE } from "../dist/queue/connection.js";
 import { chunkSize, fileSha256, jobIdOf, type SweepJobData } from "../dist/queue/sweep-job.js";
 import type { SweepSummaryFile } from "../dist/sweep/sweep-dir.js";
 import { startRedisServer } from "../test/helpers/redis-server.js";
+import { GOOG_GRID_ARGS } from "./goog-grid.js";
 import { median } from "./median.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -28,24 +29,7 @@ const BIN = path.join(ROOT, "bin", "agenticbt");
 const runs = Number(process.argv[2] ?? 5);
 const STRATEGY = path.join(ROOT, "strategies", "sma-crossover.ts");
 const DATA = path.join(ROOT, "data", "GOOG.csv");
-const GRID = [
-  STRATEGY,
-  "--data",
-  DATA,
-  "--param",
-  "longShort=true",
-  "--allow-short",
-  "--commission",
-  "0.002",
-  "--grid",
-  "fast=5:50:5",
-  "--grid",
-  "slow=10:200:10",
-  "--constraint",
-  "fast < slow",
-  "--maximize",
-  "sharpe",
-];
+const GRID = GOOG_GRID_ARGS;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agenticbt-queue-bench-"));
 const load0 = os.loadavg()[0] as number;
 const step = (text: string) => process.stderr.write(`${text}\n`);

@@ -25,6 +25,7 @@ import os from "node:os";
 import path from "node:path";
 import type { SweepSummaryFile } from "../dist/sweep/sweep-dir.js";
 import { MINUTE_DIR, minuteCsv } from "./generate-series.js";
+import { GOOG_GRID_ARGS } from "./goog-grid.js";
 import { median } from "./median.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -62,24 +63,7 @@ const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
 // GOOG grid.
 const goog: Measured[] = [];
 for (let k = 0; k < runs; k++) {
-  const m = sweepCli([
-    STRATEGY,
-    "--data",
-    path.join(ROOT, "data", "GOOG.csv"),
-    "--param",
-    "longShort=true",
-    "--allow-short",
-    "--commission",
-    "0.002",
-    "--grid",
-    "fast=5:50:5",
-    "--grid",
-    "slow=10:200:10",
-    "--constraint",
-    "fast < slow",
-    "--maximize",
-    "sharpe",
-  ]);
+  const m = sweepCli([...GOOG_GRID_ARGS]);
   goog.push(m);
   const n = m.summary.done;
   const t = m.summary.timings;

@@ -1,5 +1,10 @@
 import { UsageError } from "../errors/usage-error.js";
-import type { ExperimentEstimate, Range } from "../sweep/experiment/experiment-estimate.js";
+import {
+  addRanges,
+  type ExperimentEstimate,
+  type Range,
+  ZERO_RANGE,
+} from "../sweep/experiment/experiment-estimate.js";
 import { escapeControl, jsonForTerminal } from "../util/terminal-text.js";
 import { type Column, table, WIDTH, wrap } from "./commands/text-layout.js";
 import { confirm } from "./confirm.js";
@@ -35,13 +40,7 @@ export function formatEstimate(e: ExperimentEstimate, width = WIDTH): string {
   const part =
     e.usd === null && priced.length > 0
       ? `the ${priced.length} priced cell${priced.length === 1 ? "" : "s"}: ${dollars(
-          priced.reduce<Range>(
-            (a, c) => {
-              const u = c.usd as Range;
-              return { low: a.low + u.low, point: a.point + u.point, high: a.high + u.high };
-            },
-            { low: 0, point: 0, high: 0 },
-          ),
+          priced.reduce<Range>((a, c) => addRanges(a, c.usd as Range), ZERO_RANGE),
         )}`
       : null;
   rows.push([

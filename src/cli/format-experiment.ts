@@ -5,11 +5,8 @@ import {
 } from "../sweep/experiment/experiment-summary.js";
 import { sweepFile } from "../sweep/sweep-layout.js";
 import { usdText } from "../util/usd-text.js";
-import { type Column, table, WIDTH, wrap } from "./commands/text-layout.js";
+import { type Column, fixed, table, WIDTH, wrap } from "./commands/text-layout.js";
 import { relativeIfInside } from "./format-run-error.js";
-
-const fixed = (v: number | null | undefined, digits = 2) =>
-  v === null || v === undefined ? "n/a" : v.toFixed(digits);
 
 /** Prose fitted to `width` (continuation lines indented); a pipe gets each on one line. */
 function prose(text: string, width: number | null): string[] {

@@ -99,8 +99,9 @@ const range = (f: (k: (typeof KEYS)[number]) => number): Range => ({
   point: f("point"),
   high: f("high"),
 });
-const add = (a: Range, b: Range): Range => range((k) => a[k] + b[k]);
-const ZERO: Range = { low: 0, point: 0, high: 0 };
+/** Two ranges added bound by bound. */
+export const addRanges = (a: Range, b: Range): Range => range((k) => a[k] + b[k]);
+export const ZERO_RANGE: Range = { low: 0, point: 0, high: 0 };
 
 /** Tokens of `chars` characters of a request, as the usage meter estimates them. */
 export const tokensOf = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
@@ -149,22 +150,22 @@ export function estimateExperiment(
   prices: string,
 ): ExperimentEstimate {
   const out: CellEstimate[] = cells.map((c) => {
-    let calls = ZERO;
-    let prompt = ZERO;
-    let completion = ZERO;
+    let calls = ZERO_RANGE;
+    let prompt = ZERO_RANGE;
+    let completion = ZERO_RANGE;
     let decisions = 0;
     let moments = 0;
     for (const w of c.windows) {
       const r = estimateRun(w, c.maxSteps, c.maxOutputTokens);
-      calls = add(
+      calls = addRanges(
         calls,
         range((k) => r.calls[k] * repeats),
       );
-      prompt = add(
+      prompt = addRanges(
         prompt,
         range((k) => r.prompt[k] * repeats),
       );
-      completion = add(
+      completion = addRanges(
         completion,
         range((k) => r.completion[k] * repeats),
       );
@@ -184,7 +185,7 @@ export function estimateExperiment(
       calls,
       promptTokens: prompt,
       completionTokens: completion,
-      tokens: add(prompt, completion),
+      tokens: addRanges(prompt, completion),
       usd:
         price === null
           ? null
@@ -194,7 +195,8 @@ export function estimateExperiment(
       price,
     };
   });
-  const sum = (f: (c: CellEstimate) => Range) => out.reduce((a, c) => add(a, f(c)), ZERO);
+  const sum = (f: (c: CellEstimate) => Range) =>
+    out.reduce((a, c) => addRanges(a, f(c)), ZERO_RANGE);
   const priced = out.every((c) => c.usd !== null);
   return {
     runs: out.reduce((n, c) => n + c.runs, 0),

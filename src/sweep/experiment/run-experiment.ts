@@ -38,14 +38,9 @@ import { type ExperimentSummary, spentUsd, summarizeExperiment } from "./experim
 
 /** What an experiment tells its caller as it goes. */
 export interface ExperimentEvents {
-  /** A run starts (`resumed`: from its own checkpoint, after a kill or an interruption). */
-  onRunStarted?: (run: PlannedRun, resumed: boolean) => void;
-  onRunFinished?: (line: ExperimentResultLine, done: number, total: number) => void;
   /** The experiment's handle: stop() interrupts the runs in flight and starts no more. */
   onStart?: (handle: { stop(): void }) => void;
-  /** A warning of a run (its runner's warning events). */
-  onWarning?: (run: PlannedRun, message: string) => void;
-  /** Every event above, typed, with the runs' own events (what a live view is drawn from). */
+  /** The experiment's typed events, with the runs' own events (what a live view is drawn from). */
   onEvent?: (event: ExperimentEvent) => void;
   /** Where the runs run when not here (`sweep --queue`: a queue's workers). */
   remote?: RemoteRuns;
@@ -352,7 +347,6 @@ async function runExperiment(
       const attempt = (starts.get(run.key)?.attempt ?? 0) + 1;
       const cell = config.cells[run.cell];
       const window = config.windows[run.window];
-      events.onRunStarted?.(run, false);
       emit({
         type: "run_started",
         run,
@@ -371,7 +365,6 @@ async function runExperiment(
       if (line === null) return null;
       appendJsonLine(resultsFile, line);
       finished += 1;
-      events.onRunFinished?.(line, finished, config.total);
       emit({ type: "run_finished", line, done: finished, total: config.total });
       return line;
     };
@@ -392,7 +385,6 @@ async function runExperiment(
       }
       if (resume !== null) config1 = resume.config;
       else config1 = firstConfig(run, before);
-      events.onRunStarted?.(run, resume !== null);
       const cell = config.cells[run.cell];
       const window = config.windows[run.window];
       emit({
@@ -411,7 +403,6 @@ async function runExperiment(
             starts.set(run.key, line);
             appendJsonLine(startedFile, line);
           } else if (e.type === "warning") {
-            events.onWarning?.(run, e.message);
             emit({ type: "warning", key: run.key, message: e.message });
           }
         },
@@ -428,7 +419,6 @@ async function runExperiment(
       const line = resultLine(run, result, path.join(config1.runsRoot, result.id));
       appendJsonLine(resultsFile, line);
       finished += 1;
-      events.onRunFinished?.(line, finished, config.total);
       emit({ type: "run_finished", line, done: finished, total: config.total });
       return line;
     };
@@ -485,7 +475,6 @@ async function runExperiment(
           const line = failedLine(run, err);
           appendJsonLine(resultsFile, line);
           finished += 1;
-          events.onRunFinished?.(line, finished, config.total);
           emit({ type: "run_finished", line, done: finished, total: config.total });
         } finally {
           running.count -= 1;
