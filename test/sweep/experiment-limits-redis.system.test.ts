@@ -45,6 +45,8 @@ function sweep(url: string, name: string, env: NodeJS.ProcessEnv, rate: string[]
       "20",
       "--concurrency",
       "4",
+      // Both experiments send the same prompts: a shared cache would answer some without a call.
+      "--no-cache",
       ...rate,
       "--runs-dir",
       path.join(work, name, "runs"),
