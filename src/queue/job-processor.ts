@@ -4,11 +4,19 @@
 // between jobs of one sweep: the strategy is compiled and the data loaded once.
 import fs from "node:fs";
 import type { SandboxedJob } from "bullmq";
+import type { Redis } from "ioredis";
 import { loadData } from "../runner/load-data.js";
 import { loadStrategy } from "../runner/load-strategy.js";
-import { runPlannedRun } from "../sweep/experiment/run-experiment.js";
+import type { ExperimentResultLine } from "../sweep/experiment/experiment-dir.js";
+import {
+  attemptRunConfig,
+  planRunResume,
+  runPlannedRun,
+} from "../sweep/experiment/run-experiment.js";
 import { prepareSweep } from "../sweep/plan.js";
 import { CombinationRunner, releaseEquity } from "../sweep/run-combination.js";
+import { connectRedis } from "./connection.js";
+import { type BudgetPlace, takePlace } from "./experiment-budget-store.js";
 import {
   canonicalJson,
   EXPERIMENT_RUN_JOB,
@@ -20,6 +28,7 @@ import {
   type SweepJobData,
   type SweepJobResult,
   sha256,
+  WORKER_QUEUE_URL_ENV,
   WORKER_RUNS_DIR_ENV,
 } from "./sweep-job.js";
 
@@ -63,27 +72,67 @@ async function runnerFor(d: SweepJobData): Promise<CombinationRunner> {
 }
 
 /** One run of an LLM experiment, its run directory under this worker's --runs-dir (else the
- * coordinator's runs directory, as the job names it). */
+ * coordinator's runs directory, as the job names it). Under --budget-usd it starts only if the
+ * experiment's spend, shared in Redis, allows. */
 async function processExperimentRun(
   job: SandboxedJob<ExperimentJobData, ExperimentJobResult>,
 ): Promise<ExperimentJobResult> {
   const d = job.data;
   check("strategy", d.strategy);
   for (const f of d.data) check("data", f);
-  const runsDir = process.env[WORKER_RUNS_DIR_ENV];
-  const config = runsDir ? { ...d.config, runsRoot: runsDir } : d.config;
-  // A job taken over from a worker that died: its run goes on from its own checkpoint when this
-  // worker sees the run directory (a shared --runs-dir), else starts again.
-  const before = runDirOf(job.progress);
-  const outcome = await runPlannedRun(d.run, config, {
-    resumeFrom: before !== null && fs.existsSync(before) ? before : null,
-    onRunDir: (dir) => void job.updateProgress({ runDir: dir }).catch(() => {}),
-  });
-  return { outcome };
+  const budget = d.budget ? await budgetRedis() : null;
+  try {
+    let place: BudgetPlace | null = null;
+    if (budget !== null && d.budget) {
+      const got = await takePlace(budget, d.experimentId, d.run.key, d.budget);
+      if ("refused" in got) return { kind: "refused", reason: got.refused };
+      place = got.place;
+    }
+    let line: ExperimentResultLine | null = null;
+    try {
+      const done = await runAttempt(job);
+      line = done.outcome.line;
+      return done;
+    } finally {
+      await place?.settle(
+        line === null ? null : { network: line.calls.network, costUsd: line.metrics.costUsd },
+      );
+    }
+  } finally {
+    budget?.disconnect();
+  }
 }
 
-/** The run directory an earlier attempt recorded in the job's progress. */
-function runDirOf(progress: unknown): string | null {
+/**
+ * The run, as the attempt it is. A job taken over from a worker that died goes on from its own
+ * checkpoint when this worker sees the run directory (a shared --runs-dir), as the same attempt;
+ * else it starts again as the next attempt, with that attempt's persistent store (never the
+ * killed attempt's). The attempt is in the job's progress before the run starts.
+ */
+async function runAttempt(
+  job: SandboxedJob<ExperimentJobData, ExperimentJobResult>,
+): Promise<ExperimentJobResult & { kind: "done" }> {
+  const d = job.data;
+  const runsDir = process.env[WORKER_RUNS_DIR_ENV];
+  const before = startOf(job.progress);
+  const plan =
+    before?.runDir && fs.existsSync(before.runDir) ? await planRunResume(before.runDir) : null;
+  const resume = plan !== null && before?.runDir ? { dir: before.runDir, plan } : null;
+  const attempt =
+    before === null ? d.attempt : resume !== null ? before.attempt : before.attempt + 1;
+  const planned = attemptRunConfig(d.config, d.experimentId, d.run, attempt);
+  const config = runsDir ? { ...planned, runsRoot: runsDir } : planned;
+  await job.updateProgress({ attempt, runDir: resume?.dir ?? null });
+  const outcome = await runPlannedRun(d.run, config, {
+    resume,
+    onRunDir: (dir) => void job.updateProgress({ attempt, runDir: dir }).catch(() => {}),
+  });
+  return { kind: "done", outcome, attempt };
+}
+
+/** The attempt an earlier worker started (and its run directory, once it had one), from the
+ * job's progress; null when none started. */
+function startOf(progress: unknown): { attempt: number; runDir: string | null } | null {
   let p = progress;
   if (typeof p === "string") {
     try {
@@ -92,8 +141,20 @@ function runDirOf(progress: unknown): string | null {
       return null;
     }
   }
-  const dir = (p as { runDir?: unknown } | null)?.runDir;
-  return typeof dir === "string" && dir !== "" ? dir : null;
+  const o = p as { attempt?: unknown; runDir?: unknown } | null;
+  if (typeof o?.attempt !== "number") return null;
+  const dir = o.runDir;
+  return { attempt: o.attempt, runDir: typeof dir === "string" && dir !== "" ? dir : null };
+}
+
+/** A connection of this job's own to the queue's Redis (WATCH holds per connection). */
+async function budgetRedis(): Promise<Redis> {
+  const url = process.env[WORKER_QUEUE_URL_ENV];
+  if (!url)
+    throw new UnrecoverableError(
+      `this worker cannot hold the experiment to --budget-usd: ${WORKER_QUEUE_URL_ENV} is not set (start it with agenticbt worker --queue).`,
+    );
+  return connectRedis(url);
 }
 
 export default async function processJob(

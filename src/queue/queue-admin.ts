@@ -1,6 +1,7 @@
 import { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { connectRedis, JOBS_QUEUE, SWEEPS_QUEUE } from "./connection.js";
+import { dropBudget } from "./experiment-budget-store.js";
 
 /** The states `queue status` counts, as BullMQ names them. */
 export const STATUS_STATES = ["waiting", "active", "completed", "failed"] as const;
@@ -104,6 +105,8 @@ export function cancelSweep(
       } finally {
         await sweeps.close();
       }
+      // An experiment's --budget-usd state goes with its jobs (a resume seeds it again).
+      await dropBudget(redis, sweepId);
     }
     return { removed, underWay };
   });

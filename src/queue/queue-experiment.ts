@@ -2,11 +2,13 @@ import { FlowProducer, Job, Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { JOB_ATTEMPTS, JOB_BACKOFF_MS } from "../config/queue-settings.js";
 import type {
+  RemoteBudget,
   RemoteRunOutcome,
   RemoteRunSpec,
   RemoteRuns,
 } from "../sweep/experiment/run-experiment.js";
 import { connectRedis, JOBS_QUEUE, redisOf, SWEEPS_QUEUE } from "./connection.js";
+import { dropBudget, freePlace, seedBudget } from "./experiment-budget-store.js";
 import {
   EXPERIMENT_RUN_JOB,
   type ExperimentJobData,
@@ -28,7 +30,7 @@ const POLL_MS = 1000;
  */
 export function queueRuns(url: string): RemoteRuns {
   return {
-    async submit(experimentId: string, runs: RemoteRunSpec[]) {
+    async submit(experimentId: string, runs: RemoteRunSpec[], budget: RemoteBudget | null) {
       const connection = await connectRedis(url);
       const connections: Redis[] = [connection];
       const more = () => {
@@ -43,25 +45,36 @@ export function queueRuns(url: string): RemoteRuns {
       const outcomes = new Map<string, Promise<RemoteRunOutcome>>();
       let closed = false;
       let timer: NodeJS.Timeout | undefined;
+      let cleaned: Promise<void> | null = null;
+      /** Every run back: the experiment's jobs and budget leave Redis (once). */
+      const cleanUp = () => {
+        cleaned ??= removeExperimentJobs(queue, experimentId).then(() =>
+          budget === null ? undefined : dropBudget(connection, experimentId).catch(() => {}),
+        );
+        return cleaned;
+      };
       const close = async () => {
         if (closed) return;
         closed = true;
         clearTimeout(timer);
+        if (waiting.size === 0) await cleanUp();
         // The runs not back yet: interrupted here (their jobs stay queued; a resume adds them
         // again under the same ids).
-        for (const w of waiting.values()) w.give({ kind: "done", outcome: interrupted });
+        for (const w of waiting.values()) w.give(notBack);
         waiting.clear();
         await Promise.allSettled([events.close(), flows.close(), queue.close()]);
         for (const c of connections) c.disconnect();
       };
       try {
-        const children = runs.map(({ run, config }) => {
+        const children = runs.map(({ run, config, attempt }) => {
           const data: ExperimentJobData = {
             experimentId,
             run,
             config,
+            attempt,
             data: config.data.map((d) => ({ file: d.file, sha256: fileSha256(d.file) })),
             strategy: { file: config.strategyPath, sha256: fileSha256(config.strategyPath) },
+            ...(budget === null ? {} : { budget: budget.limit }),
           };
           const jobId = experimentJobIdOf(data);
           outcomes.set(
@@ -88,16 +101,19 @@ export function queueRuns(url: string): RemoteRuns {
           const job = await Job.fromId<ExperimentJobData, ExperimentJobResult>(queue, jobId);
           const w = waiting.get(jobId);
           if (w === undefined) return;
+          // A job failed for good: no worker frees its run's place under the budget.
+          if (state !== "completed" && budget !== null)
+            await freePlace(connection, experimentId, w.key).catch(() => {});
           if (job === undefined) {
             // Gone from the queue (`agenticbt queue cancel`, a Redis without persistence
             // restarted): the run is interrupted; a resume adds it again.
             waiting.delete(jobId);
-            w.give({ kind: "done", outcome: interrupted });
+            w.give(notBack);
             return;
           }
           if (state === "completed" && job.returnvalue !== null) {
             waiting.delete(jobId);
-            w.give({ kind: "done", outcome: job.returnvalue.outcome });
+            w.give(job.returnvalue);
           } else if (state === "failed") {
             waiting.delete(jobId);
             w.give({
@@ -110,6 +126,8 @@ export function queueRuns(url: string): RemoteRuns {
         events.on("failed", ({ jobId }) => void settle(jobId).catch(() => {}));
         void events.run();
         await events.waitUntilReady();
+        // Before the jobs: a worker that takes one finds the spend it is held to.
+        if (budget !== null) await seedBudget(connection, experimentId, budget.billed);
         if (children.length > 0)
           await flows.add({
             name: "experiment",
@@ -121,8 +139,7 @@ export function queueRuns(url: string): RemoteRuns {
         const poll = async () => {
           for (const jobId of [...waiting.keys()]) await settle(jobId).catch(() => {});
           if (waiting.size === 0) {
-            // Every run back: the experiment's jobs leave Redis.
-            await removeExperimentJobs(queue, experimentId);
+            await cleanUp();
             return;
           }
           if (!closed) timer = setTimeout(() => void poll(), POLL_MS);
@@ -134,7 +151,7 @@ export function queueRuns(url: string): RemoteRuns {
       }
       return {
         result(key: string) {
-          return outcomes.get(key) ?? Promise.resolve({ kind: "done", outcome: interrupted });
+          return outcomes.get(key) ?? Promise.resolve(notBack);
         },
         close,
       };
@@ -143,6 +160,8 @@ export function queueRuns(url: string): RemoteRuns {
 }
 
 const interrupted = { line: null, runId: "", dir: "" };
+// The attempt of a run that never came back is not recorded (it has no run directory here).
+const notBack: RemoteRunOutcome = { kind: "done", outcome: interrupted, attempt: 0 };
 
 async function removeExperimentJobs(queue: Queue, experimentId: string): Promise<void> {
   const parents = new Queue(SWEEPS_QUEUE, { connection: queue.opts.connection });

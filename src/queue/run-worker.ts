@@ -3,7 +3,7 @@ import path from "node:path";
 import { Worker } from "bullmq";
 import { LIMITER_STORE_ENV, limiterStoreEnv } from "../agent/llm/limiter-store.js";
 import { connectRedis, JOBS_QUEUE } from "./connection.js";
-import { WORKER_RUNS_DIR_ENV } from "./sweep-job.js";
+import { WORKER_QUEUE_URL_ENV, WORKER_RUNS_DIR_ENV } from "./sweep-job.js";
 
 /** A worker's name as `agenticbt queue status` lists it. */
 export const WORKER_NAME_PREFIX = "agenticbt-worker";
@@ -33,6 +33,8 @@ export async function startQueueWorker(
   if (!process.env[LIMITER_STORE_ENV.url])
     Object.assign(process.env, limiterStoreEnv({ url: s.url, namespace: JOBS_QUEUE }));
   if (s.runsDir) process.env[WORKER_RUNS_DIR_ENV] = path.resolve(s.runsDir);
+  // Where the job threads keep an experiment's --budget-usd (the queue's own Redis).
+  process.env[WORKER_QUEUE_URL_ENV] = s.url;
   const name = `${WORKER_NAME_PREFIX}:${os.hostname()}:${process.pid}`;
   const processor = new URL("./job-processor.js", import.meta.url);
   const worker = new Worker(JOBS_QUEUE, processor, {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import type { RunConfig } from "../runner/run-config.js";
+import type { BudgetLimit } from "../sweep/experiment/experiment-budget.js";
 import type { PlannedRun } from "../sweep/experiment/experiment-plan.js";
 import type { PlannedRunOutcome } from "../sweep/experiment/run-experiment.js";
 import type { SearchSettings } from "../sweep/plan.js";
@@ -36,19 +37,28 @@ export const WORKER_RUNS_DIR_ENV = "AGENTICBT_WORKER_RUNS_DIR";
 /** The name of an LLM experiment's job (one planned run); a code sweep's are "combinations". */
 export const EXPERIMENT_RUN_JOB = "experiment-run";
 
+/** The queue's Redis URL as a worker reached it: its job threads keep an experiment's budget
+ * there. */
+export const WORKER_QUEUE_URL_ENV = "AGENTICBT_WORKER_QUEUE";
+
 /** An LLM experiment's job: one planned run, its full run config (its repeat's seed in it). */
 export interface ExperimentJobData {
   experimentId: string;
   run: PlannedRun;
+  /** The config of attempt `attempt` (a persistent store's namespace is that attempt's). */
   config: RunConfig;
+  attempt: number;
   data: HashedFile[];
   strategy: HashedFile;
+  /** `--budget-usd` (absent: none): the run starts only if the experiment's spend allows. */
+  budget?: BudgetLimit;
 }
 
-/** An experiment job's return value: the run's line of results.jsonl and its directory. */
-export interface ExperimentJobResult {
-  outcome: PlannedRunOutcome;
-}
+/** An experiment job's return value: the run's line of results.jsonl, its directory and the
+ * attempt it ran as; or the budget's refusal to start it. */
+export type ExperimentJobResult =
+  | { kind: "done"; outcome: PlannedRunOutcome; attempt: number }
+  | { kind: "refused"; reason: string };
 
 /** An experiment job's id: the sha256 of its run config, data and strategy sha256 and the
  * experiment's id (all of its data). */

@@ -14,6 +14,7 @@ import type { RunHandle } from "../../runner/simulate.js";
 import { writeJsonAtomic } from "../../util/atomic-write.js";
 import { createSweepDir, lockSweep } from "../sweep-dir.js";
 import { sweepFile } from "../sweep-layout.js";
+import { type BilledRun, type BudgetLimit, budgetRefusal, spendOf } from "./experiment-budget.js";
 import {
   appendJsonLine,
   EXPERIMENT_KIND,
@@ -46,25 +47,37 @@ export interface ExperimentEvents {
   remote?: RemoteRuns;
 }
 
-/** One run as it is sent to be run elsewhere: its plan and its full run config. */
+/** One run as it is sent to be run elsewhere: its plan, its full run config and the attempt
+ * that config is for (its persistent store's namespace is that attempt's). */
 export interface RemoteRunSpec {
   run: PlannedRun;
   config: RunConfig;
+  attempt: number;
 }
 
-/** How a run sent elsewhere ended: its line of results.jsonl (null: interrupted) and its run
- * directory, or the failure of its job (its attempts used up). */
+/** How a run sent elsewhere ended: its line of results.jsonl (null: interrupted), its run
+ * directory and the attempt it ran as; the failure of its job (its attempts used up); or the
+ * budget's refusal to start it (no line: a resume asks again). */
 export type RemoteRunOutcome =
-  | { kind: "done"; outcome: PlannedRunOutcome }
-  | { kind: "failed"; error: string };
+  | { kind: "done"; outcome: PlannedRunOutcome; attempt: number }
+  | { kind: "failed"; error: string }
+  | { kind: "refused"; reason: string };
+
+/** `--budget-usd` as the remote runs hold it where they start: the limit, and the runs the
+ * experiment finished before (by key), whose bills count. */
+export interface RemoteBudget {
+  limit: BudgetLimit;
+  billed: Map<string, BilledRun>;
+}
 
 /** Runs an experiment's runs on other processes or machines (the queue's workers). */
 export interface RemoteRuns {
   /** Sends every run at once; `result(key)` waits for one; `close()` stops waiting (the runs
-   * not yet back resolve as interrupted). */
+   * not yet back resolve as interrupted). With a budget, each run is started only if it allows. */
   submit(
     experimentId: string,
     runs: RemoteRunSpec[],
+    budget: RemoteBudget | null,
   ): Promise<{ result(key: string): Promise<RemoteRunOutcome>; close(): Promise<void> }>;
 }
 
@@ -77,6 +90,17 @@ export interface PlannedRunOutcome {
   dir: string;
 }
 
+/** How a run directory goes on from its checkpoint; null when it cannot (killed before its
+ * first checkpoint, a persistent store): the run starts again. */
+export async function planRunResume(dir: string): Promise<ResumePlan | null> {
+  const { planResume } = await import("../../runner/resume-run.js");
+  try {
+    return planResume(dir, path.dirname(dir));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * One planned run through the same runner as a local experiment, with no experiment directory:
  * what a queue's worker runs. A run refused before its directory existed gets the failed line a
@@ -86,25 +110,17 @@ export async function runPlannedRun(
   run: PlannedRun,
   config: RunConfig,
   o: {
-    /** Go on from this run directory's checkpoint when it can be resumed (else start again). */
-    resumeFrom?: string | null;
+    /** Go on from this run directory's checkpoint (planRunResume's plan), else start anew. */
+    resume?: { dir: string; plan: ResumePlan } | null;
     /** Told the run's directory as soon as it exists. */
     onRunDir?: (dir: string) => void;
   } = {},
 ): Promise<PlannedRunOutcome> {
   const { runBacktest } = await import("../../runner/run-backtest.js");
-  let started = { runId: "", dir: "" };
-  let resume: ResumePlan | null = null;
-  if (o.resumeFrom) {
-    const { planResume } = await import("../../runner/resume-run.js");
-    try {
-      resume = planResume(o.resumeFrom, path.dirname(o.resumeFrom));
-      started = { runId: path.basename(o.resumeFrom), dir: o.resumeFrom };
-    } catch {
-      // Not resumable (killed before its first checkpoint, a persistent store): run again.
-      resume = null;
-    }
-  }
+  const resume = o.resume?.plan ?? null;
+  let started = o.resume
+    ? { runId: path.basename(o.resume.dir), dir: o.resume.dir }
+    : { runId: "", dir: "" };
   try {
     const result = await runBacktest(resume?.config ?? config, {
       onEvent: (e) => {
@@ -189,23 +205,39 @@ export function plannedRunConfig(
   const window = config.windows[run.window];
   if (!cell || !window) throw new RangeError(`run ${run.key} is outside the experiment`);
   const base = cell.run;
-  const memory =
-    base.memory?.system === "persistent"
-      ? {
-          ...base.memory,
-          config: {
-            ...(base.memory.config as Record<string, unknown> | null),
-            namespace: runNamespace(config.id, run, attempt),
-          },
-        }
-      : base.memory;
+  return attemptRunConfig(
+    {
+      ...base,
+      from: window.from,
+      to: window.to,
+      name: `${config.name}-${run.key}`,
+      agent: base.agent && { ...base.agent, seed: run.seed },
+    },
+    config.id,
+    run,
+    attempt,
+  );
+}
+
+/** A run's config for one attempt: a persistent store gets that attempt's namespace, so a run
+ * started again (here, or by a queue's worker that took it over) never reads what the attempt
+ * before it wrote. Other memory systems keep their config. */
+export function attemptRunConfig(
+  config: RunConfig,
+  experimentId: string,
+  run: PlannedRun,
+  attempt: number,
+): RunConfig {
+  if (config.memory?.system !== "persistent") return config;
   return {
-    ...base,
-    from: window.from,
-    to: window.to,
-    name: `${config.name}-${run.key}`,
-    agent: base.agent && { ...base.agent, seed: run.seed },
-    ...(memory ? { memory } : {}),
+    ...config,
+    memory: {
+      ...config.memory,
+      config: {
+        ...(config.memory.config as Record<string, unknown> | null),
+        namespace: runNamespace(experimentId, run, attempt),
+      },
+    },
   };
 }
 
@@ -307,20 +339,35 @@ async function runExperiment(
       });
     }
     let stopping = false;
+    let budgetStop: string | null = null;
     const inFlight = new Set<RunHandle>();
     const remote = events.remote ?? null;
-    if (remote !== null && (config.budgetUsd ?? null) !== null)
-      throw new UsageError(
-        "--budget-usd holds runs back one by one, which a queue does not: leave out --queue or --budget-usd.",
-      );
+    // --budget-usd: what finished runs were billed, and a run's estimate (their mean).
+    const billed = readExperimentResults(dir);
+    const limit: BudgetLimit = { usd: config.budgetUsd ?? null, estimate: config.estimate };
+    const billedRun = (l: ExperimentResultLine): BilledRun => ({
+      network: l.calls.network,
+      costUsd: l.metrics.costUsd,
+    });
     // Through a queue every run is sent at once, each with the config a local run would have
-    // (a run that had started starts again: its checkpoint is on the machine that ran it).
+    // (a run that had started starts again: its checkpoint is on the machine that ran it). The
+    // budget is held where each run starts: on the workers, against the spend they share.
     const batch =
       remote === null
         ? null
         : await remote.submit(
             config.id,
-            queue.map((run) => ({ run, config: firstConfig(run, starts.get(run.key) ?? null) })),
+            queue.map((run) => {
+              const before = starts.get(run.key) ?? null;
+              return {
+                run,
+                config: firstConfig(run, before),
+                attempt: (before?.attempt ?? 0) + 1,
+              };
+            }),
+            limit.usd === null
+              ? null
+              : { limit, billed: new Map(billed.map((l) => [l.key, billedRun(l)])) },
           );
     events.onStart?.({
       stop() {
@@ -344,7 +391,6 @@ async function runExperiment(
       run: PlannedRun,
       wait: (key: string) => Promise<RemoteRunOutcome>,
     ): Promise<ExperimentResultLine | null> => {
-      const attempt = (starts.get(run.key)?.attempt ?? 0) + 1;
       const cell = config.cells[run.cell];
       const window = config.windows[run.window];
       emit({
@@ -356,6 +402,14 @@ async function runExperiment(
       });
       const got = await wait(run.key);
       if (got.kind === "failed") throw new RemoteRunError(got.error);
+      if (got.kind === "refused") {
+        // Left unstarted, as a local experiment leaves the runs after the budget's first no.
+        budgetStop ??= got.reason;
+        return null;
+      }
+      // The attempt the worker ran (one more than planned when it took over a killed worker's
+      // job and started it again): a later resume starts the one after it.
+      const { attempt } = got;
       const { line, runId, dir: runDir } = got.outcome;
       if (runDir !== "") {
         const start: ExperimentStartLine = { key: run.key, runId, dir: runDir, attempt };
@@ -423,38 +477,12 @@ async function runExperiment(
       return line;
     };
 
-    // --budget-usd: what finished runs were billed, and a run's estimate (their mean).
-    const billed = readExperimentResults(dir);
-    let budgetStop: string | null = null;
     const running = { count: 0 };
+    // Through a queue the workers ask budgetRefusal as each run starts.
     const budgetAllows = (): boolean => {
-      const budget = config.budgetUsd ?? null;
-      if (budget === null) return true;
-      const spent = spentUsd(billed);
-      if (spent === null) {
-        budgetStop =
-          "a run's price is unknown (its model is not in the price table: --prices), so the spend cannot be held to --budget-usd";
-        return false;
-      }
-      // Before any run is billed, a run costs what the estimate made before launch says.
-      const priced = billed.filter((l) => l.calls.network > 0);
-      const estimated = config.estimate;
-      if (priced.length === 0 && estimated !== undefined && estimated.usd === null) {
-        budgetStop =
-          "the model's price is unknown (not in the price table: --prices), so the spend cannot be held to --budget-usd";
-        return false;
-      }
-      const perRun = priced.length
-        ? spent / priced.length
-        : estimated?.usd && estimated.runs > 0
-          ? estimated.usd.point / estimated.runs
-          : 0;
-      const next = spent + (running.count + 1) * perRun;
-      if (next > budget) {
-        budgetStop = `$${spent.toFixed(4)} spent plus ${running.count + 1} run(s) at ~$${perRun.toFixed(4)} each would pass --budget-usd ${budget}`;
-        return false;
-      }
-      return true;
+      if (batch !== null) return true;
+      budgetStop = budgetRefusal(limit, spendOf(billed.map(billedRun), running.count));
+      return budgetStop === null;
     };
 
     const worker = async () => {
