@@ -15,8 +15,10 @@ import {
  * place is freed after it, and the worker that takes its job over takes the same place. */
 export const BUDGET_LEASE_MS = 30_000;
 const RENEW_MS = BUDGET_LEASE_MS / 3;
-/** Tries before a worker gives up asking (others kept changing the state under it). */
-const MAX_TRIES = 50;
+/** Tries before a worker gives up asking (others kept changing the state under it): each try
+ * one asker at least gets through, and a loser waits a few ms at random before it asks again. */
+const MAX_TRIES = 200;
+const RETRY_JITTER_MS = 20;
 
 /** The experiment's keys: finished runs' bills by run key; runs in flight by run key, scored
  * with the end of their lease (Redis's clock); `seeded` and `stop` (the first refusal's reason). */
@@ -106,7 +108,10 @@ export async function takePlace(
     if (reason === null) tx.zadd(k.running, now + BUDGET_LEASE_MS, key);
     else tx.hset(k.state, "stop", reason);
     // null: another worker changed the state between our read and our write: ask again.
-    if ((await tx.exec()) === null) continue;
+    if ((await tx.exec()) === null) {
+      await new Promise((r) => setTimeout(r, Math.random() * RETRY_JITTER_MS));
+      continue;
+    }
     if (reason !== null) return { refused: reason };
     return { place: holdPlace(redis, experimentId, key) };
   }

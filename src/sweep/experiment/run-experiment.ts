@@ -481,8 +481,9 @@ async function runExperiment(
     // Through a queue the workers ask budgetRefusal as each run starts.
     const budgetAllows = (): boolean => {
       if (batch !== null) return true;
-      budgetStop = budgetRefusal(limit, spendOf(billed.map(billedRun), running.count));
-      return budgetStop === null;
+      const refusal = budgetRefusal(limit, spendOf(billed.map(billedRun), running.count));
+      budgetStop ??= refusal;
+      return refusal === null;
     };
 
     const worker = async () => {
