@@ -114,7 +114,7 @@ export function experimentRenderer(
         case "experiment_started":
           if (!live)
             line(
-              `experiment ${e.id}: ${e.total} runs${e.done > 0 ? ` (${e.done} done already)` : ""}, ${e.jobs} at a time${e.budgetUsd === null ? "" : `, --budget-usd ${e.budgetUsd}`}`,
+              `experiment ${e.id}: ${e.total} runs${e.done > 0 ? ` (${e.done} done already)` : ""}, ${e.jobs === null ? "on the queue's workers" : `${e.jobs} at a time`}${e.budgetUsd === null ? "" : `, --budget-usd ${e.budgetUsd}`}`,
             );
           else draw();
           return;

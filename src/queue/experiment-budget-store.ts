@@ -3,8 +3,8 @@ import {
   type BilledRun,
   type BudgetLimit,
   budgetRefusal,
-  spendOf,
 } from "../sweep/experiment/experiment-budget.js";
+import type { PlannedRun } from "../sweep/experiment/experiment-plan.js";
 
 // An experiment's `--budget-usd` across a queue's workers: the state the local experiment keeps
 // in memory (the finished runs' bills, the runs in flight, whether it stopped) kept in Redis, and
@@ -21,10 +21,16 @@ const MAX_TRIES = 200;
 const RETRY_JITTER_MS = 20;
 
 /** The experiment's keys: finished runs' bills by run key; runs in flight by run key, scored
- * with the end of their lease (Redis's clock); `seeded` and `stop` (the first refusal's reason). */
+ * with the end of their lease (Redis's clock), and their cells by run key; `seeded` and `stop`
+ * (the first refusal's reason). */
 export function budgetKeys(experimentId: string) {
   const p = `agenticbt-budget:{${experimentId}}`;
-  return { billed: `${p}:billed`, running: `${p}:running`, state: `${p}:state` };
+  return {
+    billed: `${p}:billed`,
+    running: `${p}:running`,
+    cells: `${p}:cells`,
+    state: `${p}:state`,
+  };
 }
 
 /** Redis's clock in ms: one clock for every machine's leases. */
@@ -54,7 +60,7 @@ export async function seedBudget(
 /** The experiment is over: its keys leave Redis. */
 export async function dropBudget(redis: Redis, experimentId: string): Promise<void> {
   const k = budgetKeys(experimentId);
-  await redis.del(k.billed, k.running, k.state);
+  await redis.del(k.billed, k.running, k.cells, k.state);
 }
 
 /** A run's place, freed (its job failed for good, so no worker will). */
@@ -76,16 +82,18 @@ export interface BudgetPlace {
 export async function takePlace(
   redis: Redis,
   experimentId: string,
-  key: string,
+  run: Pick<PlannedRun, "key" | "cell">,
   limit: BudgetLimit,
 ): Promise<{ place: BudgetPlace } | { refused: string }> {
   const k = budgetKeys(experimentId);
+  const { key } = run;
   for (let t = 0; t < MAX_TRIES; t++) {
     await redis.watch(k.billed, k.running, k.state);
-    const [state, bills, places, now] = await Promise.all([
+    const [state, bills, places, cells, now] = await Promise.all([
       redis.hgetall(k.state),
       redis.hvals(k.billed),
       redis.zrange(k.running, "0", "-1", "WITHSCORES"),
+      redis.hgetall(k.cells),
       redisNow(redis),
     ]);
     if (state.seeded !== "1") {
@@ -98,15 +106,21 @@ export async function takePlace(
       await redis.unwatch();
       return { refused: state.stop };
     }
-    let running = 0;
-    for (let i = 0; i + 1 < places.length; i += 2)
-      if (places[i] !== key && Number(places[i + 1]) > now) running += 1;
+    // The cells of the runs in flight (their leases current), this one's earlier place not.
+    const running: number[] = [];
+    for (let i = 0; i + 1 < places.length; i += 2) {
+      const other = places[i];
+      if (other === undefined || other === key || Number(places[i + 1]) <= now) continue;
+      running.push(Number(cells[other] ?? Number.NaN));
+    }
     const runs = bills.map((b) => JSON.parse(b) as BilledRun);
-    const reason = budgetRefusal(limit, spendOf(runs, running));
+    const reason = budgetRefusal(limit, runs, running, run.cell);
     const tx = redis.multi();
     tx.zremrangebyscore(k.running, "-inf", now);
-    if (reason === null) tx.zadd(k.running, now + BUDGET_LEASE_MS, key);
-    else tx.hset(k.state, "stop", reason);
+    if (reason === null) {
+      tx.hset(k.cells, key, String(run.cell));
+      tx.zadd(k.running, now + BUDGET_LEASE_MS, key);
+    } else tx.hset(k.state, "stop", reason);
     // null: another worker changed the state between our read and our write: ask again.
     if ((await tx.exec()) === null) {
       await new Promise((r) => setTimeout(r, Math.random() * RETRY_JITTER_MS));

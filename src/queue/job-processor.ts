@@ -84,7 +84,7 @@ async function processExperimentRun(
   try {
     let place: BudgetPlace | null = null;
     if (budget !== null && d.budget) {
-      const got = await takePlace(budget, d.experimentId, d.run.key, d.budget);
+      const got = await takePlace(budget, d.experimentId, d.run, d.budget);
       if ("refused" in got) return { kind: "refused", reason: got.refused };
       place = got.place;
     }
@@ -95,7 +95,9 @@ async function processExperimentRun(
       return done;
     } finally {
       await place?.settle(
-        line === null ? null : { network: line.calls.network, costUsd: line.metrics.costUsd },
+        line === null
+          ? null
+          : { cell: line.cell, network: line.calls.network, costUsd: line.metrics.costUsd },
       );
     }
   } finally {

@@ -34,7 +34,7 @@ export interface ExperimentLiveState {
   /** Runs finished (any status), and of them those that did not complete. */
   done: number;
   failed: number;
-  jobs: number;
+  jobs: number | null;
   budgetUsd: number | null;
   /** The runs under way, in the order they started. */
   running: ExperimentRunView[];

@@ -94,6 +94,16 @@ describe("an experiment's progress", () => {
     );
   });
 
+  it("through a queue: says the workers set the pace, not a number of runs at a time", () => {
+    const out = sink();
+    const r = experimentRenderer(out, false, () => 0);
+    r.onEvent({ ...START, jobs: null, budgetUsd: 0.5 });
+    r.close();
+    expect(out.writes.join("")).toBe(
+      "experiment exp-1: 2 runs, on the queue's workers, --budget-usd 0.5\n",
+    );
+  });
+
   it("on a terminal: one frame drawn again in place, a failed run's line above it", () => {
     vi.useFakeTimers();
     let t = 0;

@@ -27,7 +27,8 @@ export interface ExperimentStartedEvent {
   /** What those runs were billed (null: a price is unknown) and their tokens. */
   spentUsd: number | null;
   tokens: number;
-  jobs: number;
+  /** Runs in flight at most (null: a queue's workers set the pace). */
+  jobs: number | null;
   budgetUsd: number | null;
 }
 

@@ -14,7 +14,12 @@ import type { RunHandle } from "../../runner/simulate.js";
 import { writeJsonAtomic } from "../../util/atomic-write.js";
 import { createSweepDir, lockSweep } from "../sweep-dir.js";
 import { sweepFile } from "../sweep-layout.js";
-import { type BilledRun, type BudgetLimit, budgetRefusal, spendOf } from "./experiment-budget.js";
+import {
+  type BilledRun,
+  type BudgetLimit,
+  budgetLimitOf,
+  budgetRefusal,
+} from "./experiment-budget.js";
 import {
   appendJsonLine,
   EXPERIMENT_KIND,
@@ -334,7 +339,7 @@ async function runExperiment(
         failed: lines.filter((l) => l.status !== "completed").length,
         spentUsd: spentUsd(lines),
         tokens: lines.reduce((n, l) => n + (l.metrics.tokens ?? 0), 0),
-        jobs: Math.max(1, config.jobs),
+        jobs: events.remote ? null : Math.max(1, config.jobs),
         budgetUsd: config.budgetUsd ?? null,
       });
     }
@@ -342,10 +347,11 @@ async function runExperiment(
     let budgetStop: string | null = null;
     const inFlight = new Set<RunHandle>();
     const remote = events.remote ?? null;
-    // --budget-usd: what finished runs were billed, and a run's estimate (their mean).
+    // --budget-usd: what finished runs were billed, and each cell's estimate of a run.
     const billed = readExperimentResults(dir);
-    const limit: BudgetLimit = { usd: config.budgetUsd ?? null, estimate: config.estimate };
+    const limit: BudgetLimit = budgetLimitOf(config);
     const billedRun = (l: ExperimentResultLine): BilledRun => ({
+      cell: l.cell,
       network: l.calls.network,
       costUsd: l.metrics.costUsd,
     });
@@ -477,25 +483,26 @@ async function runExperiment(
       return line;
     };
 
-    const running = { count: 0 };
+    /** The cells of the runs in flight, one entry a run. */
+    const running: number[] = [];
     // Through a queue the workers ask budgetRefusal as each run starts.
-    const budgetAllows = (): boolean => {
+    const budgetAllows = (next: PlannedRun): boolean => {
       if (batch !== null) return true;
-      const refusal = budgetRefusal(limit, spendOf(billed.map(billedRun), running.count));
+      const refusal = budgetRefusal(limit, billed.map(billedRun), running, next.cell);
       budgetStop ??= refusal;
       return refusal === null;
     };
 
     const worker = async () => {
       for (;;) {
-        if (queue.length === 0 || stopping) return;
-        if (!budgetAllows()) {
+        const run = queue[0];
+        if (run === undefined || stopping) return;
+        if (!budgetAllows(run)) {
           stopping = true;
           return;
         }
-        const run = queue.shift();
-        if (run === undefined) return;
-        running.count += 1;
+        queue.shift();
+        running.push(run.cell);
         try {
           const line = await runOne(run);
           if (line !== null) billed.push(line);
@@ -506,7 +513,7 @@ async function runExperiment(
           finished += 1;
           emit({ type: "run_finished", line, done: finished, total: config.total });
         } finally {
-          running.count -= 1;
+          running.splice(running.indexOf(run.cell), 1);
         }
       }
     };
