@@ -27,6 +27,10 @@ export function seededTrader(req: RecordedRequest): Step {
     return billed(body, {
       toolCalls: [
         {
+          // Its own id, not the server's (which counts every request it answered): the id comes
+          // back in the next prompts, so a run's billed tokens would depend on what else the
+          // server had answered before it (another experiment, the order of parallel runs).
+          id: `call_s${seed}_b${barOf(body)}`,
           name: "place_order",
           arguments: JSON.stringify({
             symbol: "GOOG",
