@@ -130,6 +130,9 @@ export function experimentRenderer(
           if (!live || l.status !== "completed") line(text);
           return;
         }
+        case "run_left":
+          if (!live) line(`${e.key}: ${e.reason}`);
+          return;
         case "warning":
           if (!live) line(`${e.key}: warning: ${e.message}`);
           return;

@@ -25,6 +25,7 @@ import {
   encodeEquity,
   fileSha256,
   type HashedFile,
+  runStartOf,
   type SweepJobData,
   type SweepJobResult,
   sha256,
@@ -116,7 +117,7 @@ async function runAttempt(
 ): Promise<ExperimentJobResult & { kind: "done" }> {
   const d = job.data;
   const runsDir = process.env[WORKER_RUNS_DIR_ENV];
-  const before = startOf(job.progress);
+  const before = runStartOf(job.progress);
   const plan =
     before?.runDir && fs.existsSync(before.runDir) ? await planRunResume(before.runDir) : null;
   const resume = plan !== null && before?.runDir ? { dir: before.runDir, plan } : null;
@@ -130,23 +131,6 @@ async function runAttempt(
     onRunDir: (dir) => void job.updateProgress({ attempt, runDir: dir }).catch(() => {}),
   });
   return { kind: "done", outcome, attempt };
-}
-
-/** The attempt an earlier worker started (and its run directory, once it had one), from the
- * job's progress; null when none started. */
-function startOf(progress: unknown): { attempt: number; runDir: string | null } | null {
-  let p = progress;
-  if (typeof p === "string") {
-    try {
-      p = JSON.parse(p);
-    } catch {
-      return null;
-    }
-  }
-  const o = p as { attempt?: unknown; runDir?: unknown } | null;
-  if (typeof o?.attempt !== "number") return null;
-  const dir = o.runDir;
-  return { attempt: o.attempt, runDir: typeof dir === "string" && dir !== "" ? dir : null };
 }
 
 /** A connection of this job's own to the queue's Redis (WATCH holds per connection). */

@@ -15,6 +15,7 @@ import {
   type ExperimentJobResult,
   experimentJobIdOf,
   fileSha256,
+  runStartOf,
 } from "./sweep-job.js";
 
 /** How often the coordinator asks for the state of the runs it waits for (an event missed while
@@ -43,6 +44,13 @@ export function queueRuns(url: string): RemoteRuns {
       const flows = new FlowProducer({ connection: more() });
       const waiting = new Map<string, { key: string; give: (o: RemoteRunOutcome) => void }>();
       const outcomes = new Map<string, Promise<RemoteRunOutcome>>();
+      /** Runs a worker has started, by run key; told once by job id. */
+      const started = new Map<string, Promise<void>>();
+      const tellStarted = new Map<string, () => void>();
+      const markStarted = (jobId: string) => {
+        tellStarted.get(jobId)?.();
+        tellStarted.delete(jobId);
+      };
       let closed = false;
       let timer: NodeJS.Timeout | undefined;
       let cleaned: Promise<void> | null = null;
@@ -77,6 +85,7 @@ export function queueRuns(url: string): RemoteRuns {
             ...(budget === null ? {} : { budget: budget.limit }),
           };
           const jobId = experimentJobIdOf(data);
+          started.set(run.key, new Promise<void>((tell) => tellStarted.set(jobId, tell)));
           outcomes.set(
             run.key,
             new Promise<RemoteRunOutcome>((give) => waiting.set(jobId, { key: run.key, give })),
@@ -97,6 +106,11 @@ export function queueRuns(url: string): RemoteRuns {
         const settle = async (jobId: string): Promise<void> => {
           if (!waiting.has(jobId)) return;
           const state = await queue.getJobState(jobId);
+          // A progress event missed (Redis away a moment): the job's own progress tells.
+          if (state === "active" && tellStarted.has(jobId)) {
+            const job = await Job.fromId(queue, jobId);
+            if (job !== undefined && runStartOf(job.progress) !== null) markStarted(jobId);
+          }
           if (state !== "completed" && state !== "failed" && state !== "unknown") return;
           const job = await Job.fromId<ExperimentJobData, ExperimentJobResult>(queue, jobId);
           const w = waiting.get(jobId);
@@ -122,6 +136,8 @@ export function queueRuns(url: string): RemoteRuns {
             });
           }
         };
+        // A worker sets its job's progress as the run starts (its budget place taken).
+        events.on("progress", ({ jobId }) => markStarted(jobId));
         events.on("completed", ({ jobId }) => void settle(jobId).catch(() => {}));
         events.on("failed", ({ jobId }) => void settle(jobId).catch(() => {}));
         void events.run();
@@ -150,6 +166,9 @@ export function queueRuns(url: string): RemoteRuns {
         throw err;
       }
       return {
+        started(key: string) {
+          return started.get(key) ?? Promise.resolve();
+        },
         result(key: string) {
           return outcomes.get(key) ?? Promise.resolve(notBack);
         },

@@ -124,3 +124,20 @@ export function fileSha256(file: string): string {
   known.set(file, { stamp, sha256: digest });
   return digest;
 }
+
+/** The attempt a worker started (and its run directory, once it had one), from an experiment
+ * run job's progress, which a worker sets as the run starts; null when none started. */
+export function runStartOf(progress: unknown): { attempt: number; runDir: string | null } | null {
+  let p = progress;
+  if (typeof p === "string") {
+    try {
+      p = JSON.parse(p);
+    } catch {
+      return null;
+    }
+  }
+  const o = p as { attempt?: unknown; runDir?: unknown } | null;
+  if (typeof o?.attempt !== "number") return null;
+  const dir = o.runDir;
+  return { attempt: o.attempt, runDir: typeof dir === "string" && dir !== "" ? dir : null };
+}

@@ -153,6 +153,9 @@ export function foldExperimentEvent(s: ExperimentLiveState, e: ExperimentEvent, 
       s.billedTokens += e.line.metrics.tokens ?? 0;
       return;
     }
+    case "run_left":
+      s.running = s.running.filter((r) => r.key !== e.key);
+      return;
     case "warning":
       s.warnings = keepLast(s.warnings, `${e.key}: ${e.message}`, EXPERIMENT_WARNINGS_KEPT);
       return;

@@ -94,13 +94,23 @@ describe("an experiment's progress", () => {
     );
   });
 
-  it("through a queue: says the workers set the pace, not a number of runs at a time", () => {
+  it("through a queue: the workers set the pace; a run back without a line stops running", () => {
     const out = sink();
     const r = experimentRenderer(out, false, () => 0);
     r.onEvent({ ...START, jobs: null, budgetUsd: 0.5 });
+    r.onEvent(RUN);
+    expect(r.state.running).toHaveLength(1);
+    // Back without a line (interrupted on its worker): no longer running, and said so.
+    r.onEvent({ type: "run_left", key: "c0-w0-r1", reason: "interrupted: a resume continues it" });
+    expect(r.state.running).toHaveLength(0);
     r.close();
     expect(out.writes.join("")).toBe(
-      "experiment exp-1: 2 runs, on the queue's workers, --budget-usd 0.5\n",
+      [
+        "experiment exp-1: 2 runs, on the queue's workers, --budget-usd 0.5",
+        "c0-w0-r1: started (seed 1)",
+        "c0-w0-r1: interrupted: a resume continues it",
+        "",
+      ].join("\n"),
     );
   });
 

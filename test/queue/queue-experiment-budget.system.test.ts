@@ -87,7 +87,6 @@ async function experiment(
       "20",
       "--no-cache",
       "--yes",
-      "--quiet",
       "--runs-dir",
       path.join(work, root, "runs"),
       ...more,
@@ -108,7 +107,7 @@ async function experiment(
 
 it("--budget-usd through a queue: 2 workers start as many runs as 2 local jobs", async () => {
   const env = { ...ENV, OPENAI_BASE_URL: holder.url };
-  const full = await experiment("full", env, "--jobs", "2");
+  const full = await experiment("full", env, "--quiet", "--jobs", "2");
   expect(full.code, full.err).toBe(0);
   const costs = readLines<Line>(path.join(full.dir, "results.jsonl")).map(
     (l) => l.metrics.costUsd ?? Number.NaN,
@@ -123,7 +122,15 @@ it("--budget-usd through a queue: 2 workers start as many runs as 2 local jobs",
   ).estimate;
   expect((2 * estimate.usd.point) / estimate.runs).toBeLessThanOrEqual(budget);
 
-  const local = await experiment("local", env, "--jobs", "2", "--budget-usd", String(budget));
+  const local = await experiment(
+    "local",
+    env,
+    "--quiet",
+    "--jobs",
+    "2",
+    "--budget-usd",
+    String(budget),
+  );
   const localSummary = readJson<Summary>(path.join(local.dir, "summary.json"));
   expect(localSummary.status).toBe("interrupted");
 
@@ -160,6 +167,20 @@ it("--budget-usd through a queue: 2 workers start as many runs as 2 local jobs",
   expect(started.map((s) => s.key).sort()).toEqual(lines.map((l) => l.key).sort());
   expect(fs.readdirSync(path.join(work, "queue", "runs"))).toHaveLength(summary.done);
   expect(spent).toBeLessThanOrEqual(budget);
+  // Its progress (off a terminal, a line each): a run is "started" when a worker starts it, so
+  // never more at once than the 2 workers run; a refused run is never said to have started.
+  const progress = queued.err.split("\n");
+  let inFlight = 0;
+  let most = 0;
+  for (const l of progress) {
+    if (/^c\d+-w\d+-r\d+: started/.test(l)) most = Math.max(most, ++inFlight);
+    if (/^\[\d+\/6\]/.test(l)) inFlight--;
+  }
+  expect(most).toBeLessThanOrEqual(2);
+  expect(progress.filter((l) => /: started/.test(l))).toHaveLength(summary.done);
+  expect(progress.filter((l) => /: not started: .*would pass --budget-usd/.test(l))).toHaveLength(
+    6 - summary.done,
+  );
   // Every job came back (refused ones done at once), and the experiment's keys left Redis.
   const client = new Redis(redis.url, { lazyConnect: true });
   await client.connect();

@@ -12,6 +12,7 @@ export type ExperimentEvent =
   | ExperimentRunStartedEvent
   | ExperimentRunEvent
   | ExperimentRunFinishedEvent
+  | ExperimentRunLeftEvent
   | ExperimentWarningEvent
   | ExperimentFinishedEvent;
 
@@ -54,6 +55,14 @@ export interface ExperimentRunFinishedEvent {
   line: ExperimentResultLine;
   done: number;
   total: number;
+}
+
+/** A run sent to a queue came back without a line: interrupted (a resume continues it), or
+ * refused under --budget-usd before it started (`reason`). */
+export interface ExperimentRunLeftEvent {
+  type: "run_left";
+  key: string;
+  reason: string;
 }
 
 export interface ExperimentWarningEvent {

@@ -77,13 +77,21 @@ export interface RemoteBudget {
 
 /** Runs an experiment's runs on other processes or machines (the queue's workers). */
 export interface RemoteRuns {
-  /** Sends every run at once; `result(key)` waits for one; `close()` stops waiting (the runs
-   * not yet back resolve as interrupted). With a budget, each run is started only if it allows. */
+  /** Sends every run at once; `started(key)` resolves when a worker starts the run (its budget
+   * place taken), `result(key)` when it is back; `close()` stops waiting (the runs not yet back
+   * resolve as interrupted). With a budget, each run is started only if it allows. */
   submit(
     experimentId: string,
     runs: RemoteRunSpec[],
     budget: RemoteBudget | null,
-  ): Promise<{ result(key: string): Promise<RemoteRunOutcome>; close(): Promise<void> }>;
+  ): Promise<RemoteBatch>;
+}
+
+/** The runs sent by `RemoteRuns.submit`. */
+export interface RemoteBatch {
+  started(key: string): Promise<void>;
+  result(key: string): Promise<RemoteRunOutcome>;
+  close(): Promise<void>;
 }
 
 /** A finished run, as runPlannedRun gives it. */
@@ -395,24 +403,32 @@ async function runExperiment(
 
     const runRemote = async (
       run: PlannedRun,
-      wait: (key: string) => Promise<RemoteRunOutcome>,
+      remoteBatch: RemoteBatch,
     ): Promise<ExperimentResultLine | null> => {
       const cell = config.cells[run.cell];
       const window = config.windows[run.window];
-      emit({
-        type: "run_started",
-        run,
-        cell: cell ? cellLabel(cell.settings) : String(run.cell),
-        window: window ? windowLabel(window) : String(run.window),
-        resumed: false,
-      });
-      const got = await wait(run.key);
-      if (got.kind === "failed") throw new RemoteRunError(got.error);
+      const back = remoteBatch.result(run.key);
+      // Queued until a worker starts it: till then the run is waiting, not running.
+      const startedFirst = await Promise.race([
+        remoteBatch.started(run.key).then(() => true),
+        back.then(() => false),
+      ]);
+      const got = await back;
       if (got.kind === "refused") {
         // Left unstarted, as a local experiment leaves the runs after the budget's first no.
         budgetStop ??= got.reason;
+        emit({ type: "run_left", key: run.key, reason: `not started: ${got.reason}` });
         return null;
       }
+      if (startedFirst || got.kind === "failed" || got.outcome.line !== null)
+        emit({
+          type: "run_started",
+          run,
+          cell: cell ? cellLabel(cell.settings) : String(run.cell),
+          window: window ? windowLabel(window) : String(run.window),
+          resumed: false,
+        });
+      if (got.kind === "failed") throw new RemoteRunError(got.error);
       // The attempt the worker ran (one more than planned when it took over a killed worker's
       // job and started it again): a later resume starts the one after it.
       const { attempt } = got;
@@ -422,7 +438,10 @@ async function runExperiment(
         starts.set(run.key, start);
         appendJsonLine(startedFile, start);
       }
-      if (line === null) return null;
+      if (line === null) {
+        emit({ type: "run_left", key: run.key, reason: "interrupted: a resume continues it" });
+        return null;
+      }
       appendJsonLine(resultsFile, line);
       finished += 1;
       emit({ type: "run_finished", line, done: finished, total: config.total });
@@ -430,7 +449,7 @@ async function runExperiment(
     };
 
     const runOne = async (run: PlannedRun): Promise<ExperimentResultLine | null> => {
-      if (batch !== null) return runRemote(run, (key) => batch.result(key));
+      if (batch !== null) return runRemote(run, batch);
       const before = starts.get(run.key) ?? null;
       const attempt = (before?.attempt ?? 0) + 1;
       let config1: RunConfig;
