@@ -8,6 +8,8 @@ export interface ExperimentRunView {
   window: string;
   repeat: number;
   resumed: boolean;
+  /** On a queue's worker: no bars or calls are told until its line. */
+  remote: boolean;
   /** Bars simulated so far and in all (0 of 0 until the run has started its data). */
   barsDone: number;
   barsTotal: number;
@@ -128,6 +130,7 @@ export function foldExperimentEvent(s: ExperimentLiveState, e: ExperimentEvent, 
         window: e.window,
         repeat: e.run.repeat,
         resumed: e.resumed,
+        remote: e.remote,
         barsDone: 0,
         barsTotal: 0,
         inDecision: false,
@@ -142,6 +145,10 @@ export function foldExperimentEvent(s: ExperimentLiveState, e: ExperimentEvent, 
       foldRunEvent(s, e.key, e.event, nowMs);
       return;
     case "run_finished": {
+      // A run on a queue's worker sends no events of its own: its calls arrive with its line.
+      const seen = s.running.find((r) => r.key === e.line.key)?.calls ?? 0;
+      const { network, cache, replay } = e.line.calls;
+      s.calls += Math.max(0, network + cache + replay - seen);
       s.running = s.running.filter((r) => r.key !== e.line.key);
       s.done = e.done;
       if (e.line.status !== "completed") s.failed++;

@@ -59,7 +59,12 @@ export function spentText(s: ExperimentLiveState): string {
  * a narrow terminal cuts first: the key names them too). */
 function runLine(r: ExperimentRunView, nowMs: number, width: number): string {
   const head = `  ${r.key}  ${r.cell}  `;
-  const bars = r.barsTotal > 0 ? `${int(r.barsDone)}/${int(r.barsTotal)} bars` : "starting";
+  const bars =
+    r.barsTotal > 0
+      ? `${int(r.barsDone)}/${int(r.barsTotal)} bars`
+      : r.remote
+        ? "on a worker"
+        : "starting";
   const call = r.callStartedMs === null ? "" : ` · call ${secondsText(nowMs - r.callStartedMs)}`;
   const where = `  ${r.window}  repeat ${r.repeat}${r.resumed ? " (resumed)" : ""}`;
   const tail = `${bars}${call}`;

@@ -33,6 +33,7 @@ const RUN: ExperimentEvent = {
   cell: "memory=none",
   window: "2012-01-01:2012-06-30",
   resumed: false,
+  remote: false,
 };
 const CALL_STARTED: ExperimentEvent = {
   type: "run_event",

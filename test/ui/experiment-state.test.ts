@@ -34,6 +34,7 @@ const runStarted = (key: string, repeat = 1): ExperimentEvent => ({
   cell: "memory=files",
   window: "2012-01-01:2012-06-30",
   resumed: false,
+  remote: false,
 });
 
 const inRun = (key: string, event: RunEvent): ExperimentEvent => ({
@@ -116,6 +117,21 @@ describe("the experiment view's state", () => {
     expect(s.calls).toBe(1);
     expect(tokensSoFar(s)).toBe(110);
     expect(spentSoFar(s)).toBeCloseTo(0.01, 12);
+  });
+
+  it("counts a run's calls once: from its events, or from its line when it sent none (a queue)", () => {
+    const s = initialExperimentState();
+    foldExperimentEvent(s, started(), 0);
+    foldExperimentEvent(s, runStarted("local"), 0);
+    foldExperimentEvent(s, inRun("local", decision(1)), 0);
+    foldExperimentEvent(s, inRun("local", call(100, 0.01)), 10);
+    foldExperimentEvent(s, inRun("local", call(100, 0.01)), 20);
+    foldExperimentEvent(s, finished("local", 0.02, 200, 1), 30);
+    expect(s.calls).toBe(2);
+    // Run on a worker: started, then its line, with nothing between.
+    foldExperimentEvent(s, runStarted("remote"), 40);
+    foldExperimentEvent(s, finished("remote", 0.02, 200, 2), 50);
+    expect(s.calls).toBe(4);
   });
 
   it("keeps a call in flight through its retries: the oldest's wait includes a 429's", () => {
@@ -204,6 +220,13 @@ describe("the experiment view's frame", () => {
     expect(lines[2]).toBe("calls in flight 4 (oldest 5.0 s) · calls 1 · tokens 1,010");
     expect(lines[3]).toBe("spent $0.0123 of budget $1");
     expect(lines.filter((l) => /^ {2}c\d-w0-r1 {2}memory=files/.test(l))).toHaveLength(4);
+  });
+
+  it("says a run on a queue's worker is there, not starting (its bars are not told)", () => {
+    const s = initialExperimentState();
+    foldExperimentEvent(s, started(), 0);
+    foldExperimentEvent(s, { ...runStarted("c0-w0-r1"), remote: true } as ExperimentEvent, 0);
+    expect(experimentFrame(s, 0, 0, 120)[4]).toMatch(/^ {2}c0-w0-r1 {2}\S+ {2}on a worker {2}/);
   });
 
   it("fits 80 and 120 columns and the terminal's rows, never $0.0000 before a price is known", () => {

@@ -40,6 +40,8 @@ export interface ExperimentRunStartedEvent {
   cell: string;
   window: string;
   resumed: boolean;
+  /** Run by a queue's worker: none of its own events come here, only its line. */
+  remote: boolean;
 }
 
 /** One event of a running run. */

@@ -413,6 +413,16 @@ async function runExperiment(
         remoteBatch.started(run.key).then(() => true),
         back.then(() => false),
       ]);
+      const tellStarted = () =>
+        emit({
+          type: "run_started",
+          run,
+          cell: cell ? cellLabel(cell.settings) : String(run.cell),
+          window: window ? windowLabel(window) : String(run.window),
+          resumed: false,
+          remote: true,
+        });
+      if (startedFirst) tellStarted();
       const got = await back;
       if (got.kind === "refused") {
         // Left unstarted, as a local experiment leaves the runs after the budget's first no.
@@ -420,14 +430,8 @@ async function runExperiment(
         emit({ type: "run_left", key: run.key, reason: `not started: ${got.reason}` });
         return null;
       }
-      if (startedFirst || got.kind === "failed" || got.outcome.line !== null)
-        emit({
-          type: "run_started",
-          run,
-          cell: cell ? cellLabel(cell.settings) : String(run.cell),
-          window: window ? windowLabel(window) : String(run.window),
-          resumed: false,
-        });
+      // Back before its start was heard of (an event missed): started all the same.
+      if (!startedFirst && (got.kind === "failed" || got.outcome.line !== null)) tellStarted();
       if (got.kind === "failed") throw new RemoteRunError(got.error);
       // The attempt the worker ran (one more than planned when it took over a killed worker's
       // job and started it again): a later resume starts the one after it.
@@ -472,6 +476,7 @@ async function runExperiment(
         cell: cell ? cellLabel(cell.settings) : String(run.cell),
         window: window ? windowLabel(window) : String(run.window),
         resumed: resume !== null,
+        remote: false,
       });
       let handle: RunHandle | null = null;
       const result = await runBacktest(config1, {
