@@ -323,7 +323,6 @@ async function runExperiment(
 ): Promise<ExperimentSummary> {
   const lock = lockSweep(dir);
   const { runBacktest } = await import("../../runner/run-backtest.js");
-  const { planResume } = await import("../../runner/resume-run.js");
   try {
     const resultsFile = sweepFile(dir, "results");
     const startedFile = path.join(dir, EXPERIMENT_STARTED_FILE);
@@ -457,15 +456,7 @@ async function runExperiment(
       const before = starts.get(run.key) ?? null;
       const attempt = (before?.attempt ?? 0) + 1;
       let config1: RunConfig;
-      let resume: ReturnType<typeof planResume> | null = null;
-      if (before !== null) {
-        try {
-          resume = planResume(before.dir, path.dirname(before.dir));
-        } catch {
-          // Not resumable (killed before its first checkpoint, a persistent store): run again.
-          resume = null;
-        }
-      }
+      const resume = before === null ? null : await planRunResume(before.dir);
       if (resume !== null) config1 = resume.config;
       else config1 = firstConfig(run, before);
       const cell = config.cells[run.cell];
