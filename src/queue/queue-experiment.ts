@@ -1,26 +1,21 @@
-import { FlowProducer, Job, Queue, QueueEvents } from "bullmq";
-import type { Redis } from "ioredis";
-import { JOB_ATTEMPTS, JOB_BACKOFF_MS } from "../config/queue-settings.js";
+import { Job } from "bullmq";
 import type {
   RemoteBudget,
   RemoteRunOutcome,
   RemoteRunSpec,
   RemoteRuns,
 } from "../sweep/experiment/run-experiment.js";
-import { connectRedis, JOBS_QUEUE, redisOf, SWEEPS_QUEUE } from "./connection.js";
+import { JOBS_QUEUE, SWEEPS_QUEUE } from "./connection.js";
 import { dropBudget, freePlace, seedBudget } from "./experiment-budget-store.js";
+import { childJobOpts, endedJob, openFlowClients, POLL_MS, removeFlow } from "./queue-flow.js";
 import {
   EXPERIMENT_RUN_JOB,
   type ExperimentJobData,
   type ExperimentJobResult,
-  experimentJobIdOf,
   fileSha256,
+  jobIdOf,
   runStartOf,
 } from "./sweep-job.js";
-
-/** How often the coordinator asks for the state of the runs it waits for (an event missed while
- * Redis was away is found this way). */
-const POLL_MS = 1000;
 
 /**
  * An LLM experiment's runs through a BullMQ queue on the Redis at `url`: the experiment is a
@@ -32,16 +27,8 @@ const POLL_MS = 1000;
 export function queueRuns(url: string): RemoteRuns {
   return {
     async submit(experimentId: string, runs: RemoteRunSpec[], budget: RemoteBudget | null) {
-      const connection = await connectRedis(url);
-      const connections: Redis[] = [connection];
-      const more = () => {
-        const r = redisOf(url);
-        connections.push(r);
-        return r;
-      };
-      const queue = new Queue(JOBS_QUEUE, { connection });
-      const events = new QueueEvents(JOBS_QUEUE, { connection: more(), autorun: false });
-      const flows = new FlowProducer({ connection: more() });
+      const clients = await openFlowClients(url);
+      const { connection, queue, events, flows } = clients;
       const waiting = new Map<string, { key: string; give: (o: RemoteRunOutcome) => void }>();
       const outcomes = new Map<string, Promise<RemoteRunOutcome>>();
       /** Runs a worker has started, by run key; told once by job id. */
@@ -56,7 +43,7 @@ export function queueRuns(url: string): RemoteRuns {
       let cleaned: Promise<void> | null = null;
       /** Every run back: the experiment's jobs and budget leave Redis (once). */
       const cleanUp = () => {
-        cleaned ??= removeExperimentJobs(queue, experimentId).then(() =>
+        cleaned ??= removeFlow(queue, experimentId).then(() =>
           budget === null ? undefined : dropBudget(connection, experimentId).catch(() => {}),
         );
         return cleaned;
@@ -70,8 +57,7 @@ export function queueRuns(url: string): RemoteRuns {
         // again under the same ids).
         for (const w of waiting.values()) w.give(notBack);
         waiting.clear();
-        await Promise.allSettled([events.close(), flows.close(), queue.close()]);
-        for (const c of connections) c.disconnect();
+        await clients.close();
       };
       try {
         const children = runs.map(({ run, config, attempt }) => {
@@ -84,7 +70,7 @@ export function queueRuns(url: string): RemoteRuns {
             strategy: { file: config.strategyPath, sha256: fileSha256(config.strategyPath) },
             ...(budget === null ? {} : { budget: budget.limit }),
           };
-          const jobId = experimentJobIdOf(data);
+          const jobId = jobIdOf(data);
           started.set(run.key, new Promise<void>((tell) => tellStarted.set(jobId, tell)));
           outcomes.set(
             run.key,
@@ -94,12 +80,7 @@ export function queueRuns(url: string): RemoteRuns {
             name: EXPERIMENT_RUN_JOB,
             queueName: JOBS_QUEUE,
             data,
-            opts: {
-              jobId,
-              attempts: JOB_ATTEMPTS,
-              backoff: { type: "exponential", delay: JOB_BACKOFF_MS },
-              ignoreDependencyOnFailure: true,
-            },
+            opts: childJobOpts(jobId),
           };
         });
         /** Gives a finished job's outcome to its run, once. */
@@ -111,10 +92,10 @@ export function queueRuns(url: string): RemoteRuns {
             const job = await Job.fromId(queue, jobId);
             if (job !== undefined && runStartOf(job.progress) !== null) markStarted(jobId);
           }
-          if (state !== "completed" && state !== "failed" && state !== "unknown") return;
-          const job = await Job.fromId<ExperimentJobData, ExperimentJobResult>(queue, jobId);
+          const ended = await endedJob<ExperimentJobData, ExperimentJobResult>(queue, jobId, state);
           const w = waiting.get(jobId);
-          if (w === undefined) return;
+          if (ended === null || w === undefined) return;
+          const { job } = ended;
           // A job failed for good: no worker frees its run's place under the budget.
           if (state !== "completed" && budget !== null)
             await freePlace(connection, experimentId, w.key).catch(() => {});
@@ -181,15 +162,3 @@ export function queueRuns(url: string): RemoteRuns {
 const interrupted = { line: null, runId: "", dir: "" };
 // The attempt of a run that never came back is not recorded (it has no run directory here).
 const notBack: RemoteRunOutcome = { kind: "done", outcome: interrupted, attempt: 0 };
-
-async function removeExperimentJobs(queue: Queue, experimentId: string): Promise<void> {
-  const parents = new Queue(SWEEPS_QUEUE, { connection: queue.opts.connection });
-  try {
-    const parent = await Job.fromId(parents, experimentId);
-    await parent?.remove({ removeChildren: true });
-  } catch {
-    // A job still locked (taken over, its old worker not yet told): `queue cancel` clears it.
-  } finally {
-    await parents.close();
-  }
-}

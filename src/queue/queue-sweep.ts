@@ -1,10 +1,8 @@
-import { FlowProducer, Job, Queue, QueueEvents } from "bullmq";
-import type { Redis } from "ioredis";
-import { JOB_ATTEMPTS, JOB_BACKOFF_MS } from "../config/queue-settings.js";
 import { countOrders } from "../rundir/order-outcomes.js";
 import type { CombinationOutcome, CombinationRun } from "../sweep/run-combination.js";
 import type { SweepExecutor } from "../sweep/run-sweep.js";
-import { connectRedis, JOBS_QUEUE, redisOf, SWEEPS_QUEUE } from "./connection.js";
+import { JOBS_QUEUE, SWEEPS_QUEUE } from "./connection.js";
+import { childJobOpts, endedJob, openFlowClients, POLL_MS, removeFlow } from "./queue-flow.js";
 import {
   chunkSize,
   decodeEquity,
@@ -13,10 +11,6 @@ import {
   type SweepJobData,
   type SweepJobResult,
 } from "./sweep-job.js";
-
-/** How often the coordinator asks for the state of the jobs it waits for, besides the events it
- * is told (an event missed while Redis was away is found this way). */
-const POLL_MS = 1000;
 
 /** The error of a combination whose job failed for good (its attempts used up). */
 export const JOB_FAILED_ERROR = "QueueJobFailed";
@@ -36,16 +30,8 @@ export class SweepCancelledError extends Error {
 export function queueExecutor(url: string): SweepExecutor {
   return async (p, o) => {
     const skip = o.skip ?? new Set<number>();
-    const connection = await connectRedis(url);
-    const connections: Redis[] = [connection];
-    const more = () => {
-      const r = redisOf(url);
-      connections.push(r);
-      return r;
-    };
-    const queue = new Queue(JOBS_QUEUE, { connection });
-    const events = new QueueEvents(JOBS_QUEUE, { connection: more(), autorun: false });
-    const flows = new FlowProducer({ connection: more() });
+    const clients = await openFlowClients(url);
+    const { queue, events, flows } = clients;
     try {
       const config = o.config;
       const strategyFile = config.run.strategyPath;
@@ -73,13 +59,7 @@ export function queueExecutor(url: string): SweepExecutor {
           name: "combinations",
           queueName: JOBS_QUEUE,
           data: job,
-          opts: {
-            jobId,
-            attempts: JOB_ATTEMPTS,
-            backoff: { type: "exponential", delay: JOB_BACKOFF_MS },
-            // A failed job does not hold its sweep: the coordinator records it as failed.
-            ignoreDependencyOnFailure: true,
-          },
+          opts: childJobOpts(jobId),
         });
       }
       let stopped = false;
@@ -105,13 +85,9 @@ export function queueExecutor(url: string): SweepExecutor {
       const settle = async (jobId: string): Promise<void> => {
         const spec = pending.get(jobId);
         if (spec === undefined) return;
-        // The state first, then the job: a job read before it completed has no return value yet.
-        // (failedReason alone says nothing: a job that failed an attempt keeps it when it later
-        // completes.)
-        const state = await queue.getJobState(jobId);
-        if (state !== "completed" && state !== "failed" && state !== "unknown") return;
-        const job = await Job.fromId<SweepJobData, SweepJobResult>(queue, jobId);
-        if (!pending.has(jobId)) return;
+        const ended = await endedJob<SweepJobData, SweepJobResult>(queue, jobId);
+        if (ended === null || !pending.has(jobId)) return;
+        const { state, job } = ended;
         if (job === undefined) {
           pending.delete(jobId);
           throw new SweepCancelledError(
@@ -159,30 +135,13 @@ export function queueExecutor(url: string): SweepExecutor {
       }
       if (failed.error !== null && !(failed.error instanceof SweepCancelledError))
         throw failed.error;
-      if (pending.size === 0) await removeSweepJobs(queue, config.id);
+      // Every result read: a kill before the lines are flushed costs a resume their re-run.
+      if (pending.size === 0) await removeFlow(queue, config.id);
       return { stopped: pending.size > 0 };
     } finally {
-      await Promise.allSettled([events.close(), flows.close(), queue.close()]);
-      for (const c of connections) c.disconnect();
+      await clients.close();
     }
   };
-}
-
-/**
- * Every result read: the sweep's jobs leave Redis (their return values hold each curve, which
- * would fill its memory sweep after sweep). A kill before the lines are flushed costs a resume
- * their re-run, nothing more.
- */
-async function removeSweepJobs(queue: Queue, sweepId: string): Promise<void> {
-  const sweeps = new Queue(SWEEPS_QUEUE, { connection: queue.opts.connection });
-  try {
-    const parent = await Job.fromId(sweeps, sweepId);
-    await parent?.remove({ removeChildren: true });
-  } catch {
-    // A job still locked (taken over, its old worker not yet told): `queue cancel` clears it.
-  } finally {
-    await sweeps.close();
-  }
 }
 
 function failedOutcome(

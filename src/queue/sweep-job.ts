@@ -60,12 +60,6 @@ export type ExperimentJobResult =
   | { kind: "done"; outcome: PlannedRunOutcome; attempt: number }
   | { kind: "refused"; reason: string };
 
-/** An experiment job's id: the sha256 of its run config, data and strategy sha256 and the
- * experiment's id (all of its data). */
-export function experimentJobIdOf(data: ExperimentJobData): string {
-  return sha256(canonicalJson(data));
-}
-
 /** About this many jobs a sweep is cut into (fewer when it has fewer combinations). */
 const JOBS_PER_SWEEP = 32;
 
@@ -90,11 +84,12 @@ export function sha256(bytes: string | Buffer): string {
 }
 
 /**
- * A job's id: the sha256 of its full settings (the sweep, its run settings and search, its
- * combinations) with its data's and strategy's sha256. Added twice (a resume), it is one job.
- * The sweep's id is part of it: BullMQ refuses a child that another live flow holds.
+ * A job's id: the sha256 of all of its data (a sweep's: its run settings, search and
+ * combinations; an experiment's: its run config and attempt), with its data's and strategy's
+ * sha256. Added twice (a resume), it is one job. The sweep's or experiment's id is part of it:
+ * BullMQ refuses a child that another live flow holds.
  */
-export function jobIdOf(data: SweepJobData): string {
+export function jobIdOf(data: SweepJobData | ExperimentJobData): string {
   return sha256(canonicalJson(data));
 }
 

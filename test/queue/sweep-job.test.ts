@@ -6,7 +6,6 @@ import {
   decodeEquity,
   type ExperimentJobData,
   encodeEquity,
-  experimentJobIdOf,
   jobIdOf,
   type SweepJobData,
 } from "../../src/queue/sweep-job.js";
@@ -85,19 +84,19 @@ describe("an LLM experiment run's job id", () => {
     const reordered = Object.fromEntries(
       Object.entries(JSON.parse(canonicalJson(a)) as object).reverse(),
     ) as unknown as ExperimentJobData;
-    expect(experimentJobIdOf(reordered)).toBe(experimentJobIdOf(a));
+    expect(jobIdOf(reordered)).toBe(jobIdOf(a));
   });
 
   it("changes with the run's config (its seed), the data's and strategy's sha256 and the experiment", () => {
     const base = run();
     const ids = new Set([
-      experimentJobIdOf(base),
-      experimentJobIdOf(
+      jobIdOf(base),
+      jobIdOf(
         run({ config: { ...base.config, agent: { ...base.config.agent, seed: 2 } } as never }),
       ),
-      experimentJobIdOf(run({ data: [{ file: "/x/d.csv", sha256: "c".repeat(64) }] })),
-      experimentJobIdOf(run({ strategy: { file: "/x/s.md", sha256: "d".repeat(64) } })),
-      experimentJobIdOf(run({ experimentId: "e2" })),
+      jobIdOf(run({ data: [{ file: "/x/d.csv", sha256: "c".repeat(64) }] })),
+      jobIdOf(run({ strategy: { file: "/x/s.md", sha256: "d".repeat(64) } })),
+      jobIdOf(run({ experimentId: "e2" })),
     ]);
     expect(ids.size).toBe(5);
   });

@@ -400,28 +400,43 @@ async function runExperiment(
       return plannedRunConfig(config, run, (before?.attempt ?? 0) + 1);
     }
 
+    /** A run began: labels as the summary writes them. */
+    const tellRunStarted = (run: PlannedRun, resumed: boolean, remote: boolean) => {
+      const cell = config.cells[run.cell];
+      const window = config.windows[run.window];
+      emit({
+        type: "run_started",
+        run,
+        cell: cell ? cellLabel(cell.settings) : String(run.cell),
+        window: window ? windowLabel(window) : String(run.window),
+        resumed,
+        remote,
+      });
+    };
+    /** A run's directory and attempt on record (started.jsonl): where a resume goes on from. */
+    const recordStart = (start: ExperimentStartLine) => {
+      starts.set(start.key, start);
+      appendJsonLine(startedFile, start);
+    };
+    /** A run's line on record (results.jsonl), and told. */
+    const recordLine = (line: ExperimentResultLine): ExperimentResultLine => {
+      appendJsonLine(resultsFile, line);
+      finished += 1;
+      emit({ type: "run_finished", line, done: finished, total: config.total });
+      return line;
+    };
+
     const runRemote = async (
       run: PlannedRun,
       remoteBatch: RemoteBatch,
     ): Promise<ExperimentResultLine | null> => {
-      const cell = config.cells[run.cell];
-      const window = config.windows[run.window];
       const back = remoteBatch.result(run.key);
       // Queued until a worker starts it: till then the run is waiting, not running.
       const startedFirst = await Promise.race([
         remoteBatch.started(run.key).then(() => true),
         back.then(() => false),
       ]);
-      const tellStarted = () =>
-        emit({
-          type: "run_started",
-          run,
-          cell: cell ? cellLabel(cell.settings) : String(run.cell),
-          window: window ? windowLabel(window) : String(run.window),
-          resumed: false,
-          remote: true,
-        });
-      if (startedFirst) tellStarted();
+      if (startedFirst) tellRunStarted(run, false, true);
       const got = await back;
       if (got.kind === "refused") {
         // Left unstarted, as a local experiment leaves the runs after the budget's first no.
@@ -430,53 +445,34 @@ async function runExperiment(
         return null;
       }
       // Back before its start was heard of (an event missed): started all the same.
-      if (!startedFirst && (got.kind === "failed" || got.outcome.line !== null)) tellStarted();
+      if (!startedFirst && (got.kind === "failed" || got.outcome.line !== null))
+        tellRunStarted(run, false, true);
       if (got.kind === "failed") throw new RemoteRunError(got.error);
       // The attempt the worker ran (one more than planned when it took over a killed worker's
       // job and started it again): a later resume starts the one after it.
       const { attempt } = got;
       const { line, runId, dir: runDir } = got.outcome;
-      if (runDir !== "") {
-        const start: ExperimentStartLine = { key: run.key, runId, dir: runDir, attempt };
-        starts.set(run.key, start);
-        appendJsonLine(startedFile, start);
-      }
+      if (runDir !== "") recordStart({ key: run.key, runId, dir: runDir, attempt });
       if (line === null) {
         emit({ type: "run_left", key: run.key, reason: "interrupted: a resume continues it" });
         return null;
       }
-      appendJsonLine(resultsFile, line);
-      finished += 1;
-      emit({ type: "run_finished", line, done: finished, total: config.total });
-      return line;
+      return recordLine(line);
     };
 
     const runOne = async (run: PlannedRun): Promise<ExperimentResultLine | null> => {
       if (batch !== null) return runRemote(run, batch);
       const before = starts.get(run.key) ?? null;
       const attempt = (before?.attempt ?? 0) + 1;
-      let config1: RunConfig;
       const resume = before === null ? null : await planRunResume(before.dir);
-      if (resume !== null) config1 = resume.config;
-      else config1 = firstConfig(run, before);
-      const cell = config.cells[run.cell];
-      const window = config.windows[run.window];
-      emit({
-        type: "run_started",
-        run,
-        cell: cell ? cellLabel(cell.settings) : String(run.cell),
-        window: window ? windowLabel(window) : String(run.window),
-        resumed: resume !== null,
-        remote: false,
-      });
+      const config1 = resume !== null ? resume.config : firstConfig(run, before);
+      tellRunStarted(run, resume !== null, false);
       let handle: RunHandle | null = null;
       const result = await runBacktest(config1, {
         onEvent: (e) => {
           emit({ type: "run_event", key: run.key, event: e });
           if (e.type === "run_started" && resume === null && e.dir !== "") {
-            const line: ExperimentStartLine = { key: run.key, runId: e.id, dir: e.dir, attempt };
-            starts.set(run.key, line);
-            appendJsonLine(startedFile, line);
+            recordStart({ key: run.key, runId: e.id, dir: e.dir, attempt });
           } else if (e.type === "warning") {
             emit({ type: "warning", key: run.key, message: e.message });
           }
@@ -491,11 +487,7 @@ async function runExperiment(
         if (handle) inFlight.delete(handle);
       });
       if (result.status === "interrupted") return null;
-      const line = resultLine(run, result, path.join(config1.runsRoot, result.id));
-      appendJsonLine(resultsFile, line);
-      finished += 1;
-      emit({ type: "run_finished", line, done: finished, total: config.total });
-      return line;
+      return recordLine(resultLine(run, result, path.join(config1.runsRoot, result.id)));
     };
 
     /** The cells of the runs in flight, one entry a run. */
@@ -523,10 +515,7 @@ async function runExperiment(
           if (line !== null) billed.push(line);
         } catch (err) {
           // Refused before a run directory existed (bad data, a missing recording): on record.
-          const line = failedLine(run, err);
-          appendJsonLine(resultsFile, line);
-          finished += 1;
-          emit({ type: "run_finished", line, done: finished, total: config.total });
+          recordLine(failedLine(run, err));
         } finally {
           running.splice(running.indexOf(run.cell), 1);
         }
