@@ -32,3 +32,14 @@ export async function barReached(mark: string, bar: number, timeoutMs = 30_000):
     }
   }, timeoutMs);
 }
+
+/** Drains the child's stdout and keeps its stderr; resolves with its exit code and stderr once
+ * it has exited and its output is read to the end. */
+export function exited(child: ChildProcess): Promise<{ code: number | null; stderr: string }> {
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  child.stdout?.resume();
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr })));
+}

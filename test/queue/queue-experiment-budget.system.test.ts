@@ -6,7 +6,7 @@ import { cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
 import { seededTrader } from "../helpers/seeded-trader.js";
-import { waitExit, waitFor } from "../helpers/wait.js";
+import { exited, waitExit, waitFor } from "../helpers/wait.js";
 import { startWorkerWithEnv, stopWorker, type WorkerProcess } from "./queue-kit.js";
 
 // An LLM experiment through Redis under --budget-usd (held where each run starts, on the
@@ -94,12 +94,7 @@ async function experiment(
     work,
     env,
   );
-  let err = "";
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  child.stdout.resume();
-  const code = await waitExit(child);
+  const { code, stderr: err } = await exited(child);
   const sweeps = path.join(work, root, "sweeps");
   const [d] = fs.readdirSync(sweeps);
   return { code, dir: path.join(sweeps, d ?? ""), err };
@@ -239,11 +234,7 @@ it("a worker killed with -9 mid-run of a persistent-memory run: the next starts 
       work,
       env,
     );
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => {
-      err += d.toString();
-    });
-    child.stdout.resume();
+    const done = exited(child);
     const runDirs = () => (fs.existsSync(runs) ? fs.readdirSync(runs) : []);
     const storeOf = (d: string) => path.join(runs, d, "persistent", "store.json");
     // The first attempt has opened its store and is deciding.
@@ -258,7 +249,8 @@ it("a worker killed with -9 mid-run of a persistent-memory run: the next starts 
       readJson<{ status: string }>(path.join(runs, killed ?? "", "result.json")).status,
     ).not.toBe("completed");
     workers.push(await startWorkerWithEnv(redis.url, work, env, "--lock-ms", "2000"));
-    expect(await waitExit(child), err).toBe(0);
+    const { code, stderr: err } = await done;
+    expect(code, err).toBe(0);
 
     // A persistent run cannot be resumed: the run started again, in a run directory of its own.
     const dirs = runDirs();

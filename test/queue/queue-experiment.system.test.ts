@@ -6,7 +6,7 @@ import { cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
 import { seededTrader } from "../helpers/seeded-trader.js";
-import { waitExit, waitFor } from "../helpers/wait.js";
+import { exited, waitExit, waitFor } from "../helpers/wait.js";
 import { startWorkerWithEnv, stopWorker, type WorkerProcess } from "./queue-kit.js";
 
 // A 12-run LLM experiment (2 memory systems × 2 windows × 3 repeats) through Redis on 2 worker
@@ -56,12 +56,8 @@ async function experiment(root: string, ...more: string[]): Promise<string> {
     work,
     ENV,
   );
-  let err = "";
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  child.stdout.resume();
-  expect(await waitExit(child), err).toBe(0);
+  const { code, stderr: err } = await exited(child);
+  expect(code, err).toBe(0);
   const sweeps = path.join(work, root, "sweeps");
   const dirs = fs.readdirSync(sweeps);
   expect(dirs).toHaveLength(1);
@@ -174,12 +170,8 @@ it("2 workers at --rpm 60 --rate-window 1 send nothing over the server's 1 a sec
       work,
       env,
     );
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => {
-      err += d.toString();
-    });
-    child.stdout.resume();
-    expect(await waitExit(child), err).toBe(0);
+    const { code, stderr: err } = await exited(child);
+    expect(code, err).toBe(0);
     const elapsed = Date.now() - started;
     const chat = limited.requests.filter((q) => q.path.endsWith("/chat/completions")).length;
     const over = limited.overLimit().length;
@@ -224,11 +216,7 @@ it("a worker killed with -9 mid-run: the next one goes on from the run's checkpo
       work,
       env,
     );
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => {
-      err += d.toString();
-    });
-    child.stdout.resume();
+    const done = exited(child);
     const runDirs = () => (fs.existsSync(shared) ? fs.readdirSync(shared) : []);
     await waitFor(
       () => runDirs().some((d) => fs.existsSync(path.join(shared, d, "checkpoint.json"))),
@@ -242,7 +230,8 @@ it("a worker killed with -9 mid-run: the next one goes on from the run's checkpo
     );
     expect(unfinished.status).not.toBe("completed");
     workers.push(await startWorkerWithEnv(redis.url, work, env, "--lock-ms", "2000"));
-    expect(await waitExit(child), err).toBe(0);
+    const { code, stderr: err } = await done;
+    expect(code, err).toBe(0);
 
     // One run directory: the run went on in it rather than starting again.
     expect(runDirs()).toEqual([killedRun]);
@@ -326,12 +315,8 @@ it("a coordinator killed with -9: resume reattaches to the experiment's queue an
   workers.push(worker);
   // No --queue: the experiment's config.json names it.
   const resumed = cliAsync(["resume", dir, "--quiet"], work, ENV);
-  let err = "";
-  resumed.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  resumed.stdout.resume();
-  expect(await waitExit(resumed), err).toBe(0);
+  const { code, stderr: err } = await exited(resumed);
+  expect(code, err).toBe(0);
   const got = lines(dir);
   expect(got.map((l) => l.key)).toEqual(["c0-w0-r1", "c0-w0-r2", "c0-w0-r3"]);
   for (const l of got) expect(l.status).toBe("completed");
