@@ -1,7 +1,7 @@
 import { detectAnnualisation, MS_PER_DAY, yearsBetween } from "./annualisation.js";
 import { because, type Computed } from "./computed.js";
 import { computeDrawdowns } from "./drawdowns.js";
-import { geometricMean, mean, periodCloses, sampleVariance, simpleReturns } from "./returns.js";
+import { geometricMean, periodCloses, sampleVariance, simpleReturns } from "./returns.js";
 
 /** Statistics of one equity curve, shared by the strategy and its buy-and-hold benchmark. */
 export interface CurveStats {
@@ -58,14 +58,10 @@ export function computeCurveStats(
   const start = times[0]!;
   const end = times[n - 1]!;
   const final = equity[n - 1]!;
-  let peak = equity[0]!;
-  for (let i = 0; i < equity.length; i++) peak = Math.max(peak, equity[i]!);
-  const baseValid = base > 0;
-  const badBase = because("the starting equity is not positive");
+  const peak = highest(equity);
+  const badBase = base > 0 ? null : because("the starting equity is not positive");
 
   const dd = computeDrawdowns(times, equity);
-  const depths = dd.periods.map((p) => p.depth);
-  const durations = dd.periods.map((p) => p.durationDays);
   const maxDd: Computed = dd.max;
 
   const ann = annualised(times, equity);
@@ -80,20 +76,40 @@ export function computeCurveStats(
     durationDays: (end - start) / MS_PER_DAY,
     equityFinal: final,
     equityPeak: peak,
-    returnPct: baseValid ? ((final - base) / base) * 100 : badBase,
+    returnPct: badBase ?? ((final - base) / base) * 100,
     returnAnnPct: scale(ann.returnAnn, 100),
     volatilityAnnPct: scale(ann.volatilityAnn, 100),
-    cagrPct: baseValid ? cagr(start, end, final / base) : badBase,
+    cagrPct: badBase ?? cagr(start, end, final / base),
     sharpe: ann.sharpe,
     sortino: ann.sortino,
     calmar,
     maxDrawdownPct: scale(maxDd, -100),
-    avgDrawdownPct: depths.length === 0 ? 0 : -mean(depths) * 100,
-    maxDrawdownDurationDays:
-      durations.length === 0 ? 0 : durations.reduce((a, b) => Math.max(a, b)),
-    avgDrawdownDurationDays: durations.length === 0 ? 0 : mean(durations),
+    avgDrawdownPct: dd.periods === 0 ? 0 : -(dd.depthSum / dd.periods) * 100,
+    maxDrawdownDurationDays: dd.longestDays,
+    avgDrawdownDurationDays: dd.periods === 0 ? 0 : dd.daysSum / dd.periods,
     periodsPerYear: ann.periodsPerYear,
   };
+}
+
+/**
+ * The curve's highest value. Each pass over the bars is a function of its own: a loop the
+ * optimizer compiles while it runs (on a sweep's first combination) leaves the code after it in
+ * the same function without type feedback, and that code then deoptimizes at its first use.
+ */
+function highest(equity: Float64Array): number {
+  let peak = equity[0]!;
+  for (let i = 0; i < equity.length; i++) peak = Math.max(peak, equity[i]!);
+  return peak;
+}
+
+/** Σ r² over the losing periods. */
+function downsideSquares(returns: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < returns.length; i++) {
+    const r = returns[i]!;
+    if (r < 0) sum += r * r;
+  }
+  return sum;
 }
 
 function scale(value: Computed, factor: number): Computed {
@@ -177,12 +193,7 @@ function annualised(times: Float64Array, equity: Float64Array): Annualised {
         ? because("volatility is 0")
         : returnAnn / volatilityAnn;
 
-  let downsideSquares = 0;
-  for (let i = 0; i < returns.length; i++) {
-    const r = returns[i]!;
-    if (r < 0) downsideSquares += r * r;
-  }
-  const downside = Math.sqrt(downsideSquares / returns.length) * Math.sqrt(N);
+  const downside = Math.sqrt(downsideSquares(returns) / returns.length) * Math.sqrt(N);
   const sortino: Computed =
     downside < ZERO_VOLATILITY
       ? because("no losing periods: downside deviation is 0")

@@ -1,18 +1,20 @@
 import { MS_PER_DAY } from "./annualisation.js";
 
-/** One stretch below a previous peak: from the peak bar to the bar that regains it (or the end). */
-export interface DrawdownPeriod {
-  readonly startIndex: number;
-  readonly endIndex: number;
-  readonly durationDays: number;
-  /** Deepest fall within the stretch, as a positive fraction of the peak (0.1 = 10 % below). */
-  readonly depth: number;
-}
-
+/** The drawdown periods of a curve, summed as they are found (no list of periods: a sweep
+ * computes this for every combination, and an array of objects per curve slowed its first
+ * combinations while the optimizer caught up with it). */
 export interface Drawdowns {
   /** Deepest fall below the running peak, positive fraction; 0 for a curve that never falls. */
   readonly max: number;
-  readonly periods: readonly DrawdownPeriod[];
+  /** Stretches below a previous peak. */
+  readonly periods: number;
+  /** Their depths (each the deepest fall within its stretch, a positive fraction), added in
+   * time order. */
+  readonly depthSum: number;
+  /** Their durations from the peak bar to the bar that regains it (or the end), in days: the
+   * longest, and all of them added in time order. */
+  readonly longestDays: number;
+  readonly daysSum: number;
 }
 
 /**
@@ -26,7 +28,10 @@ export function computeDrawdowns(times: Float64Array, equity: Float64Array): Dra
   const n = equity.length;
   let peak = Number.NEGATIVE_INFINITY;
   let max = 0;
-  const periods: DrawdownPeriod[] = [];
+  let periods = 0;
+  let depthSum = 0;
+  let longestDays = 0;
+  let daysSum = 0;
   let prevAtPeak = 0;
   let depth = 0;
   for (let i = 0; i < n; i++) {
@@ -41,15 +46,14 @@ export function computeDrawdowns(times: Float64Array, equity: Float64Array): Dra
     const atPeak = dd === 0;
     if (!atPeak && i !== n - 1) continue;
     if (i > prevAtPeak + 1 || (!atPeak && i === n - 1)) {
-      periods.push({
-        startIndex: prevAtPeak,
-        endIndex: i,
-        durationDays: (times[i]! - times[prevAtPeak]!) / MS_PER_DAY,
-        depth,
-      });
+      const days = (times[i]! - times[prevAtPeak]!) / MS_PER_DAY;
+      periods++;
+      depthSum += depth;
+      longestDays = periods === 1 ? days : Math.max(longestDays, days);
+      daysSum += days;
     }
     prevAtPeak = i;
     depth = Math.max(0, dd);
   }
-  return { max, periods };
+  return { max, periods, depthSum, longestDays, daysSum };
 }
