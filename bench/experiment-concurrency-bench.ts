@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { startScriptedServer } from "../test/helpers/scripted-openai-server.js";
 import { seededTrader } from "../test/helpers/seeded-trader.js";
+import { memoryExperimentArgs } from "./llm-experiment.js";
 import { median } from "./median.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -30,20 +31,7 @@ async function experiment(concurrency: number, k: number): Promise<{ ms: number;
   const args = [
     path.join(ROOT, "bin", "agenticbt"),
     "sweep",
-    path.join(ROOT, "strategies", "rsi-mean-reversion.md"),
-    "--data",
-    path.join(ROOT, "data", "GOOG.csv"),
-    "--grid",
-    "memory=none,files",
-    "--windows",
-    "2012-01-01:2012-03-31",
-    "--repeats",
-    "4",
-    "--every",
-    "10",
-    "--yes",
-    // Every call goes to the server: the two commands make the same calls.
-    "--no-cache",
+    ...memoryExperimentArgs({ windows: "2012-01-01:2012-03-31", repeats: 4, every: 10 }),
     "--concurrency",
     String(concurrency),
     "--runs-dir",

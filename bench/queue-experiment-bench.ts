@@ -14,9 +14,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import {
+  type ExperimentResultLine,
+  readExperimentResults,
+} from "../src/sweep/experiment/experiment-dir.js";
 import { type RedisServer, startRedisServer } from "../test/helpers/redis-server.js";
 import { startScriptedServer } from "../test/helpers/scripted-openai-server.js";
 import { seededTrader } from "../test/helpers/seeded-trader.js";
+import { memoryExperimentArgs } from "./llm-experiment.js";
 import { median } from "./median.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -30,20 +35,11 @@ type Way = (typeof WAYS)[number];
 const BILLED = ["tokens", "costUsd"] as const;
 const EXPERIMENT = [
   "sweep",
-  path.join(ROOT, "strategies", "rsi-mean-reversion.md"),
-  "--data",
-  path.join(ROOT, "data", "GOOG.csv"),
-  "--grid",
-  "memory=none,files",
-  "--windows",
-  "2012-01-01:2012-02-15,2012-04-01:2012-05-15",
-  "--repeats",
-  "3",
-  "--every",
-  "20",
-  "--yes",
-  // Every call goes to the server: a cache would answer the repeats of the later ways.
-  "--no-cache",
+  ...memoryExperimentArgs({
+    windows: "2012-01-01:2012-02-15,2012-04-01:2012-05-15",
+    repeats: 3,
+    every: 20,
+  }),
   "--quiet",
 ];
 const step = (text: string) => process.stderr.write(`${text}\n`);
@@ -175,25 +171,11 @@ async function experiment(name: string, extra: string[]): Promise<Measured> {
   };
 }
 
-interface Line {
-  key: string;
-  runId: string;
-  status: string;
-  metrics: Record<string, number | null>;
-  [k: string]: unknown;
-}
-
-function lines(dir: string): Line[] {
-  return fs
-    .readFileSync(path.join(dir, "results.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Line)
-    .sort((a, b) => (a.key < b.key ? -1 : 1));
-}
+/** results.jsonl's lines by run key. */
+const lines = (dir: string) => readExperimentResults(dir).sort((a, b) => (a.key < b.key ? -1 : 1));
 
 /** A line without what names its run (its id) and without the billed figures. */
-function figures(l: Line): string {
+function figures(l: ExperimentResultLine): string {
   const { runId: _runId, metrics, ...rest } = l;
   const kept = Object.entries(metrics).filter(([k]) => !(BILLED as readonly string[]).includes(k));
   return JSON.stringify({ ...rest, metrics: Object.fromEntries(kept) });

@@ -7,6 +7,7 @@ import type { SandboxedJob } from "bullmq";
 import type { Redis } from "ioredis";
 import { loadData } from "../runner/load-data.js";
 import { loadStrategy } from "../runner/load-strategy.js";
+import { billedRunOf } from "../sweep/experiment/experiment-budget.js";
 import type { ExperimentResultLine } from "../sweep/experiment/experiment-dir.js";
 import {
   attemptRunConfig,
@@ -16,7 +17,7 @@ import {
 import { prepareSweep } from "../sweep/plan.js";
 import { CombinationRunner, releaseEquity } from "../sweep/run-combination.js";
 import { connectRedis } from "./connection.js";
-import { type BudgetPlace, takePlace } from "./experiment-budget-store.js";
+import { takePlace } from "./experiment-budget-store.js";
 import {
   canonicalJson,
   EXPERIMENT_RUN_JOB,
@@ -81,28 +82,22 @@ async function processExperimentRun(
   const d = job.data;
   check("strategy", d.strategy);
   for (const f of d.data) check("data", f);
-  const budget = d.budget ? await budgetRedis() : null;
+  const limit = d.budget;
+  if (!limit) return runAttempt(job);
+  const redis = await budgetRedis();
   try {
-    let place: BudgetPlace | null = null;
-    if (budget !== null && d.budget) {
-      const got = await takePlace(budget, d.experimentId, d.run, d.budget);
-      if ("refused" in got) return { kind: "refused", reason: got.refused };
-      place = got.place;
-    }
+    const got = await takePlace(redis, d.experimentId, d.run, limit);
+    if ("refused" in got) return { kind: "refused", reason: got.refused };
     let line: ExperimentResultLine | null = null;
     try {
       const done = await runAttempt(job);
       line = done.outcome.line;
       return done;
     } finally {
-      await place?.settle(
-        line === null
-          ? null
-          : { cell: line.cell, network: line.calls.network, costUsd: line.metrics.costUsd },
-      );
+      await got.place.settle(line === null ? null : billedRunOf(line));
     }
   } finally {
-    budget?.disconnect();
+    redis.disconnect();
   }
 }
 

@@ -1,19 +1,25 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
-import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
+import { afterAll, expect, it } from "vitest";
+import {
+  EXPERIMENT_STARTED_FILE,
+  readExperimentResults,
+  readExperimentStarts,
+} from "../../src/sweep/experiment/experiment-dir.js";
+import { cliAsync, readJson } from "../helpers/cli.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
 import { seededTrader } from "../helpers/seeded-trader.js";
 import { exited, waitExit, waitFor } from "../helpers/wait.js";
-import { startWorkerWithEnv, stopWorker, type WorkerProcess } from "./queue-kit.js";
+import { experimentKit, LLM_SWEEP } from "./experiment-kit.js";
+import { startWorkerWithEnv, stopWorker } from "./queue-kit.js";
 
 // An LLM experiment through Redis under --budget-usd (held where each run starts, on the
 // workers, against the spend they share), and a run a worker takes over from a killed one
 // starting again with a persistent store of its own.
 
-const server = await startScriptedServer((req) => seededTrader(req));
+const kit = await experimentKit("agenticbt-queue-budget-");
+const { work, workers, env: ENV } = kit;
 // A trader that always holds: every run of one window makes the same calls and costs the same
 // but for a token or two, so how many runs a budget lets start does not hang on which run ends
 // first. It bills 10 tokens a request's character (a provider's hidden prompt, say): a run costs
@@ -26,23 +32,8 @@ const holder = await startScriptedServer((req) => {
     usage: { prompt: 10 * prompt, completion: 2 },
   };
 });
-let redis: RedisServer;
-const work = tempDir("agenticbt-queue-budget-");
-const workers: WorkerProcess[] = [];
-const STRATEGY = path.join(ROOT, "strategies", "rsi-mean-reversion.md");
-const ENV = { ...process.env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "test" };
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
-});
-
 afterAll(async () => {
-  for (const w of workers) await stopWorker(w);
-  await redis?.close();
-  await server.close();
   await holder.close();
-  fs.rmSync(work, { recursive: true, force: true });
 });
 
 interface Summary {
@@ -50,21 +41,6 @@ interface Summary {
   done: number;
   budget: { usd: number | null; spentUsd: number | null; stopped: string | null };
 }
-interface Line {
-  key: string;
-  metrics: { costUsd: number | null };
-}
-
-const readLines = <T>(file: string): T[] =>
-  fs.existsSync(file)
-    ? fs
-        .readFileSync(file, "utf8")
-        .trim()
-        .split("\n")
-        .filter((l) => l !== "")
-        .map((l) => JSON.parse(l) as T)
-    : [];
-
 /** 6 runs (one window, 6 repeats: alike in cost) under work/<root>, no cache: every call billed. */
 async function experiment(
   root: string,
@@ -73,10 +49,7 @@ async function experiment(
 ): Promise<{ code: number | null; dir: string; err: string }> {
   const child = cliAsync(
     [
-      "sweep",
-      STRATEGY,
-      "--data",
-      "GOOG.csv",
+      ...LLM_SWEEP,
       "--memory",
       "none",
       "--windows",
@@ -104,9 +77,7 @@ it("--budget-usd through a queue: 2 workers start as many runs as 2 local jobs",
   const env = { ...ENV, OPENAI_BASE_URL: holder.url };
   const full = await experiment("full", env, "--quiet", "--jobs", "2");
   expect(full.code, full.err).toBe(0);
-  const costs = readLines<Line>(path.join(full.dir, "results.jsonl")).map(
-    (l) => l.metrics.costUsd ?? Number.NaN,
-  );
+  const costs = readExperimentResults(full.dir).map((l) => l.metrics.costUsd ?? Number.NaN);
   expect(costs).toHaveLength(6);
   const mean = costs.reduce((a, b) => a + b, 0) / costs.length;
   expect(mean).toBeGreaterThan(0);
@@ -130,8 +101,8 @@ it("--budget-usd through a queue: 2 workers start as many runs as 2 local jobs",
   expect(localSummary.status).toBe("interrupted");
 
   workers.push(
-    await startWorkerWithEnv(redis.url, work, env),
-    await startWorkerWithEnv(redis.url, work, env),
+    await startWorkerWithEnv(kit.redisUrl(), work, env),
+    await startWorkerWithEnv(kit.redisUrl(), work, env),
   );
   const queued = await experiment(
     "queue",
@@ -139,14 +110,12 @@ it("--budget-usd through a queue: 2 workers start as many runs as 2 local jobs",
     "--budget-usd",
     String(budget),
     "--queue",
-    redis.url,
+    kit.redisUrl(),
   );
   expect(queued.code, queued.err).toBe(1);
   const summary = readJson<Summary>(path.join(queued.dir, "summary.json"));
-  const lines = readLines<Line>(path.join(queued.dir, "results.jsonl"));
-  const started = readLines<{ key: string; attempt: number }>(
-    path.join(queued.dir, "started.jsonl"),
-  );
+  const lines = readExperimentResults(queued.dir);
+  const started = readExperimentStarts(path.join(queued.dir, EXPERIMENT_STARTED_FILE));
   const spent = summary.budget.spentUsd ?? Number.NaN;
   console.log(
     `budget $${budget} (mean run $${mean.toFixed(6)}): local --jobs 2 ran ${localSummary.done}, 2 workers ran ${summary.done}, spent $${spent.toFixed(6)}`,
@@ -177,7 +146,7 @@ it("--budget-usd through a queue: 2 workers start as many runs as 2 local jobs",
     6 - summary.done,
   );
   // Every job came back (refused ones done at once), and the experiment's keys left Redis.
-  const client = new Redis(redis.url, { lazyConnect: true });
+  const client = new Redis(kit.redisUrl(), { lazyConnect: true });
   await client.connect();
   try {
     const { id } = readJson<{ id: string }>(path.join(queued.dir, "config.json"));
@@ -197,7 +166,7 @@ it("--budget-usd through a queue: 2 workers start as many runs as 2 local jobs",
   expect(again.status).toBe("interrupted");
   expect(again.done).toBe(summary.done);
   expect(again.budget.stopped).toContain("would pass --budget-usd");
-  expect(readLines<Line>(path.join(queued.dir, "results.jsonl"))).toHaveLength(summary.done);
+  expect(readExperimentResults(queued.dir)).toHaveLength(summary.done);
 }, 300_000);
 
 it("a worker killed with -9 mid-run of a persistent-memory run: the next starts attempt 2 in a store of its own", async () => {
@@ -208,14 +177,11 @@ it("a worker killed with -9 mid-run of a persistent-memory run: the next starts 
     const env = { ...ENV, OPENAI_BASE_URL: slow.url };
     const root = path.join(work, "persistent");
     const runs = path.join(root, "runs");
-    const first = await startWorkerWithEnv(redis.url, work, env, "--lock-ms", "2000");
+    const first = await startWorkerWithEnv(kit.redisUrl(), work, env, "--lock-ms", "2000");
     workers.push(first);
     const child = cliAsync(
       [
-        "sweep",
-        STRATEGY,
-        "--data",
-        "GOOG.csv",
+        ...LLM_SWEEP,
         "--grid",
         "memory=persistent",
         "--windows",
@@ -229,7 +195,7 @@ it("a worker killed with -9 mid-run of a persistent-memory run: the next starts 
         "--cache-dir",
         path.join(root, "cache"),
         "--queue",
-        redis.url,
+        kit.redisUrl(),
       ],
       work,
       env,
@@ -248,7 +214,7 @@ it("a worker killed with -9 mid-run of a persistent-memory run: the next starts 
     expect(
       readJson<{ status: string }>(path.join(runs, killed ?? "", "result.json")).status,
     ).not.toBe("completed");
-    workers.push(await startWorkerWithEnv(redis.url, work, env, "--lock-ms", "2000"));
+    workers.push(await startWorkerWithEnv(kit.redisUrl(), work, env, "--lock-ms", "2000"));
     const { code, stderr: err } = await done;
     expect(code, err).toBe(0);
 
@@ -275,8 +241,8 @@ it("a worker killed with -9 mid-run of a persistent-memory run: the next starts 
     );
     expect(config.memory.config.namespace).toBe(a2.namespace);
     const [sweep] = fs.readdirSync(path.join(root, "sweeps"));
-    const started = readLines<{ key: string; dir: string; attempt: number }>(
-      path.join(root, "sweeps", sweep ?? "", "started.jsonl"),
+    const started = readExperimentStarts(
+      path.join(root, "sweeps", sweep ?? "", EXPERIMENT_STARTED_FILE),
     );
     expect(started).toEqual([
       { key: "c0-w0-r1", runId: retry, dir: path.join(runs, retry), attempt: 2 },

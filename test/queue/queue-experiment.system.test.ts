@@ -1,29 +1,27 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { cliAsync, DATA, ROOT, readJson, tempDir } from "../helpers/cli.js";
-import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
+import { expect, it } from "vitest";
+import {
+  EXPERIMENT_STARTED_FILE,
+  readExperimentResults,
+  readExperimentStarts,
+} from "../../src/sweep/experiment/experiment-dir.js";
+import { cliAsync, readJson } from "../helpers/cli.js";
 import { startScriptedServer } from "../helpers/scripted-openai-server.js";
 import { seededTrader } from "../helpers/seeded-trader.js";
 import { exited, waitExit, waitFor } from "../helpers/wait.js";
-import { startWorkerWithEnv, stopWorker, type WorkerProcess } from "./queue-kit.js";
+import { experimentKit, LLM_SWEEP } from "./experiment-kit.js";
+import { startWorkerWithEnv, stopWorker } from "./queue-kit.js";
 
 // A 12-run LLM experiment (2 memory systems × 2 windows × 3 repeats) through Redis on 2 worker
 // processes, against a server that answers by the request's seed, equals the same experiment run
 // here: every line's figures and the summary's statistics.
 
-const server = await startScriptedServer((req) => seededTrader(req));
-let redis: RedisServer;
-const work = tempDir("agenticbt-queue-experiment-");
-const workers: WorkerProcess[] = [];
-const STRATEGY = path.join(ROOT, "strategies", "rsi-mean-reversion.md");
-const ENV = { ...process.env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "test" };
+const kit = await experimentKit("agenticbt-queue-experiment-");
+const { work, workers, env: ENV } = kit;
 const ARGS = [
-  "sweep",
-  STRATEGY,
-  "--data",
-  "GOOG.csv",
+  ...LLM_SWEEP,
   "--grid",
   "memory=none,files",
   "--windows",
@@ -35,18 +33,6 @@ const ARGS = [
   "--yes",
   "--quiet",
 ];
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  fs.copyFileSync(path.join(DATA, "GOOG.csv"), path.join(work, "GOOG.csv"));
-});
-
-afterAll(async () => {
-  for (const w of workers) await stopWorker(w);
-  await redis?.close();
-  await server.close();
-  fs.rmSync(work, { recursive: true, force: true });
-});
 
 /** One experiment under work/<root>, its own runs and cache; resolves to its sweep directory. */
 async function experiment(root: string, ...more: string[]): Promise<string> {
@@ -64,22 +50,8 @@ async function experiment(root: string, ...more: string[]): Promise<string> {
   return path.join(sweeps, dirs[0] ?? "");
 }
 
-interface Line {
-  key: string;
-  runId: string;
-  metrics: Record<string, number | null>;
-  [k: string]: unknown;
-}
-
-/** results.jsonl's lines by run key, without what names the run (its id differs by run). */
-function lines(dir: string): Line[] {
-  return fs
-    .readFileSync(path.join(dir, "results.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Line)
-    .sort((a, b) => (a.key < b.key ? -1 : 1));
-}
+/** results.jsonl's lines by run key. */
+const lines = (dir: string) => readExperimentResults(dir).sort((a, b) => (a.key < b.key ? -1 : 1));
 
 /** Every figure of each line, tokens and $ included: the scripted trader answers by the request
  * alone, so the same run bills the same wherever it runs. */
@@ -90,10 +62,10 @@ function figures(dir: string): Record<string, unknown>[] {
 it("runs a 12-run LLM experiment on 2 workers to the local experiment's every figure", async () => {
   const local = await experiment("local");
   workers.push(
-    await startWorkerWithEnv(redis.url, work, ENV),
-    await startWorkerWithEnv(redis.url, work, ENV),
+    await startWorkerWithEnv(kit.redisUrl(), work, ENV),
+    await startWorkerWithEnv(kit.redisUrl(), work, ENV),
   );
-  const queued = await experiment("queue", "--queue", redis.url);
+  const queued = await experiment("queue", "--queue", kit.redisUrl());
 
   const want = figures(local);
   const got = figures(queued);
@@ -102,11 +74,7 @@ it("runs a 12-run LLM experiment on 2 workers to the local experiment's every fi
   for (const l of want) expect(l.status).toBe("completed");
   expect(got).toEqual(want);
   // Each run is a run directory under the coordinator's runs directory, on started.jsonl.
-  const started = fs
-    .readFileSync(path.join(queued, "started.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as { key: string; dir: string });
+  const started = readExperimentStarts(path.join(queued, EXPERIMENT_STARTED_FILE));
   expect(started.map((s) => s.key).sort()).toEqual(want.map((l) => l.key));
   for (const s of started) expect(fs.existsSync(path.join(s.dir, "result.json"))).toBe(true);
   // Both workers took runs.
@@ -137,17 +105,14 @@ it("2 workers at --rpm 60 --rate-window 1 send nothing over the server's 1 a sec
   try {
     const env = { ...ENV, OPENAI_BASE_URL: limited.url };
     workers.push(
-      await startWorkerWithEnv(redis.url, work, env),
-      await startWorkerWithEnv(redis.url, work, env),
+      await startWorkerWithEnv(kit.redisUrl(), work, env),
+      await startWorkerWithEnv(kit.redisUrl(), work, env),
     );
     const started = Date.now();
     const runsDir = path.join(work, "limited", "runs");
     const child = cliAsync(
       [
-        "sweep",
-        STRATEGY,
-        "--data",
-        "GOOG.csv",
+        ...LLM_SWEEP,
         "--grid",
         "memory=none",
         "--windows",
@@ -165,7 +130,7 @@ it("2 workers at --rpm 60 --rate-window 1 send nothing over the server's 1 a sec
         "--runs-dir",
         runsDir,
         "--queue",
-        redis.url,
+        kit.redisUrl(),
       ],
       work,
       env,
@@ -194,10 +159,7 @@ it("a worker killed with -9 mid-run: the next one goes on from the run's checkpo
     const env = { ...ENV, OPENAI_BASE_URL: slow.url };
     const shared = path.join(work, "shared", "runs");
     const args = [
-      "sweep",
-      STRATEGY,
-      "--data",
-      "GOOG.csv",
+      ...LLM_SWEEP,
       "--grid",
       "memory=none",
       "--windows",
@@ -209,10 +171,18 @@ it("a worker killed with -9 mid-run: the next one goes on from the run's checkpo
       "--yes",
       "--quiet",
     ];
-    const first = await startWorkerWithEnv(redis.url, work, env, "--lock-ms", "2000");
+    const first = await startWorkerWithEnv(kit.redisUrl(), work, env, "--lock-ms", "2000");
     workers.push(first);
     const child = cliAsync(
-      [...args, "--runs-dir", shared, "--queue", redis.url, "--cache-dir", path.join(work, "c1")],
+      [
+        ...args,
+        "--runs-dir",
+        shared,
+        "--queue",
+        kit.redisUrl(),
+        "--cache-dir",
+        path.join(work, "c1"),
+      ],
       work,
       env,
     );
@@ -229,7 +199,7 @@ it("a worker killed with -9 mid-run: the next one goes on from the run's checkpo
       path.join(shared, killedRun ?? "", "result.json"),
     );
     expect(unfinished.status).not.toBe("completed");
-    workers.push(await startWorkerWithEnv(redis.url, work, env, "--lock-ms", "2000"));
+    workers.push(await startWorkerWithEnv(kit.redisUrl(), work, env, "--lock-ms", "2000"));
     const { code, stderr: err } = await done;
     expect(code, err).toBe(0);
 
@@ -264,10 +234,7 @@ it("a coordinator killed with -9: resume reattaches to the experiment's queue an
   for (const w of workers.splice(0)) await stopWorker(w);
   const root = path.join(work, "coordinator");
   const args = [
-    "sweep",
-    STRATEGY,
-    "--data",
-    "GOOG.csv",
+    ...LLM_SWEEP,
     "--grid",
     "memory=none",
     "--windows",
@@ -284,11 +251,11 @@ it("a coordinator killed with -9: resume reattaches to the experiment's queue an
     path.join(root, "cache"),
   ];
   // No worker yet: the runs wait in Redis when the coordinator is killed.
-  const coordinator = cliAsync([...args, "--queue", redis.url], work, ENV);
+  const coordinator = cliAsync([...args, "--queue", kit.redisUrl()], work, ENV);
   coordinator.stdout.resume();
   coordinator.stderr.resume();
   const sweeps = path.join(root, "sweeps");
-  const client = new Redis(redis.url, { lazyConnect: true });
+  const client = new Redis(kit.redisUrl(), { lazyConnect: true });
   await client.connect();
   let dir = "";
   try {
@@ -309,9 +276,9 @@ it("a coordinator killed with -9: resume reattaches to the experiment's queue an
   }
   coordinator.kill("SIGKILL");
   await waitExit(coordinator);
-  expect(readJson<{ queue?: string }>(path.join(dir, "config.json")).queue).toBe(redis.url);
+  expect(readJson<{ queue?: string }>(path.join(dir, "config.json")).queue).toBe(kit.redisUrl());
 
-  const worker = await startWorkerWithEnv(redis.url, work, ENV);
+  const worker = await startWorkerWithEnv(kit.redisUrl(), work, ENV);
   workers.push(worker);
   // No --queue: the experiment's config.json names it.
   const resumed = cliAsync(["resume", dir, "--quiet"], work, ENV);
@@ -331,10 +298,7 @@ it("queue cancel <experiment> removes its runs' jobs, and its coordinator stops 
   const runsDir = path.join(root, "runs");
   const coordinator = cliAsync(
     [
-      "sweep",
-      STRATEGY,
-      "--data",
-      "GOOG.csv",
+      ...LLM_SWEEP,
       "--grid",
       "memory=none",
       "--windows",
@@ -346,7 +310,7 @@ it("queue cancel <experiment> removes its runs' jobs, and its coordinator stops 
       "--runs-dir",
       runsDir,
       "--queue",
-      redis.url,
+      kit.redisUrl(),
     ],
     work,
     ENV,
@@ -354,7 +318,7 @@ it("queue cancel <experiment> removes its runs' jobs, and its coordinator stops 
   coordinator.stdout.resume();
   coordinator.stderr.resume();
   const sweeps = path.join(root, "sweeps");
-  const client = new Redis(redis.url, { lazyConnect: true });
+  const client = new Redis(kit.redisUrl(), { lazyConnect: true });
   await client.connect();
   let id = "";
   try {

@@ -1,7 +1,7 @@
 // `--budget-usd`'s one rule, pure: whether one more run may start. A local experiment asks it
 // before each run; a queue's worker asks it with the state its experiment keeps in Redis.
 
-import type { ExperimentConfig } from "./experiment-dir.js";
+import type { ExperimentConfig, ExperimentResultLine } from "./experiment-dir.js";
 import { cellLabel } from "./experiment-plan.js";
 
 /** What a budget is held to: `--budget-usd` and each cell's launch estimate of a run. */
@@ -18,6 +18,11 @@ export interface BilledRun {
   cell: number;
   network: number;
   costUsd: number | null;
+}
+
+/** A finished run's line as the budget counts it. */
+export function billedRunOf(line: ExperimentResultLine): BilledRun {
+  return { cell: line.cell, network: line.calls.network, costUsd: line.metrics.costUsd };
 }
 
 /** The limit of an experiment: its budget, and its estimate's figure per run of each cell

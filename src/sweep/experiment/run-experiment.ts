@@ -17,6 +17,7 @@ import { sweepFile } from "../sweep-layout.js";
 import {
   type BilledRun,
   type BudgetLimit,
+  billedRunOf,
   budgetLimitOf,
   budgetRefusal,
 } from "./experiment-budget.js";
@@ -357,11 +358,6 @@ async function runExperiment(
     // --budget-usd: what finished runs were billed, and each cell's estimate of a run.
     const billed = readExperimentResults(dir);
     const limit: BudgetLimit = budgetLimitOf(config);
-    const billedRun = (l: ExperimentResultLine): BilledRun => ({
-      cell: l.cell,
-      network: l.calls.network,
-      costUsd: l.metrics.costUsd,
-    });
     // Through a queue every run is sent at once, each with the config a local run would have
     // (a run that had started starts again: its checkpoint is on the machine that ran it). The
     // budget is held where each run starts: on the workers, against the spend they share.
@@ -380,7 +376,7 @@ async function runExperiment(
             }),
             limit.usd === null
               ? null
-              : { limit, billed: new Map(billed.map((l) => [l.key, billedRun(l)])) },
+              : { limit, billed: new Map(billed.map((l) => [l.key, billedRunOf(l)])) },
           );
     events.onStart?.({
       stop() {
@@ -495,7 +491,7 @@ async function runExperiment(
     // Through a queue the workers ask budgetRefusal as each run starts.
     const budgetAllows = (next: PlannedRun): boolean => {
       if (batch !== null) return true;
-      const refusal = budgetRefusal(limit, billed.map(billedRun), running, next.cell);
+      const refusal = budgetRefusal(limit, billed.map(billedRunOf), running, next.cell);
       budgetStop ??= refusal;
       return refusal === null;
     };
